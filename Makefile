@@ -1,0 +1,31 @@
+# Two commands set up everything on a fresh machine: `make scan` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+
+.PHONY: install scan test bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+scan: $(STAMP)
+	$(BIN)/rofl scan examples/shop/src --out facts/generated
+	$(BIN)/rofl impact --facts facts/generated --changed src/domain/money.ts
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 tests
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[dev,bench]'
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache facts/generated build *.egg-info

@@ -1,0 +1,102 @@
+"""Ground terms of ROFL: their Python representation, canonical order and canonical text.
+
+A term is one of
+  * ``int``                      an integer,
+  * ``str``                      a string,
+  * ``tuple`` ``(name, *args)``  an atom (``(name,)``) or a compound ``name(args)``.
+
+Facts are tuples of terms.  Using plain Python values keeps hashing and equality in C, which is
+what the evaluator's indexes need; atoms and compounds share the tuple shape so that an atom is
+simply a functor of arity zero.  Kernel-internal markers start with ``$`` (``("$kernel",)``),
+which source text cannot spell.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Union
+
+Term = Union[int, str, tuple]
+Fact = tuple  # a tuple of Terms
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def atom(name: str) -> tuple:
+    """The atom ``name``."""
+    return (name,)
+
+
+def compound(name: str, *args: Term) -> tuple:
+    """The compound term ``name(args...)``."""
+    return (name, *args)
+
+
+def is_atom(term: Term) -> bool:
+    return type(term) is tuple and len(term) == 1
+
+
+def quote(text: str) -> str:
+    """Render ``text`` as a ROFL string literal that always parses back to ``text``.
+
+    ``"`` ``\\`` newline, tab and carriage return use their escapes; every other control
+    character (and DEL, and lone surrogates) is written ``\\u{HEX}``.
+    """
+    out = ['"']
+    for ch in text:
+        esc = _ESCAPES.get(ch)
+        if esc is not None:
+            out.append(esc)
+        elif ch < " " or ch == "\x7f" or "\ud800" <= ch <= "\udfff":
+            out.append("\\u{%x}" % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def format_term(term: Term) -> str:
+    """Canonical ROFL text of a ground term (strings quoted, atoms bare, ``f(a, b)``)."""
+    kind = type(term)
+    if kind is int:
+        return str(term)
+    if kind is str:
+        return quote(term)
+    if kind is bool:
+        raise TypeError("booleans are not ROFL terms")
+    if len(term) == 1:
+        return term[0]
+    if term[0] == "$var":
+        return term[1]
+    return term[0] + "(" + ", ".join(format_term(a) for a in term[1:]) + ")"
+
+
+def format_args(args: Iterable[Term]) -> str:
+    return ", ".join(format_term(a) for a in args)
+
+
+def format_fact(rel: str, persp: str, args: Fact) -> str:
+    """Canonical text ``rel[persp](args)`` with the perspective always written."""
+    return f"{rel}[{persp}]({format_args(args)})"
+
+
+def sort_key(term: Term) -> tuple:
+    """A key that orders terms canonically: integers, then strings, then compounds."""
+    kind = type(term)
+    if kind is int:
+        return (0, term)
+    if kind is str:
+        return (1, term)
+    return (2, len(term), term[0], tuple(sort_key(a) for a in term[1:]))
+
+
+def fact_key(args: Fact) -> tuple:
+    """Canonical order of a fact's argument tuple."""
+    return tuple(sort_key(a) for a in args)
+
+
+def is_ground(term: Term) -> bool:
+    if type(term) is tuple:
+        if term[0] == "$var":
+            return False
+        return all(is_ground(a) for a in term[1:])
+    return True
