@@ -1,0 +1,116 @@
+"""Arithmetic and comparison builtins on ROFL terms; every operation fails (None) on non-integers."""
+
+from __future__ import annotations
+
+from .terms import Term, sort_key
+
+
+def add(a: Term, b: Term):
+    return a + b if type(a) is int and type(b) is int else None
+
+
+def sub(a: Term, b: Term):
+    return a - b if type(a) is int and type(b) is int else None
+
+
+def mul(a: Term, b: Term):
+    return a * b if type(a) is int and type(b) is int else None
+
+
+def div(a: Term, b: Term):
+    """Integer division truncating toward zero; None on division by zero."""
+    if type(a) is int and type(b) is int and b != 0:
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    return None
+
+
+def mod(a: Term, b: Term):
+    """Remainder with the sign of the divisor (floored), None on zero."""
+    if type(a) is int and type(b) is int and b != 0:
+        return a % b
+    return None
+
+
+def num(a: Term):
+    return a if type(a) is int else None
+
+
+ARITH_FUNCS = {"+": add, "-": sub, "*": mul, "/": div, "mod": mod}
+
+
+def lt(a: Term, b: Term) -> bool:
+    if type(a) is int and type(b) is int:
+        return a < b
+    if a is None or b is None:
+        return False
+    return sort_key(a) < sort_key(b)
+
+
+def le(a: Term, b: Term) -> bool:
+    if type(a) is int and type(b) is int:
+        return a <= b
+    if a is None or b is None:
+        return False
+    return sort_key(a) <= sort_key(b)
+
+
+def gt(a: Term, b: Term) -> bool:
+    return lt(b, a)
+
+
+def ge(a: Term, b: Term) -> bool:
+    return le(b, a)
+
+
+COMPARE_FUNCS = {"<": lt, "<=": le, ">": gt, ">=": ge}
+
+
+def evaluate(expr: Term, binding: dict) -> Term | None:
+    """Evaluate an arithmetic expression (or a plain term) under ``binding`` (name -> term)."""
+    kind = type(expr)
+    if kind is tuple:
+        if expr[0] == "$arith":
+            left = evaluate(expr[2], binding)
+            right = evaluate(expr[3], binding)
+            return ARITH_FUNCS[expr[1]](left, right)
+        if len(expr) == 2 and expr[0] == "$var":
+            return binding.get(expr[1])
+        return substitute(expr, binding)
+    return expr
+
+
+def substitute(term: Term, binding: dict) -> Term | None:
+    """The term with its variables replaced; None when a variable is unbound."""
+    if type(term) is tuple:
+        if len(term) == 2 and term[0] == "$var":
+            return binding.get(term[1])
+        if len(term) == 1:
+            return term
+        args = []
+        for a in term[1:]:
+            v = substitute(a, binding)
+            if v is None:
+                return None
+            args.append(v)
+        return (term[0], *args)
+    return term
+
+
+def match(pattern: Term, value: Term, binding: dict) -> bool:
+    """One-way unification of a pattern against a ground value, extending ``binding`` in place."""
+    if type(pattern) is tuple:
+        if len(pattern) == 2 and pattern[0] == "$var":
+            name = pattern[1]
+            bound = binding.get(name)
+            if bound is None:
+                binding[name] = value
+                return True
+            return bound == value
+        if type(value) is not tuple or len(value) != len(pattern) or value[0] != pattern[0]:
+            return False
+        for p, v in zip(pattern[1:], value[1:]):
+            if not match(p, v, binding):
+                return False
+        return True
+    return type(pattern) is type(value) and pattern == value

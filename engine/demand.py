@@ -1,0 +1,203 @@
+"""Demand (moded) evaluation: rules that are not range-restricted run top-down at their call sites.
+
+A call carries the caller's bindings (None marks an unbound argument).  The body runs in written
+order, Prolog-like; each unfolding node is one derivation step.  Ground answers are materialised into
+the relation's table with full provenance, so ``why`` and ``excise`` treat them like any other fact.
+Answers are memoised per call pattern for the life of one evaluation.
+"""
+
+from __future__ import annotations
+
+from . import builtins as B
+from .clauses import Builtin, Literal, Negated, is_var
+from .plan import BudgetExhausted, CompiledRule
+
+
+class Demand:
+    def __init__(self, ctx, rules_by_rel: dict[str, list[CompiledRule]]) -> None:
+        self.ctx = ctx
+        self.rules = rules_by_rel
+        self.memo: dict = {}
+        self.seen: set = set()
+
+    def is_demand(self, rel: str) -> bool:
+        return rel in self.rules
+
+    def step(self) -> None:
+        ctx = self.ctx
+        ctx.steps += 1
+        if ctx.steps > ctx.limit:
+            raise BudgetExhausted()
+
+    def call(self, rel: str, persp: str | None, args: tuple) -> list:
+        key = (rel, persp, args)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        self.memo[key] = []  # a recursive call with the same pattern sees no answers yet
+        answers: dict = {}
+        for rule in self.rules.get(rel, ()):
+            head = rule.clause.head
+            if len(head.args) != len(args):
+                continue
+            binding: dict = {}
+            if persp is not None:
+                if is_var(head.persp):
+                    binding[head.persp[1]] = (persp,)
+                elif head.persp != persp:
+                    continue
+            ok = True
+            for pattern, value in zip(head.args, args):
+                if value is not None and not B.match(pattern, value, binding):
+                    ok = False
+                    break
+            if not ok:
+                continue
+            self.step()
+            for b, wit in self.solve(rule.clause.body, 0, binding, ()):
+                row = self.ground_head(head, b)
+                if row is None:
+                    continue
+                self.materialise(rel, row, rule.index, wit)
+                answers[row] = None
+        result = list(answers)
+        self.memo[key] = result
+        return result
+
+    @staticmethod
+    def ground_head(head: Literal, binding: dict):
+        if is_var(head.persp):
+            p = binding.get(head.persp[1])
+            if type(p) is not tuple or len(p) != 1:
+                return None
+            persp = p[0]
+        else:
+            persp = head.persp
+        out = [persp]
+        for a in head.args:
+            v = B.substitute(a, binding)
+            if v is None:
+                return None
+            out.append(v)
+        return tuple(out)
+
+    def materialise(self, rel: str, row: tuple, rix: int, wit: tuple) -> None:
+        ctx = self.ctx
+        firing = (rix, row, wit)
+        if firing in self.seen:
+            return
+        self.seen.add(firing)
+        prov = ctx.prov(rel)
+        rec = prov.get(row)
+        if rec is None:
+            prov[row] = [rix, wit, 1, None]
+            table = ctx.table(rel)
+            if row not in table.rows:
+                table.add(row, -2)
+        else:
+            rec[2] += 1
+            if rec[0] != rix:
+                extra = rec[3]
+                if extra is None:
+                    rec[3] = [rix]
+                elif rix not in extra:
+                    extra.append(rix)
+
+    def lookup(self, lit: Literal, binding: dict):
+        """Rows of a table-backed literal that can match under ``binding``."""
+        ctx = self.ctx
+        persp = None
+        if is_var(lit.persp):
+            p = binding.get(lit.persp[1])
+            if p is not None:
+                if type(p) is not tuple or len(p) != 1:
+                    return ()
+                persp = p[0]
+        else:
+            persp = lit.persp
+        cols, vals = [], []
+        if persp is not None:
+            cols.append(0)
+            vals.append(persp)
+        for c, a in enumerate(lit.args, 1):
+            v = B.substitute(a, binding)
+            if v is not None:
+                cols.append(c)
+                vals.append(v)
+        if not cols:
+            return list(ctx.rows(lit.rel))
+        key = vals[0] if len(cols) == 1 else tuple(vals)
+        return ctx.index(lit.rel, tuple(cols)).get(key, ())
+
+    def literal_rows(self, lit: Literal, binding: dict):
+        if lit.rel in self.rules:
+            persp = None
+            if is_var(lit.persp):
+                p = binding.get(lit.persp[1])
+                if type(p) is tuple and len(p) == 1:
+                    persp = p[0]
+            else:
+                persp = lit.persp
+            return self.call(lit.rel, persp, tuple(B.substitute(a, binding) for a in lit.args))
+        return self.lookup(lit, binding)
+
+    def unify_row(self, lit: Literal, row: tuple, binding: dict) -> dict | None:
+        if len(row) != len(lit.args) + 1:
+            return None
+        b = dict(binding)
+        if is_var(lit.persp):
+            if not B.match(lit.persp, (row[0],), b):
+                return None
+        elif lit.persp != row[0]:
+            return None
+        for pattern, value in zip(lit.args, row[1:]):
+            if not B.match(pattern, value, b):
+                return None
+        return b
+
+    def solve(self, body: tuple, i: int, binding: dict, wit: tuple):
+        if i == len(body):
+            yield binding, wit
+            return
+        item = body[i]
+        if isinstance(item, Literal):
+            for row in list(self.literal_rows(item, binding)):
+                b = self.unify_row(item, row, binding)
+                if b is not None:
+                    self.step()
+                    yield from self.solve(body, i + 1, b, wit + (row,))
+        elif isinstance(item, Negated):
+            for row in self.literal_rows(item.lit, binding):
+                if self.unify_row(item.lit, row, binding) is not None:
+                    return
+            yield from self.solve(body, i + 1, binding, wit)
+        else:
+            for b in builtin_solutions(item, binding):
+                yield from self.solve(body, i + 1, b, wit)
+
+
+def builtin_solutions(item: Builtin, binding: dict):
+    """The bindings under which a builtin holds (zero or one); unbound inputs make it fail."""
+    if item.op == "is":
+        value = B.evaluate(item.right, binding)
+        if value is None or type(value) is not int:
+            return
+        b = dict(binding)
+        if B.match(item.left, value, b):
+            yield b
+    elif item.op == "=":
+        left, right = B.substitute(item.left, binding), B.substitute(item.right, binding)
+        b = dict(binding)
+        if left is not None and B.match(item.right, left, b):
+            yield b
+        elif left is None and right is not None and B.match(item.left, right, b):
+            yield b
+    else:
+        left, right = B.evaluate(item.left, binding), B.evaluate(item.right, binding)
+        if left is None or right is None:
+            return
+        if item.op == "!=":
+            if left != right:
+                yield binding
+        elif B.COMPARE_FUNCS[item.op](left, right):
+            yield binding

@@ -1,0 +1,268 @@
+"""The evaluator: stratification read from boot's rules, then semi-naive (or naive) fixpoints per stratum.
+
+One evaluation is a fresh ``Context`` over the store's base facts.  Phase one runs the negation-free
+rules that ``stratum``/``unstratified`` depend on and stops as soon as ``unstratified`` holds; phase two
+runs every bottom-up rule stratum by stratum (rules whose head has no stratum run last), then the
+``@next`` rules once over the finished tick to stage the next tick's facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import vocabulary as V
+from .clauses import Literal, Negated, NEXT
+from .demand import Demand
+from .plan import BudgetExhausted, CompiledRule
+from .reflect import fact_term
+from .rulebook import DecodedRules, RuleBook
+from .store import Store
+from .tables import Table
+
+
+class Context:
+    """The facts of one evaluation: tables, provenance records, staged facts, and the step budget.
+
+    A provenance record is ``[rule_index, witness_rows, support_count, extra_rule_indexes]``; the
+    witness is the first firing in canonical order, its rows the positive premises in written order.
+    """
+
+    def __init__(self, store: Store, decoded: DecodedRules, limit: int, naive: bool = False) -> None:
+        self.store = store
+        self.decoded = decoded
+        self.tables: dict[str, Table] = {}
+        self.provs: dict[str, dict] = {}
+        self.staged_provs: dict[str, dict] = {}
+        self.news: dict[str, list] = {}
+        self.deltas: dict[str, list] = {}
+        self.steps = 0
+        self.limit = limit
+        self.prev = -1
+        self.round = 0
+        self.tick = store.tick
+        self.naive = naive
+        self.seen: set = set()
+        self.partial = False
+        self.finished = False
+        by_rel: dict[str, list] = {}
+        for rule in decoded.rules:
+            if rule.clause.head.rel in decoded.demand:
+                by_rel.setdefault(rule.clause.head.rel, []).append(rule)
+        self.demand = Demand(self, by_rel)
+        self.call = self.demand.call
+        for rel in store.relations():
+            if rel not in V.VIRTUAL_RELATIONS:
+                table = self.tables[rel] = Table()
+                table.rows = dict.fromkeys(store.sorted_rows(rel), -1)
+
+    # -- accessors used by generated code ------------------------------------------------------
+    def table(self, rel: str) -> Table:
+        t = self.tables.get(rel)
+        if t is None:
+            t = self.tables[rel] = Table()
+            if rel in V.VIRTUAL_RELATIONS:
+                self._fill_virtual(rel, t)
+        return t
+
+    def rows(self, rel: str) -> dict:
+        return self.table(rel).rows
+
+    def index(self, rel: str, cols: tuple) -> dict:
+        return self.table(rel).index(cols)
+
+    def delta(self, rel: str):
+        return self.deltas.get(rel, ())
+
+    def new(self, rel: str) -> list:
+        lst = self.news.get(rel)
+        if lst is None:
+            lst = self.news[rel] = []
+        return lst
+
+    def prov(self, rel: str) -> dict:
+        p = self.provs.get(rel)
+        if p is None:
+            p = self.provs[rel] = {}
+        return p
+
+    def staged(self, rel: str) -> dict:
+        p = self.staged_provs.get(rel)
+        if p is None:
+            p = self.staged_provs[rel] = {}
+        return p
+
+    @staticmethod
+    def arity_filter(rel: str, width: int):
+        return lambda bucket: any(len(r) == width for r in bucket)
+
+    # -- virtual relations ---------------------------------------------------------------------
+    def _fill_virtual(self, rel: str, table: Table) -> None:
+        rows = table.rows
+        store = self.store
+        if rel == V.DERIVED_BY:
+            for frel, frow, rid, tick in store.history:
+                rows[("main", fact_term(frel, frow), (rid,), tick)] = -1
+            if self.finished:
+                for frel in sorted(self.provs):
+                    for frow, rec in self.provs[frel].items():
+                        for rix in [rec[0], *(rec[3] or ())]:
+                            rows[("main", fact_term(frel, frow), (self.decoded.rules[rix].rid,), self.tick)] = -1
+            return
+        for frel in store.relations():
+            if frel in V.VIRTUAL_RELATIONS:
+                continue
+            for frow, meta in store.sorted_rows(frel).items():
+                if rel == V.IN_PERSPECTIVE:
+                    rows[("main", fact_term(frel, frow), (frow[0],))] = -1
+                elif meta.who is not None:
+                    rows[("main", fact_term(frel, frow), (meta.who,))] = -1
+
+    def refresh_virtual(self) -> None:
+        self.tables.pop(V.DERIVED_BY, None)
+
+    # -- rounds ----------------------------------------------------------------------------------
+    def flush(self) -> bool:
+        """Install the facts derived this round; they become the next round's delta."""
+        self.round += 1
+        self.deltas = {}
+        any_new = False
+        for rel, lst in self.news.items():
+            if lst:
+                self.table(rel).add_many(lst, self.round)
+                self.deltas[rel] = lst
+                any_new = True
+        self.news = {}
+        return any_new
+
+    def holds(self, rel: str) -> bool:
+        t = self.tables.get(rel)
+        return t is not None and bool(t.rows)
+
+
+@dataclass(slots=True)
+class Outcome:
+    """The result of one evaluation."""
+
+    ctx: Context
+    strata: dict = field(default_factory=dict)
+    unstratified: list = field(default_factory=list)
+    partial: bool = False
+
+
+def _body_literals(rule: CompiledRule):
+    for item in rule.clause.body:
+        if isinstance(item, Literal):
+            yield item, False
+        elif isinstance(item, Negated):
+            yield item.lit, True
+
+
+def cone(decoded: DecodedRules, goals: set[str]) -> set[str]:
+    """Relation names the goals depend on through rules (the goals included)."""
+    by_head: dict[str, list[CompiledRule]] = {}
+    for rule in decoded.rules:
+        by_head.setdefault(rule.clause.head.rel, []).append(rule)
+    seen = set(goals)
+    todo = list(goals)
+    while todo:
+        rel = todo.pop()
+        for rule in by_head.get(rel, ()):
+            for lit, _ in _body_literals(rule):
+                if lit.rel not in seen:
+                    seen.add(lit.rel)
+                    todo.append(lit.rel)
+    return seen
+
+
+def run_rules(ctx: Context, book: RuleBook, rules: list[CompiledRule], stop_rel: str | None = None) -> None:
+    """Run ``rules`` to a fixpoint over the context (semi-naive unless the context is naive)."""
+    if not rules:
+        return
+    demand = ctx.decoded.demand
+    recursive = frozenset(r.clause.head.rel for r in rules)
+    for rule in rules:
+        book.variant(rule, -1, recursive, demand, ctx.naive)(ctx)
+    if not ctx.flush() or (stop_rel and ctx.holds(stop_rel)):
+        return
+    while True:
+        ctx.prev = ctx.round
+        if ctx.naive:
+            for rule in rules:
+                book.variant(rule, -1, recursive, demand, True)(ctx)
+        else:
+            for rule in rules:
+                body = rule.clause.body
+                for pos in rule.positive:
+                    rel = body[pos].rel
+                    if rel in recursive and rel not in demand and ctx.deltas.get(rel):
+                        book.variant(rule, pos, recursive, demand, False)(ctx)
+        if not ctx.flush() or (stop_rel and ctx.holds(stop_rel)):
+            return
+
+
+def _has_negation(rule: CompiledRule) -> bool:
+    return any(isinstance(item, Negated) for item in rule.clause.body)
+
+
+def stratify(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) -> Outcome:
+    """Phase one: the negation-free rules behind ``stratum``/``unstratified``."""
+    ctx = Context(store, decoded, limit)
+    needed = cone(decoded, {V.STRATUM, V.UNSTRATIFIED})
+    rules = [
+        r for r in decoded.rules
+        if r.clause.head.rel in needed and r.clause.head.rel not in decoded.demand
+        and r.clause.head.temporal != NEXT and not _has_negation(r)
+    ]
+    out = Outcome(ctx)
+    try:
+        run_rules(ctx, book, rules, stop_rel=V.UNSTRATIFIED)
+    except BudgetExhausted:
+        out.partial = True
+        ctx.flush()
+    unstrat = ctx.tables.get(V.UNSTRATIFIED)
+    if unstrat is not None and unstrat.rows:
+        out.unstratified = list(unstrat.rows)
+    strata: dict[str, int] = {}
+    for row in ctx.rows(V.STRATUM):
+        if len(row) == 3 and type(row[1]) is tuple and len(row[1]) == 1 and type(row[2]) is int:
+            name = row[1][0]
+            if row[2] > strata.get(name, -1):
+                strata[name] = row[2]
+    out.strata = strata
+    return out
+
+
+def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goals: set[str] | None = None) -> Outcome:
+    """Evaluate every rule of the store (or only those the ``goals`` relations depend on)."""
+    decoded = book.rules(store)
+    strat = stratify(store, book, decoded, limit)
+    if strat.unstratified:
+        return strat
+    ctx = Context(store, decoded, limit, naive)
+    ctx.steps = strat.ctx.steps
+    out = Outcome(ctx, strat.strata, [], strat.partial)
+    wanted = cone(decoded, goals) if goals is not None else None
+    groups: dict[int, list[CompiledRule]] = {}
+    staged: list[CompiledRule] = []
+    last = 1 << 30
+    for rule in decoded.rules:
+        head = rule.clause.head
+        if head.rel in decoded.demand or (wanted is not None and head.rel not in wanted):
+            continue
+        if head.temporal == NEXT:
+            staged.append(rule)
+            continue
+        groups.setdefault(strat.strata.get(head.rel, last), []).append(rule)
+    try:
+        if strat.partial:
+            raise BudgetExhausted()
+        for level in sorted(groups):
+            run_rules(ctx, book, groups[level])
+        for rule in staged:
+            book.variant(rule, -1, frozenset(), decoded.demand, naive)(ctx)
+    except BudgetExhausted:
+        out.partial = True
+        ctx.flush()
+    ctx.partial = out.partial
+    ctx.finished = True
+    return out

@@ -1,0 +1,253 @@
+"""Explanations: ``why`` (a derivation tree to base facts) and ``whynot`` (the failing premises)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import builtins as B
+from .clauses import Builtin, Literal, Negated, is_var
+from .demand import builtin_solutions
+from .display import clause_text, item_text, row_text
+from .evaluate import Context
+from .plan import BudgetExhausted
+from .store import Store
+
+SEARCH_LIMIT = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One node of an explanation.
+
+    kind: ``base`` (asserted), ``derived`` (by ``rule``), ``past`` (a fact installed from a finished
+    tick), ``negation`` (a negated premise shown with its finite-failure demonstration), ``builtin``,
+    ``holds``, ``missing`` (no such base fact), ``rule`` (a rule that could conclude the fact) and
+    ``fails`` (the premise that fails under the best partial match).
+    """
+
+    kind: str
+    text: str
+    rule: str | None = None
+    rule_text: str | None = None
+    who: str | None = None
+    children: tuple = ()
+
+    def as_dict(self) -> dict:
+        out: dict = {"kind": self.kind, "fact": self.text}
+        if self.rule is not None:
+            out["rule"] = self.rule
+            out["rule_text"] = self.rule_text
+        if self.who is not None:
+            out["who"] = self.who
+        if self.children:
+            out["children"] = [c.as_dict() for c in self.children]
+        return out
+
+    def lines(self, depth: int = 0) -> list[str]:
+        pad = "  " * depth
+        label = {
+            "base": "base fact" + (f", asserted by {self.who}" if self.who else ""),
+            "derived": f"by {self.rule}: {self.rule_text}",
+            "past": f"[past tick] by {self.rule}",
+            "negation": "holds by finite failure",
+            "builtin": "builtin holds",
+            "holds": "holds",
+            "missing": "no such base fact",
+            "rule": f"rule {self.rule} could conclude it: {self.rule_text}",
+            "fails": "fails",
+            "ok": "holds",
+            "absent": "does not hold",
+        }.get(self.kind, self.kind)
+        out = [f"{pad}{self.text}    -- {label}"]
+        for c in self.children:
+            out.extend(c.lines(depth + 1))
+        return out
+
+
+def _bind_rule(rule, row: tuple, wit: tuple) -> dict:
+    binding: dict = {}
+    head = rule.clause.head
+    if is_var(head.persp):
+        binding[head.persp[1]] = (row[0],)
+    for p, v in zip(head.args, row[1:]):
+        B.match(p, v, binding)
+    for pos, prow in zip(rule.positive, wit):
+        lit = rule.clause.body[pos]
+        if is_var(lit.persp):
+            B.match(lit.persp, (prow[0],), binding)
+        for p, v in zip(lit.args, prow[1:]):
+            B.match(p, v, binding)
+    return binding
+
+
+def _ground(lit: Literal, binding: dict) -> tuple | None:
+    if is_var(lit.persp):
+        p = binding.get(lit.persp[1])
+        if type(p) is not tuple or len(p) != 1:
+            return None
+        persp = p[0]
+    else:
+        persp = lit.persp
+    args = []
+    for a in lit.args:
+        v = B.substitute(a, binding)
+        if v is None:
+            return None
+        args.append(v)
+    return (persp, *args)
+
+
+def why(ctx: Context, store: Store, rel: str, row: tuple, _path: frozenset = frozenset()) -> Node | None:
+    """One derivation tree of a fact that holds, or None when it does not hold."""
+    text = row_text(rel, row)
+    base = store.base.get(rel)
+    if base is not None and row in base:
+        origin = store.past.get((rel, row))
+        if origin is not None:
+            return Node("past", text, rule=origin[0])
+        return Node("base", text, who=base[row].who)
+    rec = ctx.provs.get(rel, {}).get(row)
+    if rec is None:
+        return None
+    if (rel, row) in _path:
+        return Node("derived", text + " (see above)")
+    path = _path | {(rel, row)}
+    rule = ctx.decoded.rules[rec[0]]
+    binding = _bind_rule(rule, row, rec[1])
+    children: list[Node] = []
+    wit = iter(rec[1])
+    for item in rule.clause.body:
+        if isinstance(item, Literal):
+            prow = next(wit)
+            child = why(ctx, store, item.rel, prow, path)
+            children.append(child if child is not None else Node("missing", row_text(item.rel, prow)))
+        elif isinstance(item, Negated):
+            g = _ground(item.lit, binding)
+            label = "not " + (row_text(item.lit.rel, g) if g else item_text(item.lit))
+            demo = whynot(ctx, store, item.lit.rel, g) if g else None
+            children.append(Node("negation", label, children=demo.children if demo else ()))
+        else:
+            children.append(Node("builtin", _builtin_text(item, binding)))
+    return Node("derived", text, rule=rule.rid, rule_text=clause_text(rule.clause), children=tuple(children))
+
+
+def _builtin_text(item: Builtin, binding: dict) -> str:
+    def show(t):
+        v = B.substitute(t, binding) if not (type(t) is tuple and t and t[0] == "$arith") else None
+        if v is not None:
+            from .display import term_text
+
+            return term_text(v)
+        from .display import term_text
+
+        return term_text(_partial(t, binding))
+
+    return f"{show(item.left)} {item.op} {show(item.right)}"
+
+
+def _partial(term, binding: dict):
+    if type(term) is tuple:
+        if len(term) == 2 and term[0] == "$var":
+            return binding.get(term[1], term)
+        if len(term) > 1:
+            return (term[0], *[_partial(a, binding) if i else a for i, a in enumerate(term[1:], 1)]) if term[0] != "$arith" else ("$arith", term[1], _partial(term[2], binding), _partial(term[3], binding))
+    return term
+
+
+def holds(ctx: Context, rel: str, row: tuple) -> bool:
+    if rel in ctx.demand.rules:
+        try:
+            return row in ctx.call(rel, row[0], row[1:])
+        except BudgetExhausted:
+            return False
+    t = ctx.tables.get(rel)
+    return t is not None and row in t.rows
+
+
+def whynot(ctx: Context, store: Store, rel: str, row: tuple) -> Node:
+    """For a fact that does not hold: per rule that could conclude it, the premise that fails."""
+    text = row_text(rel, row)
+    if holds(ctx, rel, row):
+        return Node("holds", text)
+    candidates = []
+    for rule in ctx.decoded.rules:
+        head = rule.clause.head
+        if head.rel != rel or len(head.args) != len(row) - 1:
+            continue
+        binding: dict = {}
+        if is_var(head.persp):
+            binding[head.persp[1]] = (row[0],)
+        elif head.persp != row[0]:
+            continue
+        if not all(B.match(p, v, binding) for p, v in zip(head.args, row[1:])):
+            continue
+        candidates.append(_best_partial(ctx, rule, binding))
+    if not candidates:
+        return Node("missing", text)
+    return Node("absent", text, children=tuple(candidates))
+
+
+def _best_partial(ctx: Context, rule, binding: dict) -> Node:
+    body = rule.clause.body
+    solver = ctx.demand
+    best = [-1, binding]
+    budget = [SEARCH_LIMIT]
+
+    def dfs(i: int, b: dict) -> bool:
+        if i > best[0]:
+            best[0], best[1] = i, b
+        if i == len(body) or budget[0] <= 0:
+            return i == len(body)
+        budget[0] -= 1
+        item = body[i]
+        if isinstance(item, Literal):
+            for prow in list(solver.literal_rows(item, b)):
+                nb = solver.unify_row(item, prow, b)
+                if nb is not None and dfs(i + 1, nb):
+                    return True
+            return False
+        if isinstance(item, Negated):
+            for prow in solver.literal_rows(item.lit, b):
+                if solver.unify_row(item.lit, prow, b) is not None:
+                    return False
+            return dfs(i + 1, b)
+        for nb in builtin_solutions(item, b):
+            if dfs(i + 1, nb):
+                return True
+        return False
+
+    saved = ctx.limit
+    ctx.limit = ctx.steps + SEARCH_LIMIT
+    try:
+        dfs(0, binding)
+    except BudgetExhausted:
+        pass
+    finally:
+        ctx.limit = saved
+    depth, b = best
+    children = []
+    for item in body[:depth]:
+        children.append(Node("ok", _instantiate(item, b)))
+    if depth < len(body):
+        item = body[depth]
+        children.append(Node("fails", _instantiate(item, b)))
+    return Node("rule", row_text(rule.clause.head.rel, _ground(rule.clause.head, b) or ("?",)) if _ground(rule.clause.head, b) else item_text(rule.clause.head), rule=rule.rid, rule_text=clause_text(rule.clause), children=tuple(children))
+
+
+def _instantiate(item, binding: dict) -> str:
+    if isinstance(item, Literal):
+        g = _ground(item, binding)
+        return row_text(item.rel, g) if g else item_text(_subst_lit(item, binding))
+    if isinstance(item, Negated):
+        g = _ground(item.lit, binding)
+        return "not " + (row_text(item.lit.rel, g) if g else item_text(_subst_lit(item.lit, binding)))
+    return _builtin_text(item, binding)
+
+
+def _subst_lit(lit: Literal, binding: dict) -> Literal:
+    return Literal(lit.rel, lit.persp if not is_var(lit.persp) else (binding.get(lit.persp[1], (None,))[0] or lit.persp), tuple(_partial(a, binding) for a in lit.args), lit.temporal)
+
+
+def explain_text(ctx: Context, store: Store, rel: str, row: tuple) -> str:
+    node = why(ctx, store, rel, row)
+    return "\n".join(node.lines()) if node else row_text(rel, row) + " does not hold"

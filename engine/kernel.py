@@ -1,0 +1,316 @@
+"""The kernel API: load programs, assert and retract facts, evaluate, ask, explain, excise, tick.
+
+A runtime (adapters, a server) drives a world through this class: it asserts answers into a book's
+perspective with ``assert_fact(..., who=...)`` between evaluations and reads the results with
+``query``.  Every evaluation, query, load and tick is bounded by a step budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import vocabulary as V
+from .clauses import Clause, Literal, is_var
+from .errors import LoadRejected, RoflError
+from .evaluate import Outcome, evaluate
+from .parse import parse_literal, parse_program
+from .plan import UnsafeRule, check_demand_safe, range_restricted
+from .reflect import reflect
+from .rulebook import RuleBook
+from .store import Store
+from .terms import Term, fact_key, format_fact, format_term, sort_key
+
+DEFAULT_BUDGET = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Answers:
+    """The substitutions that satisfy a query, canonically sorted; ``partial`` when a budget ran out."""
+
+    variables: tuple[str, ...]
+    rows: tuple[tuple, ...]
+    partial: bool
+
+    def as_dicts(self) -> list[dict[str, Term]]:
+        return [dict(zip(self.variables, r)) for r in self.rows]
+
+
+@dataclass(frozen=True, slots=True)
+class TickReport:
+    tick: int  # the tick that was installed
+    installed: tuple  # ((rel, row), ...) canonically sorted
+    quiescent: bool
+    partial: bool
+
+
+class Kernel:
+    def __init__(self, boot: str | Path | None = None, budget: int = DEFAULT_BUDGET, naive: bool = False) -> None:
+        self.store = Store()
+        self.book = RuleBook()
+        self.budget = budget
+        self.naive = naive
+        self.goals: set[str] | None = None
+        self._outcome: Outcome | None = None
+        journal: list = []
+        for rel in V.RESERVED_RELATIONS:
+            self._add(V.RESERVED, ("main", (rel,)), None, journal)
+            self._add(V.EDB, ("main", (rel,)), None, journal)
+        for op, modes in V.BUILTIN_MODES:
+            self._add(V.MODE, ("main", op, modes), None, journal)
+        if boot is not None:
+            self.load_file(boot)
+
+    # -- loading -----------------------------------------------------------------------------------
+    def load_file(self, path: str | Path, who: str | None = None) -> Outcome:
+        return self.load_sources([(Path(path), who)])
+
+    def load_text(self, text: str, source: str = "<input>", who: str | None = None) -> Outcome:
+        return self.add_clauses(parse_program(text, source), who, source)
+
+    def load_sources(self, sources: list, evaluate_now: bool = True) -> Outcome | None:
+        """Parse every file first (a syntax error loads nothing), then add them all and evaluate once."""
+        parsed = []
+        for path, who in sources:
+            try:
+                text = Path(path).read_text(encoding="utf-8")
+            except FileNotFoundError:
+                raise RoflError(f"{path}: no such file; check the path") from None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise RoflError(f"{path}: cannot read ({exc}); pass a readable UTF-8 .rofl file") from None
+            parsed.append((parse_program(text, str(path)), who, str(path)))
+        journal: list = []
+        try:
+            for clauses, who, source in parsed:
+                self._add_clauses(clauses, who, source, journal)
+        except LoadRejected:
+            self.store.rollback(journal)
+            self._outcome = None
+            raise
+        if not evaluate_now:
+            self._outcome = None
+            return None
+        return self._evaluate_or_rollback(journal)
+
+    def add_clauses(self, clauses: list[Clause], who: str | None = None, source: str = "<input>") -> Outcome:
+        journal: list = []
+        try:
+            self._add_clauses(clauses, who, source, journal)
+        except LoadRejected:
+            self.store.rollback(journal)
+            self._outcome = None
+            raise
+        return self._evaluate_or_rollback(journal)
+
+    def _add_clauses(self, clauses: list[Clause], who: str | None, source: str, journal: list) -> None:
+        for c in clauses:
+            if not c.body and not c.want:
+                self._assert(c.head.rel, (c.head.persp, *c.head.args), who, journal)
+                continue
+            where = f"{source}:{c.line}:{c.col}"
+            if c.head.rel in V.RESERVED_SET:
+                raise LoadRejected(f"{where}: a rule may not conclude into reserved relation '{c.head.rel}'; rename the head")
+            if not c.want and not range_restricted(c):
+                try:
+                    check_demand_safe(c)
+                except UnsafeRule as exc:
+                    raise LoadRejected(f"{where}: unsafe rule: {exc}; bind every variable with a positive premise first") from None
+            _, facts = reflect(c)
+            for rel, row in facts:
+                self._add(rel, row, None, journal)
+            for p in _perspectives(c):
+                self._register(p, journal)
+
+    def _add(self, rel: str, row: tuple, who: str | None, journal: list) -> bool:
+        if self.store.add(rel, row, who, journal):
+            self._outcome = None
+            return True
+        return False
+
+    def _register(self, persp: str, journal: list) -> None:
+        """On first use of a perspective, emit authority(P, $kernel)."""
+        self._add(V.AUTHORITY, ("main", (persp,), (V.KERNEL_WHO,)), None, journal)
+
+    def _assert(self, rel: str, row: tuple, who: str | None, journal: list) -> bool:
+        if not self._add(rel, row, who, journal):
+            return False
+        self._add(V.EDB, ("main", (rel,)), None, journal)
+        self._register(row[0], journal)
+        return True
+
+    def assert_fact(self, rel: str, persp: str, args: tuple, who: str | None = None) -> bool:
+        """Assert one base fact (no evaluation until the next question)."""
+        return self._assert(rel, (persp, *args), who, [])
+
+    def retract(self, rel: str, persp: str, args: tuple) -> bool:
+        removed = self.store.remove(rel, (persp, *args))
+        if removed:
+            self._outcome = None
+        return removed
+
+    def _evaluate_or_rollback(self, journal: list) -> Outcome:
+        outcome = self._run_evaluation("load")
+        if outcome.unstratified:
+            from .explain import explain_text
+
+            names = sorted({format_term(r[1]) for r in outcome.unstratified})
+            trace = "\n".join(explain_text(outcome.ctx, self.store, V.UNSTRATIFIED, row) for row in sorted(outcome.unstratified, key=fact_key)[:3])
+            self.store.rollback(journal)
+            self._outcome = None
+            raise LoadRejected(f"unstratified: negation inside a recursive cycle through {', '.join(names)}; the load was rolled back", trace)
+        return outcome
+
+    # -- evaluation --------------------------------------------------------------------------------
+    def _run_evaluation(self, kind: str, limit: int | None = None) -> Outcome:
+        outcome = evaluate(self.store, self.book, limit or self.budget, self.naive, self.goals)
+        if outcome.partial:
+            self._hole(kind, outcome)
+        self._outcome = outcome
+        return outcome
+
+    def _hole(self, kind: str, outcome: Outcome) -> None:
+        counters = self.store.counters
+        if kind == "tick":
+            qid: tuple = ("$tick", self.store.tick)
+        else:
+            key = "load" if kind == "load" else "q"
+            counters[key] = counters.get(key, 0) + 1
+            qid = (f"${key}", counters[key])
+        row = ("main", qid, (V.BUDGET_EXHAUSTED,))
+        self.store.add(V.HOLE, row, None)
+        outcome.ctx.table(V.HOLE).add(row, -1)
+
+    def evaluate(self, limit: int | None = None) -> Outcome:
+        if self._outcome is None or limit is not None:
+            return self._run_evaluation("load", limit)
+        return self._outcome
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.evaluate()
+
+    # -- questions ---------------------------------------------------------------------------------
+    def query(self, literal: Literal | str, budget: int | None = None) -> Answers:
+        lit = parse_literal(literal) if isinstance(literal, str) else literal
+        outcome = self.evaluate()
+        ctx = outcome.ctx
+        names = _query_vars(lit)
+        partial = outcome.partial
+        from .demand import Demand
+        from .plan import BudgetExhausted
+
+        saved = ctx.limit
+        ctx.limit = ctx.steps + (budget or self.budget)
+        found: dict = {}
+        try:
+            if lit.rel == V.DERIVED_BY:
+                ctx.refresh_virtual()
+            binding: dict = {}
+            solver: Demand = ctx.demand
+            for row in list(solver.literal_rows(lit, binding)):
+                b = solver.unify_row(lit, row, binding)
+                if b is not None:
+                    found[tuple(b.get(n) for n in names)] = None
+        except BudgetExhausted:
+            partial = True
+            self._hole("query", outcome)
+        finally:
+            ctx.limit = saved
+        rows = sorted(found, key=lambda r: tuple(sort_key(v) for v in r))
+        return Answers(tuple(names), tuple(rows), partial)
+
+    def holds(self, rel: str, row: tuple) -> bool:
+        ctx = self.evaluate().ctx
+        if rel in ctx.demand.rules:
+            return row in ctx.call(rel, row[0], row[1:])
+        t = ctx.tables.get(rel)
+        if rel in V.VIRTUAL_RELATIONS:
+            ctx.refresh_virtual()
+            t = ctx.table(rel)
+        return t is not None and row in t.rows
+
+    def facts(self, rel: str | None = None) -> list[tuple[str, tuple]]:
+        """Every fact that holds now (base and derived), canonically sorted; virtual relations excluded."""
+        ctx = self.evaluate().ctx
+        out = []
+        for name in sorted(ctx.tables):
+            if name in V.VIRTUAL_RELATIONS or (rel is not None and name != rel):
+                continue
+            for row in sorted(ctx.tables[name].rows, key=fact_key):
+                out.append((name, row))
+        return out
+
+    def excise(self, rel: str, persp: str, args: tuple) -> tuple[list[str], list[str]]:
+        """Facts lost and gained when base fact ``rel[persp](args)`` is removed, by re-evaluation."""
+        row = (persp, *args)
+        facts = self.store.base.get(rel)
+        if facts is None or row not in facts:
+            raise RoflError(f"{format_fact(rel, persp, args)} is not a base fact; excise takes an asserted fact")
+        before_outcome = self.evaluate()
+        demand = before_outcome.ctx.decoded.demand
+        before = _fact_set(before_outcome, demand)
+        meta = facts[row]
+        self.store.remove(rel, row)
+        try:
+            after = _fact_set(evaluate(self.store, self.book, self.budget, self.naive, self.goals), demand)
+        finally:
+            self.store.base.setdefault(rel, {})[row] = meta
+            self.store._sorted.discard(rel)
+        removed = sorted(before - after, key=lambda f: (f[0], fact_key(f[1])))
+        added = sorted(after - before, key=lambda f: (f[0], fact_key(f[1])))
+        return [format_fact(r, w[0], w[1:]) for r, w in removed], [format_fact(r, w[0], w[1:]) for r, w in added]
+
+    # -- time --------------------------------------------------------------------------------------
+    def tick(self, budget: int | None = None) -> TickReport:
+        """Close the current tick: freeze provenance, drop its domain facts, install the staged ones."""
+        outcome = self.evaluate()
+        ctx = outcome.ctx
+        store = self.store
+        rules = ctx.decoded.rules
+        for rel in sorted(ctx.provs):
+            for row, rec in ctx.provs[rel].items():
+                for rix in [rec[0], *(rec[3] or ())]:
+                    store.history.append((rel, row, rules[rix].rid, store.tick))
+        staged = []
+        for rel in sorted(ctx.staged_provs):
+            for row in sorted(ctx.staged_provs[rel], key=fact_key):
+                staged.append((rel, row, rules[ctx.staged_provs[rel][row][0]].rid))
+        current = sorted(
+            ((rel, row) for rel in store.relations() for row, m in store.base[rel].items() if m.tick is not None),
+            key=lambda f: (f[0], fact_key(f[1])),
+        )
+        quiescent = [(r, w) for r, w, _ in staged] == current
+        finished = store.tick
+        for rel, row in current:
+            store.remove(rel, row)
+        store.tick += 1
+        for rel, row, rid in staged:
+            self._assert(rel, row, None, [])
+            store.past[(rel, row)] = (rid, finished)
+        installed = tuple((r, w) for r, w, _ in staged)
+        store.tick_log.append((store.tick, installed))
+        self._outcome = None
+        out = self._run_evaluation("tick", budget)
+        return TickReport(store.tick, installed, quiescent, out.partial)
+
+
+def _perspectives(c: Clause):
+    for lit in [c.head, *[getattr(i, "lit", i) for i in c.body]]:
+        if isinstance(lit, Literal) and not is_var(lit.persp):
+            yield lit.persp
+
+
+def _query_vars(lit: Literal) -> list[str]:
+    from .clauses import literal_vars
+
+    return [n for n in literal_vars(lit, {}) if not (n[:1] == "_" and n[1:].isdigit())]
+
+
+def _fact_set(outcome: Outcome, demand: frozenset) -> set:
+    out = set()
+    for rel, table in outcome.ctx.tables.items():
+        if rel in V.VIRTUAL_RELATIONS or rel in demand:
+            continue
+        for row in table.rows:
+            out.add((rel, row))
+    return out

@@ -1,0 +1,250 @@
+"""The ROFL parser: source text to clause values, with file, line and column on every error."""
+
+from __future__ import annotations
+
+from itertools import count
+
+from . import lexer
+from .clauses import ARITH, COMPARISONS, INIT, NEXT, NOW, Builtin, Clause, Literal, Negated, var
+from .errors import RoflSyntaxError
+from .lexer import ATOM, EOF, INT, PUNCT, STRING, VAR, Token
+from .terms import Term
+
+DEFAULT_PERSP = "main"
+_TEMPORALS = {"init": INIT, "now": NOW, "next": NEXT}
+
+
+def parse_program(text: str, source: str = "<input>") -> list[Clause]:
+    """Parse a whole program; raise RoflSyntaxError naming the first problem (nothing is returned then)."""
+    return _Parser(lexer.tokenize(text, source), source).program()
+
+
+def parse_literal(text: str, source: str = "<query>") -> Literal:
+    """Parse one literal such as ``path(a, X)`` (a trailing '.' is allowed)."""
+    p = _Parser(lexer.tokenize(text, source), source)
+    lit = p.literal(allow_var_names=True)
+    if p.peek().text == "." and p.peek().kind == PUNCT:
+        p.advance()
+    p.expect_end()
+    return lit
+
+
+def parse_body(text: str, source: str = "<query>") -> tuple:
+    """Parse a conjunction such as ``p(X), not q(X), X > 1`` (a trailing '.' is allowed)."""
+    p = _Parser(lexer.tokenize(text, source), source)
+    body = p.body()
+    if p.peek().text == "." and p.peek().kind == PUNCT:
+        p.advance()
+    p.expect_end()
+    return body
+
+
+class _Parser:
+    def __init__(self, tokens: list[Token], source: str) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.source = source
+        self._fresh = count(1)
+
+    # -- token helpers -------------------------------------------------------------------
+    def peek(self, k: int = 0) -> Token:
+        return self.tokens[min(self.pos + k, len(self.tokens) - 1)]
+
+    def advance(self) -> Token:
+        tok = self.tokens[self.pos]
+        if tok.kind != EOF:
+            self.pos += 1
+        return tok
+
+    def error(self, tok: Token, message: str) -> RoflSyntaxError:
+        return RoflSyntaxError(self.source, tok.line, tok.col, message)
+
+    def expect(self, text: str, what: str | None = None) -> Token:
+        tok = self.peek()
+        if tok.kind == PUNCT and tok.text == text:
+            return self.advance()
+        raise self.error(tok, f"expected {what or repr(text)}, found {tok.describe()}")
+
+    def at(self, text: str) -> bool:
+        tok = self.peek()
+        return tok.kind == PUNCT and tok.text == text
+
+    def expect_end(self) -> None:
+        tok = self.peek()
+        if tok.kind != EOF:
+            raise self.error(tok, f"expected end of input, found {tok.describe()}")
+
+    # -- grammar ---------------------------------------------------------------------------
+    def program(self) -> list[Clause]:
+        clauses: list[Clause] = []
+        while self.peek().kind != EOF:
+            clauses.append(self.clause())
+        return clauses
+
+    def clause(self) -> Clause:
+        self._fresh = count(1)
+        start = self.peek()
+        want = bridge = False
+        if start.kind == ATOM and start.text in ("want", "bridge") and self.peek(1).kind == ATOM:
+            self.advance()
+            want, bridge = start.text == "want", start.text == "bridge"
+        head = self.literal()
+        if head.temporal == "async":
+            raise self.error(start, "@async is not in v0; use @now or @next")
+        if self.at(":-"):
+            self.advance()
+            body = self.body()
+            self.expect(".", "'.' at the end of the rule")
+            if head.temporal == INIT:
+                raise self.error(start, "@init is not allowed on a rule head; mark facts @init, or use @next")
+            for item in body:
+                lit = item.lit if isinstance(item, Negated) else item
+                if isinstance(lit, Literal) and lit.temporal == NEXT:
+                    raise self.error(start, "@next is not allowed in a rule body; it marks conclusions only")
+            return Clause(head, body, want, bridge, start.line, start.col)
+        self.expect(".", "'.' or ':-' after the literal")
+        if want or bridge:
+            raise self.error(start, f"'{start.text}' needs a rule: {start.text} head :- body.")
+        if not _ground_literal(head):
+            raise self.error(start, "a fact must be ground (no variables); write a rule with ':-' instead")
+        if head.temporal == NEXT:
+            raise self.error(start, "@next marks rule conclusions; a fact may be @init or @now")
+        return Clause(head, (), False, False, start.line, start.col)
+
+    def body(self) -> tuple:
+        items = [self.item()]
+        while self.at(","):
+            self.advance()
+            items.append(self.item())
+        return tuple(items)
+
+    def item(self):
+        tok = self.peek()
+        if tok.kind == ATOM and tok.text == "not" and self.peek(1).kind == ATOM:
+            self.advance()
+            return Negated(self.literal())
+        if tok.kind == ATOM and self.peek(1).kind == PUNCT and self.peek(1).text in ("(", "["):
+            # a literal, unless a comparison operator follows (then it was a term)
+            save = self.pos
+            lit = self.literal()
+            if self.peek().kind == PUNCT and self.peek().text in COMPARISONS or self.peek().text == "is":
+                if lit.persp == DEFAULT_PERSP and lit.temporal == NOW and self.tokens[save + 1].text == "(":
+                    self.pos = save
+                    return self.builtin()
+            return lit
+        return self.builtin()
+
+    def builtin(self) -> Builtin:
+        left = self.expr()
+        tok = self.peek()
+        op = tok.text if (tok.kind == PUNCT and tok.text in COMPARISONS) or (tok.kind == ATOM and tok.text == "is") else None
+        if op is None:
+            raise self.error(tok, f"expected a literal or a comparison (= != < <= > >= is), found {tok.describe()}")
+        self.advance()
+        right = self.expr()
+        return Builtin(op, left, right)
+
+    def literal(self, allow_var_names: bool = False) -> Literal:
+        tok = self.peek()
+        if tok.kind != ATOM:
+            raise self.error(tok, f"expected a relation name (lowercase), found {tok.describe()}")
+        self.advance()
+        persp: Term = DEFAULT_PERSP
+        if self.at("["):
+            self.advance()
+            p = self.peek()
+            if p.kind == ATOM:
+                persp = p.text
+            elif p.kind == VAR:
+                persp = self.variable(p)
+            else:
+                raise self.error(p, f"expected a perspective name or variable, found {p.describe()}")
+            self.advance()
+            self.expect("]")
+        if not self.at("("):
+            raise self.error(self.peek(), f"expected '(' after '{tok.text}': every relation has at least one argument")
+        self.advance()
+        args = [self.term()]
+        while self.at(","):
+            self.advance()
+            args.append(self.term())
+        self.expect(")", "',' or ')'")
+        temporal = NOW
+        if self.at("@"):
+            self.advance()
+            t = self.peek()
+            if t.kind == ATOM and t.text == "async":
+                self.advance()
+                raise self.error(t, "@async is not in v0; use @now or @next")
+            if t.kind != ATOM or t.text not in _TEMPORALS:
+                raise self.error(t, f"expected init, now or next after '@', found {t.describe()}")
+            self.advance()
+            temporal = _TEMPORALS[t.text]
+        return Literal(tok.text, persp, tuple(args), temporal)
+
+    def variable(self, tok: Token) -> tuple:
+        if tok.text == "_":
+            return var(f"_{next(self._fresh)}")
+        return var(tok.text)
+
+    def term(self) -> Term:
+        tok = self.peek()
+        if tok.kind == VAR:
+            self.advance()
+            return self.variable(tok)
+        if tok.kind == INT:
+            self.advance()
+            return tok.value
+        if tok.kind == STRING:
+            self.advance()
+            return tok.value
+        if tok.kind == PUNCT and tok.text == "-" and self.peek(1).kind == INT:
+            self.advance()
+            return -self.advance().value
+        if tok.kind == ATOM:
+            self.advance()
+            if self.at("("):
+                self.advance()
+                args = [self.term()]
+                while self.at(","):
+                    self.advance()
+                    args.append(self.term())
+                self.expect(")", "',' or ')'")
+                return (tok.text, *args)
+            return (tok.text,)
+        raise self.error(tok, f"expected a term (variable, number, string, atom or f(...)), found {tok.describe()}")
+
+    # -- arithmetic ---------------------------------------------------------------------------
+    def expr(self) -> Term:
+        left = self.product()
+        while self.peek().kind == PUNCT and self.peek().text in ("+", "-"):
+            op = self.advance().text
+            left = (ARITH, op, left, self.product())
+        return left
+
+    def product(self) -> Term:
+        left = self.factor()
+        while (self.peek().kind == PUNCT and self.peek().text in ("*", "/")) or (self.peek().kind == ATOM and self.peek().text == "mod"):
+            op = self.advance().text
+            left = (ARITH, op, left, self.factor())
+        return left
+
+    def factor(self) -> Term:
+        tok = self.peek()
+        if tok.kind == PUNCT and tok.text == "-":
+            if self.peek(1).kind == INT:
+                return self.term()
+            self.advance()
+            return (ARITH, "-", 0, self.factor())
+        if tok.kind == PUNCT and tok.text == "(":
+            self.advance()
+            inner = self.expr()
+            self.expect(")")
+            return inner
+        return self.term()
+
+
+def _ground_literal(lit: Literal) -> bool:
+    from .terms import is_ground
+
+    return type(lit.persp) is str and all(is_ground(a) for a in lit.args)

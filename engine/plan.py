@@ -1,0 +1,412 @@
+"""Rule analysis and compilation: safety, demand detection, and generated Python join code per rule.
+
+Each rule is compiled once into one Python function per *variant*: the full variant (every premise
+read in full) and one semi-naive variant per recursive premise position (that premise read from the
+round's delta, earlier recursive premises from facts older than the delta, later ones in full).
+Premises are joined through hash indexes keyed by the columns bound at that point; builtins and
+negations run as soon as their inputs are bound.  Facts are rows ``(persp, *args)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from . import builtins as B
+from .clauses import ARITH, VAR, Builtin, Clause, Literal, Negated, NEXT, INIT, is_var, item_vars, literal_vars, term_vars
+from .terms import Term
+
+
+class BudgetExhausted(Exception):
+    """Raised inside generated code when a derivation step would pass the budget."""
+
+
+class UnsafeRule(Exception):
+    """A rule that cannot be evaluated even on demand."""
+
+
+def _wildcards(clause: Clause) -> set[str]:
+    """Variables written ``_`` (fresh names ``_N``) that occur exactly once in the clause."""
+    counts: dict[str, int] = {}
+    items = [clause.head, *clause.body]
+    for it in items:
+        for name in (item_vars(it) if not isinstance(it, Literal) else literal_vars(it, {})):
+            counts[name] = counts.get(name, 0) + 1
+    return {n for n, c in counts.items() if c == 1 and n[:1] == "_" and n[1:].isdigit()}
+
+
+def _simulate(clause: Clause, bound: set[str]) -> str | None:
+    """Walk the body in written order; return a reason when something needs an unbound variable."""
+    wild = _wildcards(clause)
+    for item in clause.body:
+        if isinstance(item, Literal):
+            bound |= set(literal_vars(item, {}))
+        elif isinstance(item, Negated):
+            need = set(literal_vars(item.lit, {})) - wild
+            if not need <= bound:
+                return f"negated {item.lit.rel} uses unbound {', '.join(sorted(need - bound))}"
+        else:
+            left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
+            if item.op == "is":
+                if not right <= bound:
+                    return f"'is' needs {', '.join(sorted(right - bound))} bound"
+                bound |= left
+            elif item.op == "=":
+                if left <= bound:
+                    bound |= right
+                elif right <= bound:
+                    bound |= left
+                else:
+                    return "'=' with unbound variables on both sides"
+            elif not (left | right) <= bound:
+                return f"'{item.op}' compares unbound {', '.join(sorted((left | right) - bound))}"
+    head = set(literal_vars(clause.head, {}))
+    if not head <= bound:
+        return f"head variable {', '.join(sorted(head - bound))} is not bound by the body"
+    return None
+
+
+def range_restricted(clause: Clause) -> bool:
+    return _simulate(clause, set()) is None
+
+
+def check_demand_safe(clause: Clause) -> None:
+    """Raise UnsafeRule when the rule is unsafe even with every head variable bound by a caller."""
+    reason = _simulate(clause, set(literal_vars(clause.head, {})))
+    if reason is not None:
+        raise UnsafeRule(reason)
+    if clause.head.temporal == NEXT:
+        raise UnsafeRule("an @next rule must be range-restricted")
+
+
+# ----------------------------------------------------------------------------------- codegen
+@dataclass(slots=True)
+class CompiledRule:
+    rid: str
+    index: int
+    clause: Clause
+    positive: tuple[int, ...]  # body positions of positive literals: the witness order
+    variants: dict = field(default_factory=dict)  # delta position (or -1 for full) -> function
+
+
+def _vname(name: str) -> str:
+    return "v_" + name
+
+
+class _Gen:
+    def __init__(self, rule: CompiledRule, demand: frozenset, next_head: bool, naive: bool) -> None:
+        self.rule = rule
+        self.clause = rule.clause
+        self.demand = demand
+        self.naive = naive
+        self.next_head = next_head
+        self.lines: list[str] = []
+        self.pre: list[str] = []
+        self.consts: dict[str, object] = {}
+        self.bound: set[str] = set()
+        self.atom_vars: set[str] = set()
+        self.wild = _wildcards(self.clause)
+        self.depth = 1
+        self.tmp = 0
+
+    def const(self, value: object) -> str:
+        key = f"K{len(self.consts)}"
+        self.consts[key] = value
+        return key
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    def fresh(self, prefix: str = "t") -> str:
+        self.tmp += 1
+        return f"{prefix}{self.tmp}"
+
+    # -- terms ------------------------------------------------------------------------------
+    def ground(self, term: Term) -> bool:
+        return set(term_vars(term, {})) <= self.bound
+
+    def build(self, term: Term) -> str:
+        """Code for a term that is ground under the current bindings."""
+        kind = type(term)
+        if kind is int:
+            return repr(term)
+        if kind is str:
+            return repr(term)
+        if len(term) == 2 and term[0] == VAR:
+            return _vname(term[1])
+        if term[0] == ARITH:
+            return self.arith(term)
+        if len(term) == 1:
+            return repr(term)
+        return "(" + repr(term[0]) + ", " + ", ".join(self.build(a) for a in term[1:]) + ")"
+
+    def arith(self, term: Term) -> str:
+        if type(term) is tuple and term[0] == ARITH:
+            fn = {"+": "_add", "-": "_sub", "*": "_mul", "/": "_div", "mod": "_mod"}[term[1]]
+            return f"{fn}({self.arith(term[2])}, {self.arith(term[3])})"
+        return self.build(term)
+
+    def match(self, pattern: Term, src: str) -> None:
+        """Emit checks/bindings that make ``pattern`` equal the value of expression ``src``."""
+        kind = type(pattern)
+        if kind is tuple and len(pattern) == 2 and pattern[0] == VAR:
+            name = pattern[1]
+            if name in self.bound:
+                self.emit(f"if {_vname(name)} != {src}: continue")
+            else:
+                self.emit(f"{_vname(name)} = {src}")
+                self.bound.add(name)
+            return
+        if kind is tuple and self.ground(pattern):
+            self.emit(f"if {src} != {self.build(pattern)}: continue")
+            return
+        if kind is not tuple:
+            self.emit(f"if type({src}) is not {kind.__name__} or {src} != {pattern!r}: continue")
+            return
+        t = self.fresh()
+        self.emit(f"{t} = {src}")
+        self.emit(f"if type({t}) is not tuple or len({t}) != {len(pattern)} or {t}[0] != {pattern[0]!r}: continue")
+        for i, sub in enumerate(pattern[1:], 1):
+            self.match(sub, f"{t}[{i}]")
+
+    def persp_value(self, persp: Term) -> str | None:
+        """Code for a literal's perspective name when known, else None."""
+        if type(persp) is str:
+            return repr(persp)
+        name = persp[1]
+        if name in self.bound:
+            if name not in self.atom_vars:
+                v = _vname(name)
+                self.emit(f"if type({v}) is not tuple or len({v}) != 1: continue")
+                self.atom_vars.add(name)
+            return f"{_vname(name)}[0]"
+        return None
+
+    # -- steps ------------------------------------------------------------------------------
+    def table_literal(self, pos: int, lit: Literal, source: str) -> None:
+        """source: 'full', 'delta' or 'old'."""
+        row = f"r{pos}"
+        persp = self.persp_value(lit.persp)
+        key_cols: list[int] = []
+        key_vals: list[str] = []
+        if persp is not None:
+            key_cols.append(0)
+            key_vals.append(persp)
+        for c, arg in enumerate(lit.args, 1):
+            if self.ground(arg):
+                key_cols.append(c)
+                key_vals.append(self.build(arg))
+        rows_name = f"R{pos}"
+        self.pre.append(f"{rows_name} = ctx.rows({lit.rel!r})")
+        if source == "delta":
+            self.pre.append(f"D{pos} = ctx.delta({lit.rel!r})")
+            self.emit(f"for {row} in D{pos}:")
+            self.depth += 1
+            for c, val in zip(key_cols, key_vals):
+                self.emit(f"if {row}[{c}] != {val}: continue")
+        elif key_cols:
+            idx = f"I{pos}"
+            self.pre.append(f"{idx} = ctx.index({lit.rel!r}, {tuple(key_cols)!r})")
+            key = key_vals[0] if len(key_vals) == 1 else "(" + ", ".join(key_vals) + ")"
+            self.emit(f"for {row} in {idx}.get({key}, ()):")
+            self.depth += 1
+        else:
+            self.emit(f"for {row} in {rows_name}:")
+            self.depth += 1
+        self.emit(f"if len({row}) != {len(lit.args) + 1}: continue")
+        if source == "old":
+            self.emit(f"if {rows_name}[{row}] >= prev: continue")
+        if lit.temporal == INIT:
+            self.emit("if ctx.tick != 0: continue")
+        if is_var(lit.persp) and lit.persp[1] not in self.bound:
+            self.emit(f"{_vname(lit.persp[1])} = ({row}[0],)")
+            self.bound.add(lit.persp[1])
+            self.atom_vars.add(lit.persp[1])
+        for c, arg in enumerate(lit.args, 1):
+            if c not in key_cols:
+                self.match(arg, f"{row}[{c}]")
+
+    def call_args(self, lit: Literal) -> tuple[str, str]:
+        persp = self.persp_value(lit.persp)
+        args = [self.build(a) if self.ground(a) else "None" for a in lit.args]
+        return (persp or "None"), "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
+
+    def demand_literal(self, pos: int, lit: Literal) -> None:
+        row = f"r{pos}"
+        persp, args = self.call_args(lit)
+        self.emit(f"for {row} in CALL({lit.rel!r}, {persp}, {args}):")
+        self.depth += 1
+        if is_var(lit.persp) and lit.persp[1] not in self.bound:
+            self.emit(f"{_vname(lit.persp[1])} = ({row}[0],)")
+            self.bound.add(lit.persp[1])
+            self.atom_vars.add(lit.persp[1])
+        for c, arg in enumerate(lit.args, 1):
+            if not self.ground(arg):
+                self.match(arg, f"{row}[{c}]")
+
+    def negation(self, pos: int, lit: Literal) -> None:
+        persp = self.persp_value(lit.persp)
+        if lit.rel in self.demand:
+            _, args = self.call_args(lit)
+            self.emit(f"if CALL({lit.rel!r}, {persp}, {args}): continue")
+            return
+        cols, vals = [0], [persp]
+        for c, arg in enumerate(lit.args, 1):
+            if self.ground(arg):
+                cols.append(c)
+                vals.append(self.build(arg))
+        if len(cols) == len(lit.args) + 1:
+            self.pre.append(f"R{pos} = ctx.rows({lit.rel!r})")
+            self.emit(f"if ({', '.join(vals)},) in R{pos}: continue")
+        else:
+            self.pre.append(f"I{pos} = ctx.index({lit.rel!r}, {tuple(cols)!r})")
+            self.pre.append(f"W{pos} = ctx.arity_filter({lit.rel!r}, {len(lit.args) + 1})")
+            key = vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")"
+            self.emit(f"if W{pos}(I{pos}.get({key}, ())): continue")
+
+    def builtin(self, item: Builtin) -> None:
+        if item.op == "is":
+            value = self.arith(item.right)
+            t = self.fresh()
+            self.emit(f"{t} = {value}")
+            self.emit(f"if {t} is None: continue")
+            self.match(item.left, t)
+        elif item.op == "=":
+            if self.ground(item.left) and self.ground(item.right):
+                self.emit(f"if {self.build(item.left)} != {self.build(item.right)}: continue")
+            elif self.ground(item.left):
+                t = self.fresh()
+                self.emit(f"{t} = {self.build(item.left)}")
+                self.match(item.right, t)
+            else:
+                t = self.fresh()
+                self.emit(f"{t} = {self.build(item.right)}")
+                self.match(item.left, t)
+        elif item.op == "!=":
+            self.emit(f"if {self.arith(item.left)} == {self.arith(item.right)}: continue")
+        else:
+            fn = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[item.op]
+            self.emit(f"if not {fn}({self.arith(item.left)}, {self.arith(item.right)}): continue")
+
+    def ready(self, item) -> bool:
+        if isinstance(item, Negated):
+            return set(literal_vars(item.lit, {})) - self.wild <= self.bound
+        left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
+        if item.op == "is":
+            return right <= self.bound
+        if item.op == "=":
+            return left <= self.bound or right <= self.bound
+        return (left | right) <= self.bound
+
+    # -- whole variant ----------------------------------------------------------------------
+    def generate(self, delta: int, recursive: frozenset) -> str:
+        body = self.clause.body
+        order = ([delta] if delta >= 0 else []) + [i for i in range(len(body)) if i != delta]
+        pending: list[int] = []
+
+        def flush() -> None:
+            progress = True
+            while progress:
+                progress = False
+                for i in list(pending):
+                    if self.ready(body[i]):
+                        pending.remove(i)
+                        item = body[i]
+                        if isinstance(item, Negated):
+                            self.negation(i, item.lit)
+                        else:
+                            self.builtin(item)
+                        progress = True
+                        break
+
+        self.emit("for _once in _ONCE:")
+        self.depth += 1
+        for i in order:
+            item = body[i]
+            if isinstance(item, Literal):
+                if item.rel in self.demand:
+                    self.demand_literal(i, item)
+                else:
+                    if i == delta:
+                        source = "delta"
+                    elif delta >= 0 and i < delta and item.rel in recursive:
+                        source = "old"
+                    else:
+                        source = "full"
+                    self.table_literal(i, item, source)
+            else:
+                pending.append(i)
+            flush()
+        if pending:
+            raise UnsafeRule("premises could not be ordered so that their inputs are bound")
+        self.head()
+        return self.assemble()
+
+    def head(self) -> None:
+        h = self.clause.head
+        persp = self.persp_value(h.persp)
+        parts = [persp] + [self.build(a) for a in h.args]
+        self.emit(f"f = ({', '.join(parts)},)")
+        wit = "(" + "".join(f"r{i}, " for i in self.rule.positive) + ")"
+        self.emit(f"w = {wit}")
+        if self.naive:
+            self.emit("k = (RID, f, w)")
+            self.emit("if k in SEEN: continue")
+            self.emit("SEEN.add(k)")
+        self.emit("steps += 1")
+        self.emit("if steps > limit:")
+        self.emit("    ctx.steps = steps")
+        self.emit("    raise _BUDGET")
+        self.emit("rec = P.get(f)")
+        self.emit("if rec is None:")
+        self.emit("    P[f] = [RIX, w, 1, None]")
+        if not self.next_head:
+            self.emit("    if f not in H: NEW.append(f)")
+        self.emit("else:")
+        self.emit("    rec[2] += 1")
+        self.emit("    if rec[0] != RIX: _extra(rec, RIX)")
+
+    def assemble(self) -> str:
+        h = self.clause.head.rel
+        head = [
+            "def variant(ctx):",
+            "    steps = ctx.steps; limit = ctx.limit; prev = ctx.prev",
+            f"    P = ctx.{'staged' if self.next_head else 'prov'}({h!r})",
+        ]
+        if not self.next_head:
+            head.append(f"    H = ctx.rows({h!r}); NEW = ctx.new({h!r})")
+        if self.naive:
+            head.append("    SEEN = ctx.seen")
+        head.append("    CALL = ctx.call")
+        head.extend("    " + p for p in self.pre)
+        return "\n".join(head + self.lines + ["    ctx.steps = steps"])
+
+
+def _extra(rec: list, rix: int) -> None:
+    extra = rec[3]
+    if extra is None:
+        rec[3] = [rix]
+    elif rix not in extra:
+        extra.append(rix)
+
+
+_GLOBALS = {
+    "_add": B.add, "_sub": B.sub, "_mul": B.mul, "_div": B.div, "_mod": B.mod,
+    "_lt": B.lt, "_le": B.le, "_gt": B.gt, "_ge": B.ge,
+    "_ONCE": (None,), "_BUDGET": BudgetExhausted, "_extra": _extra,
+}
+
+
+def compile_variant(rule: CompiledRule, delta: int, recursive: frozenset, demand: frozenset, naive: bool) -> Callable:
+    """Generate and compile one variant of ``rule`` (delta = -1 for the full variant)."""
+    gen = _Gen(rule, demand, rule.clause.head.temporal == NEXT, naive)
+    source = gen.generate(delta, recursive)
+    env = dict(_GLOBALS)
+    env.update(gen.consts)
+    env["RID"] = rule.rid
+    env["RIX"] = rule.index
+    code = compile(source, f"<rule {rule.rid} variant {delta}>", "exec")
+    exec(code, env)  # noqa: S102 - generated from the kernel's own templates, never from user text
+    fn = env["variant"]
+    fn.source = source
+    return fn

@@ -1,0 +1,107 @@
+"""Rules read back from the store's reflected facts, classified, and compiled once per shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import vocabulary as V
+from .clauses import Clause, Literal, Negated, NEXT
+from .plan import CompiledRule, UnsafeRule, check_demand_safe, compile_variant, range_restricted
+from .reflect import WANTS, item_from_term, literal_from_term
+from .store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedRules:
+    """The evaluable rules of a store, in canonical (rule id) order."""
+
+    rules: tuple  # CompiledRule, index == position
+    demand: frozenset  # relation names evaluated top-down at call sites
+    skipped: tuple  # (rule_id, reason) for rules that cannot run (damaged or unsafe)
+
+
+def decode(store: Store) -> tuple[list[tuple[str, Clause]], list[tuple[str, str]]]:
+    """Rebuild clauses from ``rule``, ``premise_lit`` and ``conclusion_lit`` facts."""
+    ids = sorted(row[1][0] for row in store.base.get(V.RULE, {}) if len(row) == 2 and type(row[1]) is tuple and len(row[1]) == 1)
+    premises: dict[str, list] = {}
+    for row in store.base.get(V.PREMISE_LIT, {}):
+        if len(row) == 4 and type(row[1]) is tuple and type(row[2]) is int:
+            premises.setdefault(row[1][0], []).append((row[2], row[3]))
+    heads: dict[str, list] = {}
+    for row in store.base.get(V.CONCLUSION_LIT, {}):
+        if len(row) == 4 and type(row[1]) is tuple:
+            heads.setdefault(row[1][0], []).append(row[3])
+    out: list[tuple[str, Clause]] = []
+    skipped: list[tuple[str, str]] = []
+    for rid in ids:
+        concl = heads.get(rid, [])
+        prem = sorted(premises.get(rid, []), key=lambda kv: kv[0])
+        if len(concl) != 1:
+            skipped.append((rid, "no single conclusion"))
+            continue
+        if not prem:
+            skipped.append((rid, "no premise"))
+            continue
+        head_term = concl[0]
+        if type(head_term) is tuple and head_term[0] == WANTS:
+            continue  # want rules run in the adapter runtime, not in the kernel's fixpoint
+        try:
+            head = literal_from_term(head_term)
+            body = tuple(item_from_term(t) for _, t in prem)
+        except (ValueError, KeyError, IndexError, TypeError):
+            skipped.append((rid, "unreadable reflection"))
+            continue
+        out.append((rid, Clause(head, body)))
+    return out, skipped
+
+
+class RuleBook:
+    """Compiles rules into generated join code and keeps the compiled variants across evaluations."""
+
+    def __init__(self) -> None:
+        self._cache: dict = {}
+
+    def rules(self, store: Store) -> DecodedRules:
+        clauses, skipped = decode(store)
+        usable: list[tuple[str, Clause]] = []
+        demand: set[str] = set()
+        for rid, clause in clauses:
+            if clause.head.rel in V.RESERVED_SET:
+                skipped.append((rid, f"concludes into reserved relation {clause.head.rel}"))
+                continue
+            if not range_restricted(clause):
+                try:
+                    check_demand_safe(clause)
+                except UnsafeRule as exc:
+                    skipped.append((rid, str(exc)))
+                    continue
+                demand.add(clause.head.rel)
+            usable.append((rid, clause))
+        compiled = tuple(CompiledRule(rid, i, c, _positive(c)) for i, (rid, c) in enumerate(usable))
+        return DecodedRules(compiled, frozenset(demand), tuple(skipped))
+
+    def variant(self, rule: CompiledRule, delta: int, recursive: frozenset, demand: frozenset, naive: bool):
+        rec = recursive & _body_rels(rule.clause)
+        key = (rule.rid, rule.index, delta, rec, demand & _body_rels(rule.clause), naive)
+        fn = self._cache.get(key)
+        if fn is None:
+            fn = self._cache[key] = compile_variant(rule, delta, rec, demand, naive)
+        return fn
+
+
+def _positive(clause: Clause) -> tuple[int, ...]:
+    return tuple(i for i, item in enumerate(clause.body) if isinstance(item, Literal))
+
+
+def _body_rels(clause: Clause) -> frozenset:
+    out = set()
+    for item in clause.body:
+        if isinstance(item, Literal):
+            out.add(item.rel)
+        elif isinstance(item, Negated):
+            out.add(item.lit.rel)
+    return frozenset(out)
+
+
+def is_next_rule(rule: CompiledRule) -> bool:
+    return rule.clause.head.temporal == NEXT

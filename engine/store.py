@@ -1,0 +1,83 @@
+"""The base store: asserted facts with their metadata, frozen history, holes and the tick."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import vocabulary as V
+from .terms import fact_key
+
+
+@dataclass(frozen=True, slots=True)
+class FactMeta:
+    """Who asserted a base fact (None: nobody named) and the tick it lives in (None: timeless)."""
+
+    who: str | None
+    tick: int | None
+
+
+@dataclass(slots=True)
+class Store:
+    """Base facts per relation name: ``{rel: {row: FactMeta}}`` with rows ``(persp, *args)``.
+
+    ``history`` holds provenance frozen at tick boundaries: ``(rel, row, rule_id, tick)`` in order;
+    ``past`` maps a fact installed from a finished tick to its ``(rule_id, tick)`` origin.
+    """
+
+    base: dict = field(default_factory=dict)
+    tick: int = 0
+    history: list = field(default_factory=list)
+    past: dict = field(default_factory=dict)
+    tick_log: list = field(default_factory=list)
+    counters: dict = field(default_factory=lambda: {"load": 0, "q": 0})
+    _metas: dict = field(default_factory=dict)
+    _sorted: set = field(default_factory=set)
+
+    def meta(self, who: str | None, tick: int | None) -> FactMeta:
+        key = (who, tick)
+        m = self._metas.get(key)
+        if m is None:
+            m = self._metas[key] = FactMeta(who, tick)
+        return m
+
+    def has(self, rel: str, row: tuple) -> bool:
+        facts = self.base.get(rel)
+        return facts is not None and row in facts
+
+    def add(self, rel: str, row: tuple, who: str | None, journal: list | None = None) -> bool:
+        """Assert a base fact; return False when it was already there."""
+        facts = self.base.get(rel)
+        if facts is None:
+            facts = self.base[rel] = {}
+        if row in facts:
+            return False
+        facts[row] = self.meta(who, None if rel in V.TIMELESS_RELATIONS else self.tick)
+        self._sorted.discard(rel)
+        if journal is not None:
+            journal.append((rel, row))
+        return True
+
+    def remove(self, rel: str, row: tuple) -> bool:
+        facts = self.base.get(rel)
+        if facts is None or row not in facts:
+            return False
+        del facts[row]
+        if not facts:
+            del self.base[rel]
+        return True
+
+    def rollback(self, journal: list) -> None:
+        for rel, row in reversed(journal):
+            self.remove(rel, row)
+
+    def sorted_rows(self, rel: str) -> dict:
+        """The relation's base facts, re-ordered canonically (cached until the relation changes)."""
+        facts = self.base[rel]
+        if rel not in self._sorted:
+            ordered = dict(sorted(facts.items(), key=lambda item: fact_key(item[0])))
+            self.base[rel] = facts = ordered
+            self._sorted.add(rel)
+        return facts
+
+    def relations(self) -> list[str]:
+        return sorted(self.base)

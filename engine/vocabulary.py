@@ -1,0 +1,59 @@
+"""The kernel's closed vocabulary: the only relation names the kernel knows (kernel.md §3)."""
+
+from __future__ import annotations
+
+# provenance and fact metadata
+DERIVED_BY = "derived_by"
+IN_PERSPECTIVE = "in_perspective"
+ASSERTED_BY = "asserted_by"
+# rule reflection
+RULE = "rule"
+HAS_PREMISE = "has_premise"
+PREMISE_POS = "premise_pos"
+PREMISE_NEG = "premise_neg"
+CONCLUDES = "concludes"
+HAS_CONCLUSION = "has_conclusion"
+PREMISE_LIT = "premise_lit"
+CONCLUSION_LIT = "conclusion_lit"
+READS_FROM = "reads_from"
+WRITES_TO = "writes_to"
+BRIDGE_DECL = "bridge_decl"
+USES_BUILTIN = "uses_builtin"
+# kernel-emitted tables
+MODE = "mode"
+RESERVED = "reserved"
+AUTHORITY = "authority"
+HOLE = "hole"
+EDB = "edb"
+
+RESERVED_RELATIONS: tuple[str, ...] = (
+    DERIVED_BY, RULE, HAS_PREMISE, PREMISE_POS, PREMISE_NEG, CONCLUDES, HAS_CONCLUSION,
+    PREMISE_LIT, CONCLUSION_LIT, READS_FROM, WRITES_TO, BRIDGE_DECL, IN_PERSPECTIVE, ASSERTED_BY,
+    USES_BUILTIN, MODE, RESERVED, AUTHORITY, HOLE, EDB,
+)
+RESERVED_SET = frozenset(RESERVED_RELATIONS)
+
+# The read interface: boot.rofl concludes these; the kernel reads them to order evaluation.
+STRATUM = "stratum"
+UNSTRATIFIED = "unstratified"
+
+# Relations whose rows the kernel computes from fact metadata instead of storing them.
+VIRTUAL_RELATIONS = frozenset((DERIVED_BY, IN_PERSPECTIVE, ASSERTED_BY))
+# Timeless: kernel-vocabulary facts survive tick boundaries.
+TIMELESS_RELATIONS = RESERVED_SET
+
+# Kernel-internal marker atoms ($ cannot be written in source).
+KERNEL_WHO = "$kernel"
+ANY_PERSP = "$any"
+BUDGET_EXHAUSTED = "budget_exhausted"
+
+# Directionality of each builtin: "i" an input that must be bound, "o" an output it can bind.
+BUILTIN_MODES: tuple[tuple[str, str], ...] = (
+    ("=", "io|oi|ii"),
+    ("!=", "ii"),
+    ("<", "ii"),
+    ("<=", "ii"),
+    (">", "ii"),
+    (">=", "ii"),
+    ("is", "oi|ii"),
+)
