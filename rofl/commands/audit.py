@@ -1,0 +1,44 @@
+"""`rofl audit`: every non-empty audit relation (facts in perspective [audit]); exit 1 on findings."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..session import BUDGET, FILES, JSON, LOAD_AS, build_kernel, emit_json, user_errors
+
+AUDIT = "audit"
+
+
+def audit_rows(kernel) -> dict[str, list[str]]:
+    """``{relation: [canonical fact text]}`` for every relation with facts in [audit]."""
+    from engine.terms import format_fact
+
+    found: dict[str, list[str]] = {}
+    for rel, row in kernel.facts():
+        if row[0] == AUDIT:
+            found.setdefault(rel, []).append(format_fact(rel, row[0], row[1:]))
+    return found
+
+
+@click.command("audit")
+@FILES
+@LOAD_AS
+@BUDGET
+@JSON
+@user_errors
+def command(files: tuple, load_as: tuple, budget: int, as_json: bool) -> None:
+    """Run boot's audits (and any [audit] rules in FILES); exit 1 when any audit has rows."""
+    kernel = build_kernel(files, load_as, budget)
+    found = audit_rows(kernel)
+    if as_json:
+        emit_json({"audits": found, "clean": not found})
+    else:
+        for rel in sorted(found):
+            click.echo(f"{rel}: {len(found[rel])}")
+            for text in found[rel]:
+                click.echo(f"  {text}")
+        if not found:
+            click.echo("all audits are empty")
+    sys.exit(1 if found else 0)

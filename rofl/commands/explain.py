@@ -1,0 +1,87 @@
+"""`rofl why`, `rofl whynot` and `rofl excise`: explanations and blast radius of one fact."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..session import BUDGET, FILES, JSON, LOAD_AS, build_kernel, emit_json, ground_fact, user_errors
+
+
+@click.command("why")
+@click.argument("fact")
+@FILES
+@LOAD_AS
+@BUDGET
+@JSON
+@user_errors
+def why_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool) -> None:
+    """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold."""
+    from engine.explain import why
+
+    lit = ground_fact(fact)
+    kernel = build_kernel(files, load_as, budget)
+    row = (lit.persp, *lit.args)
+    ctx = kernel.outcome.ctx
+    from engine.explain import holds
+
+    node = why(ctx, kernel.store, lit.rel, row) if holds(ctx, lit.rel, row) else None
+    if node is None:
+        if as_json:
+            emit_json({"fact": fact, "holds": False})
+        else:
+            click.echo(f"{fact} does not hold (try: rofl whynot)")
+        sys.exit(1)
+    if as_json:
+        emit_json(node.as_dict())
+    else:
+        click.echo("\n".join(node.lines()))
+
+
+@click.command("whynot")
+@click.argument("fact")
+@FILES
+@LOAD_AS
+@BUDGET
+@JSON
+@user_errors
+def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool) -> None:
+    """For FACT that does not hold, name the failing premise of each rule that could conclude it.
+
+    Exit 1 when FACT holds after all.
+    """
+    from engine.explain import whynot
+
+    lit = ground_fact(fact)
+    kernel = build_kernel(files, load_as, budget)
+    node = whynot(kernel.outcome.ctx, kernel.store, lit.rel, (lit.persp, *lit.args))
+    if as_json:
+        emit_json(node.as_dict())
+    else:
+        click.echo("\n".join(node.lines()))
+    if node.kind == "holds":
+        sys.exit(1)
+
+
+@click.command("excise")
+@click.argument("fact")
+@FILES
+@LOAD_AS
+@BUDGET
+@JSON
+@user_errors
+def excise_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool) -> None:
+    """The facts lost and gained when base fact FACT is removed (recomputed, not read from witnesses)."""
+    lit = ground_fact(fact)
+    kernel = build_kernel(files, load_as, budget)
+    removed, added = kernel.excise(lit.rel, lit.persp, lit.args)
+    if as_json:
+        emit_json({"removed": removed, "added": added})
+        return
+    for f in removed:
+        click.echo(f"- {f}")
+    for f in added:
+        click.echo(f"+ {f}")
+    if not removed and not added:
+        click.echo("no change")
