@@ -1,0 +1,108 @@
+"""Real-code corpora for the scanner benchmarks: pinned npm packages installed into bench/.cache.
+
+`ensure()` installs the pinned packages once (npm, --ignore-scripts) and copies each corpus out of
+node_modules (madge ignores any path containing ``node_modules``), returning where they are.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+CACHE = Path(__file__).resolve().parent / ".cache"
+PINNED = (
+    "three@0.187.0",
+    "lodash-es@4.18.1",
+    "rxjs@7.8.2",
+    "madge@8.0.0",
+    "dependency-cruiser@17.4.3",
+    "typescript@5.9.3",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """One folder of real code to scan, and how the Node tools must be told about it."""
+
+    name: str
+    root: Path  # the copied package folder (holds tsconfig.json for rxjs)
+    src: Path  # the folder that is scanned
+    madge_args: tuple[str, ...]
+    depcruise_args: tuple[str, ...]
+
+
+def node_bin(tool: str) -> Path:
+    return CACHE / "node_modules" / ".bin" / tool
+
+
+def _install() -> None:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    package_json = CACHE / "package.json"
+    if not package_json.exists():
+        package_json.write_text(json.dumps({"name": "rofl-bench-cache", "private": True}) + "\n")
+    stamp = CACHE / ".installed"
+    if stamp.exists() and stamp.read_text() == "\n".join(PINNED):
+        return
+    subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact", *PINNED],
+        cwd=CACHE,
+        check=True,
+        stdout=sys.stderr,
+    )
+    stamp.write_text("\n".join(PINNED))
+
+
+def _copy(source: Path, target: Path) -> None:
+    if target.exists():
+        return
+    tmp = target.with_name(target.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    shutil.copytree(source, tmp, symlinks=True)
+    tmp.rename(target)
+
+
+def ensure() -> list[Corpus]:
+    """Install the pinned packages (once) and return the three corpora, copied out of node_modules."""
+    _install()
+    modules = CACHE / "node_modules"
+    corpora = CACHE / "corpora"
+    corpora.mkdir(exist_ok=True)
+
+    three = corpora / "three"
+    three.mkdir(exist_ok=True)
+    _copy(modules / "three" / "src", three / "src")
+
+    lodash = corpora / "lodash-es"
+    _copy(modules / "lodash-es", lodash)
+
+    rxjs = corpora / "rxjs"
+    rxjs.mkdir(exist_ok=True)
+    _copy(modules / "rxjs" / "src", rxjs / "src")
+    if not (rxjs / "tsconfig.json").exists():
+        shutil.copy2(modules / "rxjs" / "tsconfig.json", rxjs / "tsconfig.json")
+
+    return [
+        Corpus("three", three, three / "src", (), ()),
+        Corpus("lodash-es", lodash, lodash, (), ()),
+        Corpus(
+            "rxjs",
+            rxjs,
+            rxjs / "src",
+            ("--extensions", "ts,js", "--ts-config", str(rxjs / "tsconfig.json")),
+            ("--ts-pre-compilation-deps", "--ts-config", str(rxjs / "tsconfig.json")),
+        ),
+    ]
+
+
+def main() -> None:
+    for corpus in ensure():
+        print(corpus.name, corpus.src)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""`rofl scan SRC`: materialize per-file [code] fact files and a manifest, incrementally."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+USAGE_ERROR = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"rofl scan: {message}", err=True)
+    sys.exit(USAGE_ERROR)
+
+
+class _ScanCommand(click.Command):
+    """Reports bad flags as one ``rofl scan: <what>, <fix>`` line with exit status 2."""
+
+    def main(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        kwargs["standalone_mode"] = kwargs.get("standalone_mode", True)
+        return super().main(*args, **kwargs)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as err:
+            _fail(f"{err.format_message()}, see 'rofl scan --help'")
+            raise  # unreachable
+
+
+@click.command(cls=_ScanCommand, name="scan")
+@click.argument("src", required=False)
+@click.option("--out", default="facts/generated", show_default=True, help="Folder for fact files and manifest.json.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@click.option("--verify", is_flag=True, help="Re-hash every file instead of trusting size and mtime.")
+@click.option("--jobs", type=int, default=None, help="Parallel parsers for a cold scan (default: cores).")
+@click.option("--max-bytes", type=int, default=2 * 1024 * 1024, show_default=True, help="Larger files are not parsed.")
+@click.option("--include", multiple=True, metavar="GLOB", help="Only scan paths matching GLOB (repeatable).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
+def command(
+    src: str | None,
+    out: str,
+    as_json: bool,
+    verify: bool,
+    jobs: int | None,
+    max_bytes: int,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+) -> None:
+    """Scan the JS/TS sources under SRC into one [code] fact file per file under --out."""
+    if src is None:
+        _fail("missing SRC, give the folder to scan: rofl scan SRC [--out DIR]")
+    if jobs is not None and jobs < 1:
+        _fail(f"--jobs {jobs} is not positive, give 1 or more")
+    from scanner import progress as progress_bar
+    from scanner.api import ScanError, scan
+
+    bar = None
+    callback = None
+    if progress_bar.wanted():
+
+        def callback(done: int, total: int) -> None:
+            nonlocal bar
+            if bar is None:
+                bar = progress_bar.ProgressBar("scanning", total)
+            bar.advance(done - bar.done)
+
+    try:
+        summary = scan(
+            src,
+            out,
+            verify=verify,
+            jobs=jobs,
+            max_bytes=max_bytes,
+            include=include,
+            exclude=exclude,
+            progress=callback,
+        )
+    except ScanError as err:
+        _fail(str(err))
+        return
+    finally:
+        if bar is not None:
+            bar.close()
+    for path in summary.unreadable:
+        click.echo(f"rofl scan: cannot read {json.dumps(path)}, skipped", err=True)
+    if as_json:
+        click.echo(json.dumps(summary.as_json(), sort_keys=True))
+    else:
+        click.echo(summary.line())

@@ -1,0 +1,107 @@
+"""Fact file text and files: quoting, the per-file layout, content-derived names, atomic writes.
+
+A fact file is UTF-8 text, one fact a line, ``rel[code](args).``; it starts with a comment naming
+its source path and keeps resolution facts after a ``-- resolution`` marker line, so that
+re-resolving a file rewrites only that tail without parsing the source again.  Strings never
+contain a raw newline (``engine.terms.quote`` escapes it), so the marker cannot be forged by
+source text.  The file's name is derived from its path and from the xxh3 digest of its bytes: a
+file never changes under a name that a manifest may point to.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from engine.terms import quote as _engine_quote
+from scanner.hashing import hash_bytes
+
+RESOLUTION_MARKER = "-- resolution"
+_MARKER_BYTES = b"\n" + RESOLUTION_MARKER.encode() + b"\n"
+FACTS_FOLDER = "code"
+PREAMBLE_NAME = "preamble.rofl"
+PREAMBLE_TEXT = "-- rofl scan: the scanner may assert into [code]\nauthority(code, scanner).\n"
+
+_NEEDS_ESCAPE = re.compile("[\x00-\x1f\"\\\\\x7f\ud800-\udfff]")
+_SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def quote(text: str) -> str:
+    """``engine.terms.quote`` with a fast path for the common string that needs no escape.
+
+    When no character needs escaping, ``engine.terms.quote`` returns the text between double
+    quotes; that case is answered here without its per-character loop, every other string is
+    handed to it.
+    """
+    if _NEEDS_ESCAPE.search(text) is None:
+        return '"' + text + '"'
+    return _engine_quote(text)
+
+
+def ancestor_dirs(path: str) -> list[str]:
+    """Every folder holding ``path``, innermost first, ending with the root ``"."``."""
+    dirs: list[str] = []
+    cut = path.rfind("/")
+    while cut > 0:
+        dirs.append(path[:cut])
+        cut = path.rfind("/", 0, cut)
+    dirs.append(".")
+    return dirs
+
+
+def head_lines(path: str, content_hash: str) -> list[str]:
+    """The comment header, ``src_file`` and ``src_in_dir`` facts of one source file."""
+    qpath = quote(path)
+    lines = [f"-- rofl scan facts for {qpath}", f"src_file[code]({qpath}, {quote(content_hash[:12])})."]
+    lines.extend(f"src_in_dir[code]({qpath}, {quote(d)})." for d in ancestor_dirs(path))
+    return lines
+
+
+def resolution_lines(path: str, results: list[tuple[str, str, str]]) -> list[str]:
+    """Facts for (specifier, kind, value) results: kind ``file``, ``external`` or ``unresolved``."""
+    qpath = quote(path)
+    lines = [RESOLUTION_MARKER]
+    for spec, kind, value in results:
+        if kind == "file":
+            lines.append(f"src_resolves[code]({qpath}, {quote(spec)}, {quote(value)}).")
+        elif kind == "external":
+            lines.append(f"src_external[code]({qpath}, {quote(spec)}, {quote(value)}).")
+        else:
+            lines.append(f"src_unresolved[code]({qpath}, {quote(spec)}).")
+    return lines
+
+
+def render(lines: list[str]) -> bytes:
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def extraction_part(data: bytes) -> bytes | None:
+    """The bytes of a fact file up to (and including) the newline before its resolution marker."""
+    cut = data.find(_MARKER_BYTES)
+    if cut == -1:
+        return None
+    return data[: cut + 1]
+
+
+def with_resolution(extraction: bytes, path: str, results: list[tuple[str, str, str]]) -> bytes:
+    return extraction + render(resolution_lines(path, results))
+
+
+def fact_name(path: str, content_hash: str, data: bytes) -> tuple[str, str]:
+    """(name relative to the output folder, digest of ``data``) of the fact file holding ``data``.
+
+    The name is ``code/<path slug>.<content hash 12>-<fact digest>.rofl``: readable, keyed by the
+    source content, and unique to the exact bytes (which include the path itself).
+    """
+    digest = hash_bytes(data)
+    slug = _SLUG_UNSAFE.sub("_", path).strip("._")[-80:] or "file"
+    return f"{FACTS_FOLDER}/{slug}.{content_hash[:12]}-{digest}.rofl", digest
+
+
+def write_atomic(out: str, rel_name: str, data: bytes) -> None:
+    """Write ``data`` to ``out/rel_name`` through a temporary file and a rename."""
+    final = os.path.join(out, rel_name)
+    tmp = f"{final}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, final)

@@ -1,0 +1,65 @@
+"""The lock that keeps two scans from writing one output folder at the same time.
+
+``<out>/.lock`` holds the pid of the scan that owns the folder and is held with ``flock`` while it
+runs.  The kernel drops an flock when its process dies, so a lock left by a dead scan (or any
+stale file naming a dead pid) is simply taken over; a live holder refuses the new scan.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from dataclasses import dataclass, field
+
+LOCK_NAME = ".lock"
+
+
+class LockHeld(Exception):
+    """Another live scan holds the output folder."""
+
+    def __init__(self, path: str, pid: str) -> None:
+        super().__init__(path, pid)
+        self.path = path
+        self.pid = pid
+
+
+@dataclass(slots=True)
+class ScanLock:
+    """An acquired lock; release it (or use ``with``) when the scan ends."""
+
+    path: str
+    fd: int = field(default=-1)
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self.fd)
+                self.fd = -1
+
+    def __enter__(self) -> ScanLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def acquire(out: str) -> ScanLock:
+    """Lock ``out`` for this process or raise ``LockHeld`` naming the holder's pid."""
+    path = os.path.join(out, LOCK_NAME)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        try:
+            holder = os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
+        finally:
+            os.close(fd)
+        raise LockHeld(path, holder) from None
+    mine = str(os.getpid()).encode()
+    current = os.pread(fd, 64, 0)
+    if current.strip() != mine:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, mine + b"\n", 0)
+    return ScanLock(path, fd)

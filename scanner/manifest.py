@@ -1,0 +1,50 @@
+"""manifest.json: the record of what a scan produced, read at the start and replaced atomically at the end.
+
+Keys (format 1)::
+
+    format, tool_version, extractor_version, resolver_version, grammar_versions, options, src,
+    preamble: {facts, digest},
+    files: {path: {hash, facts, digest, size, mtime_ns, extractor, resolution_deps, imports,
+                   errors, resolution}},
+    configs: {config path relative to SRC: [size, mtime_ns, xxh3] | null},
+    packages: {workspace package name: folder relative to SRC},
+    workspace: [package.json paths listed in SRC],
+    unreadable: [paths that could not be read],
+    counts: {...}
+
+``imports`` keeps each file's specifiers so that it can be re-resolved without parsing;
+``resolution_deps`` lists the candidate paths, config files and ``package:<name>`` tokens its
+resolution consulted.  ``digest`` is the xxh3 of the fact file's bytes exactly as written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+FORMAT = 1
+MANIFEST_NAME = "manifest.json"
+
+
+def load(out: str) -> dict[str, Any] | None:
+    """The manifest in ``out``, or None when there is none or it is not one this scanner wrote."""
+    try:
+        with open(os.path.join(out, MANIFEST_NAME), "rb") as handle:
+            data = json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
+        return None
+    return data
+
+
+def write(out: str, manifest: dict[str, Any]) -> None:
+    """Write the manifest through a temporary file and an atomic rename."""
+    final = os.path.join(out, MANIFEST_NAME)
+    tmp = f"{final}.{os.getpid()}.tmp"
+    data = json.dumps(manifest, separators=(",", ":"), sort_keys=True, ensure_ascii=True).encode("ascii")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.write(b"\n")
+    os.replace(tmp, final)

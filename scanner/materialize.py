@@ -1,0 +1,153 @@
+"""One source file to one fact file: read, vet, extract, resolve, render, write; or re-resolve only.
+
+``Materializer`` is made once per scan in the parent process (forked workers inherit it, with
+tree-sitter already loaded when a pool is used).  Its methods never raise for bad input: a file
+that cannot be read becomes an ``Outcome`` with ``unreadable`` set; binary, oversized and
+non-UTF-8 files get ``src_file`` + ``src_parse_error`` only; syntax errors keep what tree-sitter
+recovered.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from scanner import factfile
+from scanner.configs import ConfigStore
+from scanner.files import grammar_for
+from scanner.hashing import hash_bytes
+from scanner.resolve import Resolver
+from scanner.versions import EXTRACTOR_VERSION
+
+BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What happened to one file: its new manifest entry, or why it has none."""
+
+    path: str
+    entry: dict[str, Any] | None
+    parsed: bool = False
+    skipped: bool = False  # content refused (binary, too large, not UTF-8): no tree-sitter
+    unreadable: str | None = None
+    needs_parse: bool = False  # re-resolution found the old fact file unusable
+
+
+@dataclass(frozen=True, slots=True)
+class ScanContext:
+    """What every file of one scan shares."""
+
+    src: str
+    out: str
+    files: frozenset[str]
+    packages: dict[str, str]
+    stop: str
+    max_bytes: int
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def refusal(data: bytes, max_bytes: int) -> str | None:
+    """Why a file's content is not handed to tree-sitter (with a line), or None when it is fine."""
+    if len(data) > max_bytes:
+        return f"line 1: file is {len(data)} bytes, over the {max_bytes}-byte limit (--max-bytes)"
+    nul = data.find(b"\0")
+    if nul != -1:
+        return f"line {_line_of(data, nul)}: binary content (NUL byte), not parsed"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return f"line {_line_of(data, err.start)}: not valid UTF-8 (byte {err.start}), not parsed"
+    return None
+
+
+class Materializer:
+    """Turns paths into fact files for one scan context."""
+
+    def __init__(self, context: ScanContext, extractor: Any | None = None) -> None:
+        self.context = context
+        self.store = ConfigStore(context.src)
+        self.resolver = Resolver(context.src, context.files, context.packages, self.store, context.stop)
+        self._extractor = extractor
+
+    def extractor(self) -> Any:
+        if self._extractor is None:
+            from scanner.extract import Extractor  # tree-sitter loads only when a file needs parsing
+
+            self._extractor = Extractor()
+        return self._extractor
+
+    # -- full extraction ---------------------------------------------------------------------------
+
+    def extract(self, path: str) -> Outcome:
+        full = os.path.join(self.context.src, path)
+        try:
+            with open(full, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                data = handle.read()
+        except OSError as err:
+            return Outcome(path, None, unreadable=f"{err.strerror or err}")
+        content_hash = hash_bytes(data)
+        lines = factfile.head_lines(path, content_hash)
+        problem = refusal(data, self.context.max_bytes)
+        specifiers: tuple[str, ...] = ()
+        errors = 0
+        parsed = False
+        if problem is not None:
+            lines.append(f"src_parse_error[code]({factfile.quote(path)}, {factfile.quote(problem)}).")
+            errors = 1
+        else:
+            parsed = True
+            body = data[3:] if data.startswith(BOM) else data
+            try:
+                extraction = self.extractor().extract(path, body, grammar_for(path))
+            except Exception as err:  # an extractor bug must not stop the scan; the file says why
+                message = f"line 1: extractor failed: {type(err).__name__}: {err}"
+                lines.append(f"src_parse_error[code]({factfile.quote(path)}, {factfile.quote(message)}).")
+                errors = 1
+            else:
+                lines.extend(extraction.lines)
+                specifiers = extraction.specifiers
+                errors = extraction.errors
+        extraction_bytes = factfile.render(lines)
+        entry = {
+            "hash": content_hash,
+            "size": st.st_size,
+            "mtime_ns": st.st_mtime_ns,
+            "extractor": EXTRACTOR_VERSION,
+            "imports": list(specifiers),
+            "errors": errors,
+        }
+        self._finish(path, entry, extraction_bytes)
+        return Outcome(path, entry, parsed=parsed, skipped=problem is not None)
+
+    # -- resolution only ---------------------------------------------------------------------------
+
+    def reresolve(self, path: str, old: dict[str, Any]) -> Outcome:
+        """Refresh the resolution facts of an unchanged file from its fact file, without parsing."""
+        try:
+            with open(os.path.join(self.context.out, old["facts"]), "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return Outcome(path, None, needs_parse=True)
+        extraction_bytes = factfile.extraction_part(data)
+        if hash_bytes(data) != old.get("digest") or extraction_bytes is None:
+            return Outcome(path, None, needs_parse=True)
+        entry = {k: v for k, v in old.items() if k not in ("facts", "digest", "resolution_deps", "resolution")}
+        self._finish(path, entry, extraction_bytes)
+        return Outcome(path, entry)
+
+    def _finish(self, path: str, entry: dict[str, Any], extraction_bytes: bytes) -> None:
+        results, deps = self.resolver.resolve_all(path, entry["imports"])
+        data = factfile.with_resolution(extraction_bytes, path, results)
+        name, digest = factfile.fact_name(path, entry["hash"], data)
+        factfile.write_atomic(self.context.out, name, data)
+        kinds = [r[1] for r in results]
+        entry["facts"] = name
+        entry["digest"] = digest
+        entry["resolution_deps"] = deps
+        entry["resolution"] = [kinds.count("file"), kinds.count("external"), kinds.count("unresolved")]

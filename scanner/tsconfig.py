@@ -1,0 +1,126 @@
+"""tsconfig.json: finding the one that governs a folder and reading its baseUrl/paths through extends.
+
+The governing tsconfig is the nearest ``tsconfig.json`` in the folder or its ancestors, up to a
+stop folder (the git work tree's root, else the filesystem root), as editors and ``tsc`` do.
+``extends`` may be a relative path (with or without ``.json``) or a list of them; package-name
+extends (``@tsconfig/node20``) are not followed.  ``baseUrl`` is relative to the config that
+sets it; ``paths`` are relative to ``baseUrl`` when one is set, else to the config that sets them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from scanner.configs import ConfigStore
+
+TSCONFIG = "tsconfig.json"
+MAX_EXTENDS_DEPTH = 16
+
+
+@dataclass(frozen=True, slots=True)
+class TsConfig:
+    """The resolution-relevant part of one effective tsconfig."""
+
+    base_url: str | None  # absolute folder
+    paths: tuple[tuple[str, tuple[str, ...]], ...]
+    paths_base: str  # absolute folder that ``paths`` substitutions are relative to
+    files: tuple[str, ...]  # config keys read to build it (the file and its extends chain)
+
+
+def _extends_targets(config_path: str, extends: object) -> list[str]:
+    items = extends if isinstance(extends, list) else [extends]
+    targets = []
+    for item in items:
+        if not isinstance(item, str) or not item.startswith("."):
+            continue
+        target = os.path.normpath(os.path.join(os.path.dirname(config_path), item))
+        if not target.endswith(".json") and not os.path.isfile(target):
+            target += ".json"
+        targets.append(target)
+    return targets
+
+
+def load(config_path: str, store: ConfigStore) -> TsConfig:
+    """The effective baseUrl/paths of ``config_path`` after following its extends chain."""
+    state: dict[str, object] = {"base_url": None, "paths": None, "paths_dir": None}
+    files: list[str] = []
+    _apply(config_path, store, state, files, 0, set())
+    base_url = state["base_url"]
+    paths_dir = state["paths_dir"]
+    raw_paths = state["paths"] if isinstance(state["paths"], dict) else {}
+    paths = tuple(
+        (pattern, tuple(t for t in targets if isinstance(t, str)))
+        for pattern, targets in raw_paths.items()
+        if isinstance(pattern, str) and isinstance(targets, list)
+    )
+    paths_base = base_url if isinstance(base_url, str) else (paths_dir or os.path.dirname(config_path))
+    return TsConfig(
+        base_url if isinstance(base_url, str) else None,
+        paths,
+        str(paths_base),
+        tuple(files),
+    )
+
+
+def _apply(
+    config_path: str,
+    store: ConfigStore,
+    state: dict[str, object],
+    files: list[str],
+    depth: int,
+    visiting: set[str],
+) -> None:
+    if depth > MAX_EXTENDS_DEPTH or config_path in visiting:
+        return
+    visiting.add(config_path)
+    data = store.read(config_path, jsonc=True)
+    files.append(store.key(config_path))
+    if not isinstance(data, dict):
+        return
+    if "extends" in data:  # bases first, so that this config's own options win
+        for base in _extends_targets(config_path, data["extends"]):
+            _apply(base, store, state, files, depth + 1, visiting)
+    options = data.get("compilerOptions")
+    if not isinstance(options, dict):
+        return
+    here = os.path.dirname(config_path)
+    if isinstance(options.get("baseUrl"), str):
+        state["base_url"] = os.path.normpath(os.path.join(here, options["baseUrl"]))
+    if isinstance(options.get("paths"), dict):
+        state["paths"] = options["paths"]
+        state["paths_dir"] = here
+
+
+class TsConfigFinder:
+    """Nearest-tsconfig lookups, memoised per folder; each answer lists the config keys it consulted."""
+
+    def __init__(self, store: ConfigStore, stop: str) -> None:
+        self._store = store
+        self._stop = os.path.normpath(stop)
+        self._by_dir: dict[str, tuple[TsConfig | None, tuple[str, ...]]] = {}
+        self._loaded: dict[str, TsConfig] = {}
+
+    def for_dir(self, folder: str) -> tuple[TsConfig | None, tuple[str, ...]]:
+        """(governing config or None, keys of every tsconfig path probed or read for the answer)."""
+        folder = os.path.normpath(folder)
+        known = self._by_dir.get(folder)
+        if known is not None:
+            return known
+        candidate = os.path.join(folder, TSCONFIG)
+        key = self._store.key(candidate)
+        if os.path.isfile(candidate):
+            config = self._loaded.get(candidate)
+            if config is None:
+                config = self._loaded[candidate] = load(candidate, self._store)
+            answer: tuple[TsConfig | None, tuple[str, ...]] = (config, config.files)
+        else:
+            self._store.read(candidate)  # records that it is absent
+            parent = os.path.dirname(folder)
+            if folder == self._stop or parent == folder:
+                answer = (None, (key,))
+            else:
+                config, keys = self.for_dir(parent)
+                answer = (config, (key, *keys))
+        self._by_dir[folder] = answer
+        return answer
