@@ -127,31 +127,26 @@ def why(ctx: Context, store: Store, rel: str, row: tuple, _path: frozenset = fro
             demo = whynot(ctx, store, item.lit.rel, g) if g else None
             children.append(Node("negation", label, children=demo.children if demo else ()))
         else:
+            binding = next(iter(builtin_solutions(item, binding)), binding)
             children.append(Node("builtin", _builtin_text(item, binding)))
     return Node("derived", text, rule=rule.rid, rule_text=clause_text(rule.clause), children=tuple(children))
 
 
 def _builtin_text(item: Builtin, binding: dict) -> str:
-    def show(t):
-        v = B.substitute(t, binding) if not (type(t) is tuple and t and t[0] == "$arith") else None
-        if v is not None:
-            from .display import term_text
+    from .display import term_text
 
-            return term_text(v)
-        from .display import term_text
-
-        return term_text(_partial(t, binding))
-
-    return f"{show(item.left)} {item.op} {show(item.right)}"
+    return f"{term_text(_partial(item.left, binding))} {item.op} {term_text(_partial(item.right, binding))}"
 
 
 def _partial(term, binding: dict):
-    if type(term) is tuple:
-        if len(term) == 2 and term[0] == "$var":
-            return binding.get(term[1], term)
-        if len(term) > 1:
-            return (term[0], *[_partial(a, binding) if i else a for i, a in enumerate(term[1:], 1)]) if term[0] != "$arith" else ("$arith", term[1], _partial(term[2], binding), _partial(term[3], binding))
-    return term
+    """Substitute the bound variables of ``term``, leaving unbound ones (and operators) in place."""
+    if type(term) is not tuple or len(term) == 1:
+        return term
+    if len(term) == 2 and term[0] == "$var":
+        return binding.get(term[1], term)
+    if term[0] == "$arith":
+        return ("$arith", term[1], _partial(term[2], binding), _partial(term[3], binding))
+    return (term[0], *[_partial(a, binding) for a in term[1:]])
 
 
 def holds(ctx: Context, rel: str, row: tuple) -> bool:

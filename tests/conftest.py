@@ -1,0 +1,33 @@
+"""Shared fixtures: a booted kernel, paths to the repository's rules and examples, a CLI runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOT = ROOT / "rules" / "boot.rofl"
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture
+def kernel():
+    from engine.kernel import Kernel
+
+    return Kernel(BOOT)
+
+
+@pytest.fixture
+def rofl():
+    """Invoke the `rofl` command in-process: returns (exit_code, stdout, stderr)."""
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    def run(*args: str, input: str | None = None):
+        runner = CliRunner()
+        result = runner.invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
+        return result.exit_code, result.stdout, result.stderr
+
+    return run

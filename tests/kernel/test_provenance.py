@@ -1,0 +1,83 @@
+"""Provenance: derived_by, support counts, why, whynot and excise."""
+
+from __future__ import annotations
+
+from engine.explain import why, whynot
+from tests.conftest import EXAMPLES
+
+
+def load_sensors(kernel):
+    kernel.load_sources([(EXAMPLES / "sensors.rofl", None), (EXAMPLES / "sensor_readings.rofl", "sensor_net")])
+
+
+def test_sensors_answers(kernel):
+    load_sensors(kernel)
+    assert kernel.query("verified(V)").rows == ((20,), (21,))
+    assert kernel.query("outlier(S)").rows == ((("s3",),),)
+
+
+def test_sensors_why_outlier_shows_failed_corroboration(kernel):
+    load_sensors(kernel)
+    node = why(kernel.outcome.ctx, kernel.store, "outlier", ("main", ("s3",)))
+    assert node.kind == "derived"
+    reading, negation = node.children
+    assert (reading.kind, reading.text, reading.who) == ("base", "reading[s3](95)", "sensor_net")
+    assert negation.kind == "negation" and negation.text == "not corroborated[main](s3)"
+    (demo,) = negation.children
+    assert demo.kind == "rule" and demo.children[-1].kind == "fails"
+    assert demo.children[-1].text.startswith("close[main](95, ")
+
+
+def test_sensors_whynot_names_the_missing_close_reading(kernel):
+    load_sensors(kernel)
+    node = whynot(kernel.outcome.ctx, kernel.store, "corroborated", ("main", ("s3",)))
+    (rule,) = node.children
+    failing = rule.children[-1]
+    assert failing.kind == "fails" and failing.text.startswith("close[main](95, ")
+    # a base relation with no such fact
+    assert whynot(kernel.outcome.ctx, kernel.store, "reading", ("s1", 99)).kind == "missing"
+
+
+def test_sensors_excise_blast_radius(kernel):
+    load_sensors(kernel)
+    removed, added = kernel.excise("reading", "s1", (20,))
+    assert "corroborated[main](s2)" in removed
+    assert "verified[main](21)" in removed and "verified[main](20)" in removed
+    assert added == ["outlier[main](s2)"]
+    # the store is unchanged afterwards
+    assert kernel.query("verified(V)").rows == ((20,), (21,))
+
+
+def test_excise_keeps_a_fact_with_a_second_support(kernel):
+    kernel.load_text("a(1). b(1). c(X) :- a(X). c(X) :- b(X). d(X) :- c(X).")
+    rec = kernel.outcome.ctx.provs["c"][("main", 1)]
+    assert rec[2] == 2 and rec[3] is not None  # two supports from two rules
+    removed, added = kernel.excise("a", "main", (1,))
+    assert removed == ["a[main](1)"] and added == []
+
+
+def test_derived_by_is_queryable_per_rule(kernel):
+    kernel.load_text("a(1). b(1). c(X) :- a(X). c(X) :- b(X).")
+    answers = kernel.query("derived_by(F, R, T)").as_dicts()
+    mine = [a for a in answers if a["F"] == ("$fact", ("c",), ("main",), ("$args", 1))]
+    assert len(mine) == 2 and {a["T"] for a in mine} == {0}
+
+
+def test_support_counts_count_distinct_firings(kernel):
+    kernel.load_text("e(1, 2). e(1, 3). e(2, 4). e(3, 4). p(X, Z) :- e(X, Y), e(Y, Z).")
+    assert kernel.outcome.ctx.provs["p"][("main", 1, 4)][2] == 2
+
+
+def test_witness_is_first_derivation_in_canonical_order(kernel):
+    kernel.load_text("e(1, 3). e(1, 2). e(2, 4). e(3, 4). p(X, Z) :- e(X, Y), e(Y, Z).")
+    node = why(kernel.outcome.ctx, kernel.store, "p", ("main", 1, 4))
+    assert [c.text for c in node.children] == ["e[main](1, 2)", "e[main](2, 4)"]
+
+
+def test_asserted_by_and_in_perspective(kernel):
+    kernel.load_sources([(EXAMPLES / "sensor_readings.rofl", "sensor_net")])
+    got = kernel.query("asserted_by(F, W)").as_dicts()
+    assert {a["W"] for a in got} == {("sensor_net",)}
+    assert len(got) == 3
+    persp = kernel.query("in_perspective(F, s2)").rows
+    assert persp == ((("$fact", ("reading",), ("s2",), ("$args", 21)),),)
