@@ -37,6 +37,16 @@ class Answers:
 
 
 @dataclass(frozen=True, slots=True)
+class RunReport:
+    """A run of ticks: the collected facts per tick, how many ticks ran, and how it ended."""
+
+    ticks: int
+    quiescent: bool
+    partial: bool
+    collected: tuple  # ((tick, (canonical fact text, ...)), ...)
+
+
+@dataclass(frozen=True, slots=True)
 class TickReport:
     tick: int  # the tick that was installed
     installed: tuple  # ((rel, row), ...) canonically sorted
@@ -260,6 +270,22 @@ class Kernel:
         added = sorted(after - before, key=lambda f: (f[0], fact_key(f[1])))
         return [format_fact(r, w[0], w[1:]) for r, w in removed], [format_fact(r, w[0], w[1:]) for r, w in added]
 
+    # -- persistence -------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> int:
+        from . import persist
+
+        return persist.save(path, self.store, self.evaluate().ctx)
+
+    @classmethod
+    def restore(cls, path: str | Path, budget: int = DEFAULT_BUDGET, naive: bool = False) -> "Kernel":
+        """A kernel over a saved store (no source is parsed; rules come from their reflected facts)."""
+        from . import persist
+
+        kernel = cls(None, budget=budget, naive=naive)
+        kernel.store = persist.load(path)
+        kernel._outcome = None
+        return kernel
+
     # -- time --------------------------------------------------------------------------------------
     def tick(self, budget: int | None = None) -> TickReport:
         """Close the current tick: freeze provenance, drop its domain facts, install the staged ones."""
@@ -279,7 +305,7 @@ class Kernel:
             ((rel, row) for rel in store.relations() for row, m in store.base[rel].items() if m.tick is not None),
             key=lambda f: (f[0], fact_key(f[1])),
         )
-        quiescent = [(r, w) for r, w, _ in staged] == current
+        quiescent = not staged or [(r, w) for r, w, _ in staged] == current
         finished = store.tick
         for rel, row in current:
             store.remove(rel, row)
@@ -292,6 +318,47 @@ class Kernel:
         self._outcome = None
         out = self._run_evaluation("tick", budget)
         return TickReport(store.tick, installed, quiescent, out.partial)
+
+    def staged_facts(self) -> list[tuple[str, tuple]]:
+        ctx = self.evaluate().ctx
+        return [(rel, row) for rel in sorted(ctx.staged_provs) for row in sorted(ctx.staged_provs[rel], key=fact_key)]
+
+    def current_facts(self) -> list[tuple[str, tuple]]:
+        """This tick's domain base facts (the ones a tick boundary drops)."""
+        return sorted(
+            ((rel, row) for rel in self.store.relations() for row, m in self.store.base[rel].items() if m.tick is not None),
+            key=lambda f: (f[0], fact_key(f[1])),
+        )
+
+    def run(self, max_ticks: int | None = None, budget: int | None = None, collect: tuple = ()) -> RunReport:
+        """Run ticks until a silent fixpoint, ``max_ticks`` tick evaluations, or the budget (for the whole run)."""
+        total = budget or self.budget
+        used = 0
+        collected = []
+        ticks = 0
+        quiescent = partial = False
+        outcome = self._run_evaluation("tick", total)
+        while True:
+            ticks += 1
+            used += outcome.ctx.steps
+            facts = [format_fact(rel, row[0], row[1:]) for rel, row in self.facts() if rel in collect]
+            collected.append((self.store.tick, tuple(facts)))
+            if outcome.partial:
+                partial = True
+                break
+            staged = self.staged_facts()
+            if not staged or staged == self.current_facts():
+                quiescent = True
+                break
+            if (max_ticks is not None and ticks >= max_ticks) or used >= total:
+                partial = used >= total
+                break
+            outcome = self._close_tick(total - used)
+        return RunReport(ticks, quiescent, partial, tuple(collected))
+
+    def _close_tick(self, limit: int) -> Outcome:
+        self.tick(limit)
+        return self._outcome
 
 
 def _perspectives(c: Clause):

@@ -23,6 +23,7 @@ LOAD_AS = click.option(
 )
 BUDGET = click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True, help="Derivation steps allowed.")
 JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+STORE = click.option("--store", "store", type=click.Path(dir_okay=False), default=None, help="Start from a store saved by `rofl save` instead of boot.rofl.")
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -51,9 +52,9 @@ def who_name(who: str) -> str:
     return who
 
 
-def build_kernel(files: tuple, load_as: tuple, budget: int, extra: list | None = None) -> Kernel:
-    """Boot, then each FILE (no who), then each --load-as file asserted by its WHO, evaluated once."""
-    kernel = Kernel(BOOT, budget=budget)
+def build_kernel(files: tuple, load_as: tuple, budget: int, extra: list | None = None, store: str | None = None) -> Kernel:
+    """Boot (or a saved store), then each FILE (no who), then each --load-as file asserted by its WHO, evaluated once."""
+    kernel = Kernel.restore(store, budget=budget) if store else Kernel(BOOT, budget=budget)
     sources: list = list(extra or [])
     sources += [(Path(f), None) for f in files]
     sources += [(Path(f), who_name(w)) for w, f in load_as]

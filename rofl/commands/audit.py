@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..session import BUDGET, FILES, JSON, LOAD_AS, build_kernel, emit_json, user_errors
+from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_json, user_errors
 
 AUDIT = "audit"
 
@@ -27,10 +27,11 @@ def audit_rows(kernel) -> dict[str, list[str]]:
 @LOAD_AS
 @BUDGET
 @JSON
+@STORE
 @user_errors
-def command(files: tuple, load_as: tuple, budget: int, as_json: bool) -> None:
+def command(files: tuple, load_as: tuple, budget: int, as_json: bool, store: str | None) -> None:
     """Run boot's audits (and any [audit] rules in FILES); exit 1 when any audit has rows."""
-    kernel = build_kernel(files, load_as, budget)
+    kernel = build_kernel(files, load_as, budget, store=store)
     found = audit_rows(kernel)
     if as_json:
         emit_json({"audits": found, "clean": not found})

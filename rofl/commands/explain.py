@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..session import BUDGET, FILES, JSON, LOAD_AS, build_kernel, emit_json, ground_fact, user_errors
+from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_json, ground_fact, user_errors
 
 
 @click.command("why")
@@ -15,13 +15,14 @@ from ..session import BUDGET, FILES, JSON, LOAD_AS, build_kernel, emit_json, gro
 @LOAD_AS
 @BUDGET
 @JSON
+@STORE
 @user_errors
-def why_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool) -> None:
+def why_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool, store: str | None) -> None:
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold."""
     from engine.explain import why
 
     lit = ground_fact(fact)
-    kernel = build_kernel(files, load_as, budget)
+    kernel = build_kernel(files, load_as, budget, store=store)
     row = (lit.persp, *lit.args)
     ctx = kernel.outcome.ctx
     from engine.explain import holds
@@ -45,8 +46,9 @@ def why_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: b
 @LOAD_AS
 @BUDGET
 @JSON
+@STORE
 @user_errors
-def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool) -> None:
+def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool, store: str | None) -> None:
     """For FACT that does not hold, name the failing premise of each rule that could conclude it.
 
     Exit 1 when FACT holds after all.
@@ -54,7 +56,7 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json
     from engine.explain import whynot
 
     lit = ground_fact(fact)
-    kernel = build_kernel(files, load_as, budget)
+    kernel = build_kernel(files, load_as, budget, store=store)
     node = whynot(kernel.outcome.ctx, kernel.store, lit.rel, (lit.persp, *lit.args))
     if as_json:
         emit_json(node.as_dict())
@@ -70,11 +72,12 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json
 @LOAD_AS
 @BUDGET
 @JSON
+@STORE
 @user_errors
-def excise_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool) -> None:
+def excise_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool, store: str | None) -> None:
     """The facts lost and gained when base fact FACT is removed (recomputed, not read from witnesses)."""
     lit = ground_fact(fact)
-    kernel = build_kernel(files, load_as, budget)
+    kernel = build_kernel(files, load_as, budget, store=store)
     removed, added = kernel.excise(lit.rel, lit.persp, lit.args)
     if as_json:
         emit_json({"removed": removed, "added": added})

@@ -1,0 +1,147 @@
+"""Saving and restoring a whole store: a versioned, checksummed, canonically ordered JSON document.
+
+Format ``rofl-store`` version 1 (one JSON object, UTF-8, no insignificant white space):
+
+  {"format": "rofl-store", "version": 1, "sha256": <hex of the body's canonical JSON>, "body": {
+     "tick": T, "counters": {...},
+     "base":       [[rel, row, who_or_null, tick_or_null], ...]     rows as term lists, canonical order
+     "history":    [[rel, row, rule_id, tick], ...]                  provenance frozen at tick boundaries
+     "past":       [[rel, row, rule_id, tick], ...]                  facts installed from a finished tick
+     "tick_log":   [[tick, [[rel, row], ...]], ...]
+     "provenance": [[rel, row, rule_id, witness_rows, support, [extra rule ids]], ...]  current tick
+  }}
+
+A term is encoded as JSON: an integer as a number, a string as a string, an atom or compound
+``f(a, b)`` as the list ``["f", a, b]``.  Rules travel as their reflected facts, so restoring never
+parses source text.  A file whose checksum does not match, or of another format or a newer version,
+is refused before anything is loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from .errors import StoreFormatError
+from .store import Store
+from .terms import fact_key
+
+FORMAT = "rofl-store"
+VERSION = 1
+
+
+def encode(term):
+    if type(term) is tuple:
+        return [term[0], *[encode(a) for a in term[1:]]]
+    return term
+
+
+def decode(value):
+    if type(value) is list:
+        if not value or type(value[0]) is not str:
+            raise StoreFormatError("a compound term must start with its name")
+        return (value[0], *[decode(a) for a in value[1:]])
+    if type(value) in (int, str):
+        return value
+    raise StoreFormatError(f"not a term: {value!r}")
+
+
+def _row(row: tuple) -> list:
+    return [encode(t) for t in row]
+
+
+def _unrow(values) -> tuple:
+    if type(values) is not list or not values or type(values[0]) is not str:
+        raise StoreFormatError("a row must start with its perspective")
+    return tuple(decode(v) for v in values)
+
+
+def _key(rel: str, row: tuple) -> tuple:
+    return (rel, fact_key(row))
+
+
+def body_of(store: Store, ctx=None) -> dict:
+    base = []
+    for rel in store.relations():
+        for row, meta in store.sorted_rows(rel).items():
+            base.append([rel, _row(row), meta.who, meta.tick])
+    prov = []
+    if ctx is not None:
+        rules = ctx.decoded.rules
+        for rel in sorted(ctx.provs):
+            for row in sorted(ctx.provs[rel], key=fact_key):
+                rix, wit, count, extra = ctx.provs[rel][row]
+                prov.append([rel, _row(row), rules[rix].rid, [_row(w) for w in wit], count, sorted(rules[e].rid for e in extra or ())])
+    return {
+        "tick": store.tick,
+        "counters": dict(sorted(store.counters.items())),
+        "base": base,
+        "history": [[rel, _row(row), rid, tick] for rel, row, rid, tick in store.history],
+        "past": [[rel, _row(row), rid, tick] for (rel, row), (rid, tick) in sorted(store.past.items(), key=lambda kv: _key(*kv[0]))],
+        "tick_log": [[tick, [[rel, _row(row)] for rel, row in facts]] for tick, facts in store.tick_log],
+        "provenance": prov,
+    }
+
+
+def dumps(store: Store, ctx=None) -> bytes:
+    body = json.dumps(body_of(store, ctx), ensure_ascii=False, separators=(",", ":"))
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    head = json.dumps({"format": FORMAT, "version": VERSION, "sha256": digest}, separators=(",", ":"))
+    return (head[:-1] + ',"body":' + body + "}\n").encode("utf-8")
+
+
+def save(path: str | Path, store: Store, ctx=None) -> int:
+    """Write the store atomically; return the number of bytes written."""
+    data = dumps(store, ctx)
+    path = Path(path)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return len(data)
+
+
+def loads(data: bytes, source: str = "<store>") -> Store:
+    try:
+        text = data.decode("utf-8")
+        doc = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreFormatError(f"{source}: not a rofl store file ({exc.__class__.__name__}); save it again with `rofl save`") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise StoreFormatError(f"{source}: not a rofl store file; save it again with `rofl save`")
+    version = doc.get("version")
+    if type(version) is not int or version > VERSION:
+        raise StoreFormatError(f"{source}: store format version {version} is newer than this rofl reads ({VERSION}); upgrade rofl")
+    start = text.find(',"body":')
+    body_text = text[start + len(',"body":') : text.rstrip().rfind("}")] if start >= 0 else ""
+    if hashlib.sha256(body_text.encode("utf-8")).hexdigest() != doc.get("sha256"):
+        raise StoreFormatError(f"{source}: the store file is corrupt (checksum mismatch); restore from a good copy or save again")
+    try:
+        return _build(doc["body"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreFormatError(f"{source}: the store file is malformed ({exc}); save it again") from None
+
+
+def load(path: str | Path) -> Store:
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise StoreFormatError(f"{path}: no such store file; create one with `rofl save`") from None
+    except OSError as exc:
+        raise StoreFormatError(f"{path}: cannot read ({exc.strerror})") from None
+    return loads(data, str(path))
+
+
+def _build(body: dict) -> Store:
+    store = Store()
+    store.tick = int(body["tick"])
+    store.counters = {str(k): int(v) for k, v in body["counters"].items()}
+    for rel, row, who, tick in body["base"]:
+        facts = store.base.setdefault(str(rel), {})
+        facts[_unrow(row)] = store.meta(who, tick)
+    store._sorted.update(store.base)  # the file is written in canonical order
+    store.history = [(rel, _unrow(row), rid, int(tick)) for rel, row, rid, tick in body["history"]]
+    store.past = {(rel, _unrow(row)): (rid, int(tick)) for rel, row, rid, tick in body["past"]}
+    store.tick_log = [(int(tick), tuple((rel, _unrow(row)) for rel, row in facts)) for tick, facts in body["tick_log"]]
+    return store

@@ -1,0 +1,131 @@
+"""The interactive session: one command per line over a live kernel; errors print one line and the session goes on."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from engine.errors import RoflError
+from engine.kernel import Kernel
+from engine.parse import parse_literal, parse_program
+from engine.terms import format_fact, format_term, is_ground
+
+HELP = """\
+commands:
+  ? L                 all answers to literal L
+  why L | whynot L    explain a fact that holds / does not hold
+  excise F            facts lost and gained without base fact F
+  budget N { CMD }    run CMD with a budget of N derivation steps
+  load FILE           load a program file (asserted by the current who)
+  who NAME            assert what follows as NAME (`who -` for nobody)
+  retract F           remove a base fact
+  tick | run [N]      close the tick / run up to N ticks (default: until quiet)
+  save FILE | restore FILE
+  facts [REL]         facts that hold now
+  help | quit
+  anything ending in '.' is asserted as program text"""
+
+_BUDGET = re.compile(r"^budget\s+(\d+)\s*\{(.*)\}\s*$", re.S)
+
+
+class Repl:
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+        self.who: str | None = None
+
+    def execute(self, line: str) -> str | None:
+        """Run one line; return the text to print, or None to end the session."""
+        line = line.strip()
+        if not line or line.startswith("--"):
+            return ""
+        try:
+            return self._dispatch(line)
+        except RoflError as exc:
+            return f"error: {exc}".splitlines()[0] if not getattr(exc, "trace", "") else f"error: {exc}"
+
+    def _dispatch(self, line: str) -> str | None:
+        word, _, rest = line.partition(" ")
+        rest = rest.strip()
+        if line in ("quit", "exit"):
+            return None
+        if line == "help":
+            return HELP
+        m = _BUDGET.match(line)
+        if m:
+            saved = self.kernel.budget
+            self.kernel.budget = int(m.group(1))
+            self.kernel._outcome = None
+            try:
+                return self._dispatch(m.group(2).strip())
+            finally:
+                self.kernel.budget = saved
+                self.kernel._outcome = None
+        if line.startswith("?"):
+            return self._ask(line[1:].strip())
+        if word == "why":
+            return self._why(rest)
+        if word == "whynot":
+            from engine.explain import whynot
+
+            lit = self._ground(rest)
+            return "\n".join(whynot(self.kernel.outcome.ctx, self.kernel.store, lit.rel, (lit.persp, *lit.args)).lines())
+        if word == "excise":
+            lit = self._ground(rest)
+            removed, added = self.kernel.excise(lit.rel, lit.persp, lit.args)
+            return "\n".join([f"- {f}" for f in removed] + [f"+ {f}" for f in added]) or "no change"
+        if word == "load":
+            self.kernel.load_sources([(Path(rest), self.who)])
+            return f"loaded {rest}"
+        if word == "who":
+            self.who = None if rest in ("", "-") else rest
+            return f"asserting as {self.who or 'nobody'}"
+        if word == "retract":
+            lit = self._ground(rest)
+            ok = self.kernel.retract(lit.rel, lit.persp, lit.args)
+            return "retracted" if ok else "no such base fact"
+        if word == "tick":
+            report = self.kernel.tick()
+            return f"tick {report.tick}: installed {len(report.installed)} fact(s)" + (" (partial)" if report.partial else "")
+        if word == "run":
+            report = self.kernel.run(int(rest) if rest else None)
+            end = "quiescent" if report.quiescent else "partial" if report.partial else "tick limit"
+            return f"ran {report.ticks} tick(s), {end}; now at tick {self.kernel.store.tick}"
+        if word == "save":
+            size = self.kernel.save(rest)
+            return f"saved {rest} ({size} bytes)"
+        if word == "restore":
+            self.kernel = Kernel.restore(rest, budget=self.kernel.budget)
+            return f"restored {rest} at tick {self.kernel.store.tick}"
+        if word == "facts":
+            facts = self.kernel.facts(rest or None)
+            return "\n".join(format_fact(r, w[0], w[1:]) for r, w in facts) or "no facts"
+        if line.endswith("."):
+            clauses = parse_program(line, "<repl>")
+            self.kernel.add_clauses(clauses, self.who, "<repl>")
+            return "ok"
+        raise RoflError(f"unknown command '{word}'; type help")
+
+    def _ground(self, text: str):
+        lit = parse_literal(text, "<repl>")
+        if not (isinstance(lit.persp, str) and all(is_ground(a) for a in lit.args)):
+            raise RoflError("give a ground fact (no variables)")
+        return lit
+
+    def _ask(self, text: str) -> str:
+        answers = self.kernel.query(parse_literal(text, "<repl>"))
+        if not answers.rows:
+            out = "no"
+        elif not answers.variables:
+            out = "yes"
+        else:
+            out = "\n".join(", ".join(f"{v} = {format_term(t)}" for v, t in zip(answers.variables, r)) for r in answers.rows)
+        return out + ("\n-- partial: the budget ran out" if answers.partial else "")
+
+    def _why(self, text: str) -> str:
+        from engine.explain import holds, why
+
+        lit = self._ground(text)
+        row = (lit.persp, *lit.args)
+        ctx = self.kernel.outcome.ctx
+        node = why(ctx, self.kernel.store, lit.rel, row) if holds(ctx, lit.rel, row) else None
+        return "\n".join(node.lines()) if node else f"{text} does not hold"
