@@ -11,20 +11,21 @@ tree-sitter unless a file needs parsing, and a scan that finds nothing changed w
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scanner import factfile, manifest
-from scanner.configs import ConfigStore, Signature
-from scanner.files import Listing, PathFilter, grammar_for, list_files
-from scanner.hashing import hash_bytes, hash_file
+from scanner import layout, manifest, state
+from scanner.files import Listing, PathFilter, grammar_for, list_files, run_git
 from scanner.lock import LockHeld, acquire
-from scanner.materialize import Materializer, Outcome, ScanContext
-from scanner.resolve import PACKAGE_DEP
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
+
+if TYPE_CHECKING:  # the modules that do the work load only when there is work
+    from scanner.configs import ConfigStore, Signature
+    from scanner.materialize import Outcome
+
+PACKAGE_DEP = "package:"  # scanner.resolve.PACKAGE_DEP, repeated here to keep the no-change path light
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 
@@ -78,28 +79,16 @@ class ScanSummary:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Stat:
-    size: int
-    mtime_ns: int
-
-
 def _git_toplevel(src: str) -> str:
-    try:
-        proc = subprocess.run(
-            ["git", "-C", src, "rev-parse", "--show-toplevel"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
-        )
-    except OSError:
-        return os.path.abspath(os.sep)
-    top = os.fsdecode(proc.stdout).strip()
-    return top if proc.returncode == 0 and top else os.path.abspath(os.sep)
+    code, out = run_git(src, "rev-parse", "--show-toplevel")
+    top = os.fsdecode(out).strip()
+    return top if code == 0 and top else os.path.abspath(os.sep)
 
 
 def _config_changed(src: str, key: str, old: Signature) -> tuple[bool, Signature]:
     """(changed?, current signature) of one recorded config path, re-hashing only on a stat change."""
+    from scanner.hashing import hash_file
+
     absolute = os.path.normpath(os.path.join(src, key))
     try:
         st = os.stat(absolute)
@@ -126,22 +115,26 @@ def _workspace_packages(src: str, listing: Listing, store: ConfigStore) -> dict[
 
 
 def _write_preamble(out: str) -> dict[str, str]:
-    data = factfile.PREAMBLE_TEXT.encode("utf-8")
-    path = os.path.join(out, factfile.PREAMBLE_NAME)
+    from scanner.hashing import hash_bytes
+
+    data = layout.PREAMBLE_TEXT.encode("utf-8")
+    path = os.path.join(out, layout.PREAMBLE_NAME)
     try:
         with open(path, "rb") as handle:
             current = handle.read()
     except OSError:
         current = None
     if current != data:
-        factfile.write_atomic(out, factfile.PREAMBLE_NAME, data)
-    return {"facts": factfile.PREAMBLE_NAME, "digest": hash_bytes(data)}
+        from scanner.factfile import write_atomic
+
+        write_atomic(out, layout.PREAMBLE_NAME, data)
+    return {"facts": layout.PREAMBLE_NAME, "digest": hash_bytes(data)}
 
 
 def _remove_orphans(out: str, present: set[str], keep: set[str]) -> None:
-    folder = os.path.join(out, factfile.FACTS_FOLDER)
+    folder = os.path.join(out, layout.FACTS_FOLDER)
     for name in present:
-        if factfile.FACTS_FOLDER + "/" + name not in keep:
+        if layout.FACTS_FOLDER + "/" + name not in keep:
             try:
                 os.unlink(os.path.join(folder, name))
             except FileNotFoundError:
@@ -180,7 +173,7 @@ def scan(
     if max_bytes < 1:
         raise ScanError(f"--max-bytes {max_bytes} is not positive", "give a size in bytes such as 2097152")
     try:
-        os.makedirs(os.path.join(out_abs, factfile.FACTS_FOLDER), exist_ok=True)
+        os.makedirs(os.path.join(out_abs, layout.FACTS_FOLDER), exist_ok=True)
     except OSError as err:
         raise ScanError(f"cannot create --out {out!r} ({err.strerror})", "choose a writable folder") from None
     try:
@@ -209,6 +202,38 @@ def _scan_locked(
 ) -> ScanSummary:
     options = {"max_bytes": max_bytes, "include": list(include), "exclude": list(exclude)}
     versions = grammar_versions()
+    key = {
+        "src": src,
+        "options": options,
+        "grammar_versions": versions,
+        "extractor_version": EXTRACTOR_VERSION,
+        "resolver_version": RESOLVER_VERSION,
+    }
+    listing = list_files(src, PathFilter(include, exclude))
+    try:
+        present = set(os.listdir(os.path.join(out, layout.FACTS_FOLDER)))
+    except OSError:
+        present = set()
+    saved = state.load(out)
+    if saved is not None and not verify and saved.get("key") == key:
+        quick = _quick_check(src, out, saved, listing, present)
+        if quick is not None:
+            return ScanSummary(
+                files=quick[0],
+                parsed=0,
+                reused=quick[0],
+                resolved=0,
+                skipped=0,
+                removed=0,
+                errors=quick[1],
+                unreadable=(),
+                seconds=time.perf_counter() - started,
+                out=out,
+                manifest_written=False,
+            )
+
+    from scanner.hashing import hash_file
+
     old = manifest.load(out)
     old_files: dict[str, Any] = {}
     extraction_valid = False
@@ -225,19 +250,13 @@ def _scan_locked(
     if not extraction_valid:
         old_files = {}
 
-    listing = list_files(src, PathFilter.from_globs(include, exclude))
-    try:
-        present = set(os.listdir(os.path.join(out, factfile.FACTS_FOLDER)))
-    except OSError:
-        present = set()
-
     # -- which files changed ----------------------------------------------------------------------
-    stats: dict[str, _Stat] = {}
+    stats: dict[str, int] = {}  # path -> size
     unreadable: dict[str, str] = {}
     reuse: dict[str, dict[str, Any]] = {}
     to_parse: list[str] = []
     touched = False  # an entry changed without a parse (same content, new stat)
-    facts_prefix = factfile.FACTS_FOLDER + "/"
+    facts_prefix = layout.FACTS_FOLDER + "/"
     for path in listing.sources:
         full = os.path.join(src, path)
         try:
@@ -247,7 +266,7 @@ def _scan_locked(
         except OSError as err:
             unreadable[path] = err.strerror or str(err)
             continue
-        stats[path] = _Stat(st.st_size, st.st_mtime_ns)
+        stats[path] = st.st_size
         entry = old_files.get(path)
         if entry is None or entry.get("facts", "")[len(facts_prefix) :] not in present:
             to_parse.append(path)
@@ -278,7 +297,7 @@ def _scan_locked(
     changed.update(p for p in old_set if p not in file_set)
 
     # -- configs and workspace packages -----------------------------------------------------------------
-    store = ConfigStore(src)
+    store: ConfigStore | None = None
     old_configs: dict[str, Signature] = dict(old.get("configs", {})) if (old and resolution_valid) else {}
     configs: dict[str, Signature] = {}
     for key, signature in old_configs.items():
@@ -290,6 +309,9 @@ def _scan_locked(
     old_workspace = list(old.get("workspace", [])) if (old and resolution_valid) else []
     workspace_stale = old_workspace != list(listing.packages) or any(k in changed for k in listing.packages)
     if workspace_stale or not resolution_valid:
+        from scanner.configs import ConfigStore
+
+        store = ConfigStore(src)
         packages = _workspace_packages(src, listing, store)
         for name in set(packages) | set(old_packages):
             if packages.get(name) != old_packages.get(name):
@@ -308,22 +330,26 @@ def _scan_locked(
         to_resolve = [p for p, e in reuse.items() if not changed.isdisjoint(e.get("resolution_deps", ()))]
 
     # -- do the work ----------------------------------------------------------------------------------------
-    configs.update(store.seen)
+    if store is not None:
+        configs.update(store.seen)
     state_changed = configs != old_configs or packages != old_packages or old_workspace != list(listing.packages)
     nothing_to_do = not (to_parse or to_resolve or removed_paths or touched or state_changed)
     entries: dict[str, dict[str, Any]] = dict(reuse)
     parsed = skipped = resolved = 0
     if not nothing_to_do:
         stop = _git_toplevel(src) if listing.from_git else os.path.abspath(os.sep)
-        context = ScanContext(src, out, file_set, packages, stop, max_bytes)
         extractor = None
         if to_parse and jobs > 1 and len(to_parse) >= 48:
             from scanner.extract import Extractor
 
             extractor = Extractor()
             extractor.prepare({grammar_for(p) for p in to_parse})
+        from scanner.materialize import Materializer, ScanContext
+
+        context = ScanContext(src, out, file_set, packages, stop, max_bytes)
         materializer = Materializer(context, extractor)
-        materializer.store.seen.update(store.seen)
+        if store is not None:
+            materializer.store.seen.update(store.seen)
         for path in to_resolve:
             outcome = materializer.reresolve(path, reuse[path])
             if outcome.needs_parse:
@@ -345,7 +371,7 @@ def _scan_locked(
 
         from scanner.pool import extract_all
 
-        sizes = {p: stats[p].size for p in to_parse if p in stats}
+        sizes = {p: stats[p] for p in to_parse if p in stats}
         for outcome in extract_all(materializer, to_parse, sizes, jobs, advance):
             _collect(outcome, entries, unreadable)
             parsed += outcome.parsed
@@ -365,6 +391,10 @@ def _scan_locked(
         if new_manifest != old:
             manifest.write(out, new_manifest)
             written = True
+    if written or saved is None or saved.get("key") != key:
+        current = new_manifest if new_manifest is not None else old
+        if current is not None:
+            state.write(out, current, key)
     keep = {e["facts"] for e in entries.values()}
     if len(present) != len(keep) or written:
         _remove_orphans(out, present, keep)
@@ -383,7 +413,45 @@ def _scan_locked(
     )
 
 
+def _quick_check(
+    src: str, out: str, saved: dict[str, Any], listing: Listing, present: set[str]
+) -> tuple[int, int] | None:
+    """(files, errors) when the saved state shows nothing changed at all, else None."""
+    files = saved.get("files")
+    if not isinstance(files, dict) or saved.get("unreadable") or saved.get("workspace") != list(listing.packages):
+        return None
+    if len(files) != len(listing.sources) or len(present) != len(files):
+        return None
+    cut = len(layout.FACTS_FOLDER) + 1
+    join = os.path.join
+    try:
+        for path in listing.sources:
+            known = files.get(path)
+            if known is None:
+                return None
+            st = os.stat(join(src, path))
+            if st.st_size != known[0] or st.st_mtime_ns != known[1] or known[2][cut:] not in present:
+                return None
+        for config, stamp in saved.get("configs", {}).items():
+            try:
+                st = os.stat(os.path.normpath(join(src, config)))
+            except FileNotFoundError:
+                if stamp is not None:
+                    return None
+                continue
+            if stamp is None or st.st_size != stamp[0] or st.st_mtime_ns != stamp[1]:
+                return None
+        with open(join(out, layout.PREAMBLE_NAME), "rb") as handle:
+            if handle.read() != layout.PREAMBLE_TEXT.encode("utf-8"):
+                return None
+    except (OSError, TypeError, IndexError):
+        return None
+    return len(files), int(saved.get("errors", 0))
+
+
 def _fact_file_intact(out: str, entry: dict[str, Any]) -> bool:
+    from scanner.hashing import hash_bytes
+
     try:
         with open(os.path.join(out, entry["facts"]), "rb") as handle:
             return hash_bytes(handle.read()) == entry.get("digest")

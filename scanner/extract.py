@@ -49,6 +49,7 @@ _COMMON = f"""
 (class name: (_) @name) @class
 (variable_declarator name: (identifier) @name value: (class !name) @class)
 (method_definition name: (_) @name) @method
+(function_expression name: (identifier) @name) @scope
 (assignment_expression
   left: (member_expression object: (identifier) @cjs_obj property: (property_identifier) @cjs_prop)
   (#any-of? @cjs_obj "module" "exports"))
@@ -298,6 +299,9 @@ class Extractor:
                     scopes.append((method.start_byte, method.end_byte, class_name + "." + name))
                 else:  # object literal method: a caller name, not a declaration
                     scopes.append((method.start_byte, method.end_byte, name))
+            elif "scope" in caps:  # a named function expression: a caller name, not a declaration
+                scope = caps["scope"][0]
+                scopes.append((scope.start_byte, scope.end_byte + 1, _text(caps["name"][0])))
             elif "class" in caps:
                 name_node = caps["name"][0]
                 facts.add("src_class", _text(name_node), name_node.start_point[0] + 1)
@@ -406,6 +410,9 @@ class Extractor:
         source = string_value(source_node) if source_node is not None else None
         if source is not None:
             facts.import_(source, "type" if type_only else "reexport")
+        parent = node.parent
+        if parent is not None and parent.type != "program":
+            return  # exports of a namespace or an ambient module are not the file's exports
         if is_default or equals:
             facts.add("src_export", "default")
             return
@@ -473,7 +480,7 @@ class Extractor:
         if not calls:
             return
         calls.sort()
-        scopes.sort(key=lambda s: (s[0], -s[1]))
+        scopes.sort(key=lambda s: (s[0], -s[1]))  # a bound name (same node) sorts inside its expression
         qpath = facts.qpath
         stack: list[tuple[int, int, str]] = []
         next_scope = 0

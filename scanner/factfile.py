@@ -15,12 +15,10 @@ import re
 
 from engine.terms import quote as _engine_quote
 from scanner.hashing import hash_bytes
+from scanner.layout import FACTS_FOLDER
 
 RESOLUTION_MARKER = "-- resolution"
 _MARKER_BYTES = b"\n" + RESOLUTION_MARKER.encode() + b"\n"
-FACTS_FOLDER = "code"
-PREAMBLE_NAME = "preamble.rofl"
-PREAMBLE_TEXT = "-- rofl scan: the scanner may assert into [code]\nauthority(code, scanner).\n"
 
 _NEEDS_ESCAPE = re.compile("[\x00-\x1f\"\\\\\x7f\ud800-\udfff]")
 _SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

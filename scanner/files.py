@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import subprocess
 from dataclasses import dataclass
 
 SOURCE_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
@@ -83,16 +82,14 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(body + r"\Z", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
 class PathFilter:
     """--include / --exclude globs over relative paths."""
 
-    include: tuple[re.Pattern[str], ...]
-    exclude: tuple[re.Pattern[str], ...]
+    __slots__ = ("include", "exclude")
 
-    @classmethod
-    def from_globs(cls, include: tuple[str, ...], exclude: tuple[str, ...]) -> PathFilter:
-        return cls(tuple(glob_to_regex(g) for g in include), tuple(glob_to_regex(g) for g in exclude))
+    def __init__(self, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> None:
+        self.include = tuple(glob_to_regex(g) for g in include)
+        self.exclude = tuple(glob_to_regex(g) for g in exclude)
 
     def keeps_source(self, path: str) -> bool:
         if self.include and not any(p.match(path) for p in self.include):
@@ -103,33 +100,46 @@ class PathFilter:
         return not any(p.match(path) for p in self.exclude)
 
 
+def run_git(src: str, *args: str) -> tuple[int, bytes]:
+    """Run ``git -C src args`` and return (exit status, stdout); (127, b"") when git is missing.
+
+    ``os.posix_spawnp`` instead of ``subprocess``: importing subprocess costs more than the
+    whole no-change rescan can spare.
+    """
+    read_end, write_end = os.pipe()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    actions = [
+        (os.POSIX_SPAWN_DUP2, devnull, 0),
+        (os.POSIX_SPAWN_DUP2, write_end, 1),
+        (os.POSIX_SPAWN_DUP2, devnull, 2),
+        (os.POSIX_SPAWN_CLOSE, read_end),
+    ]
+    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
+    try:
+        pid = os.posix_spawnp("git", ["git", "-C", src, *args], env, file_actions=actions)
+    except OSError:
+        os.close(read_end)
+        return 127, b""
+    finally:
+        os.close(write_end)
+        os.close(devnull)
+    chunks = []
+    with os.fdopen(read_end, "rb") as pipe:
+        while chunk := pipe.read(1 << 16):
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks)
+
+
 def _git_listing(src: str) -> list[str] | None:
     """git's view of SRC (tracked + untracked-not-ignored), or None outside a work tree."""
-    try:
-        proc = subprocess.run(
-            ["git", "-C", src, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
-        )
-    except OSError:  # git is not installed
+    code, out = run_git(src, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
+    if code != 0:
         return None
-    if proc.returncode != 0:
-        return None
-    names = [os.fsdecode(raw) for raw in proc.stdout.split(b"\0") if raw]
-    if not names and _git_ignores(src):
-        return None
+    names = [os.fsdecode(raw) for raw in out.split(b"\0") if raw]
+    if not names and run_git(src, "check-ignore", "-q", ".")[0] == 0:
+        return None  # SRC itself is ignored by the enclosing repository: walk it
     return names
-
-
-def _git_ignores(src: str) -> bool:
-    proc = subprocess.run(
-        ["git", "-C", src, "check-ignore", "-q", "."],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-    )
-    return proc.returncode == 0
 
 
 def _inside(real: str, root_real: str) -> bool:
@@ -139,10 +149,10 @@ def _inside(real: str, root_real: str) -> bool:
 def _walk(src: str) -> list[str]:
     root_real = os.path.realpath(src)
     found: list[str] = []
-    seen_dirs = {root_real}
-    stack: list[tuple[str, str]] = [(src, "")]
+    linked: set[str] = set()  # real folders entered through a symlink
+    stack: list[tuple[str, str, str]] = [(src, "", root_real)]
     while stack:
-        folder, rel = stack.pop()
+        folder, rel, real_folder = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
@@ -155,13 +165,14 @@ def _walk(src: str) -> list[str]:
                 if entry.is_dir():
                     if name in SKIPPED_FOLDERS or name.startswith("."):
                         continue
-                    real = os.path.realpath(entry.path)
-                    if is_link and not _inside(real, root_real):
-                        continue
-                    if real in seen_dirs:  # a symlink loop or a second way into one folder
-                        continue
-                    seen_dirs.add(real)
-                    stack.append((entry.path, rel_path + "/"))
+                    if is_link:
+                        real = os.path.realpath(entry.path)
+                        if not _inside(real, root_real) or _inside(real_folder, real) or real in linked:
+                            continue  # out of SRC, a loop back to an ancestor, or already entered
+                        linked.add(real)
+                    else:
+                        real = real_folder + os.sep + name
+                    stack.append((entry.path, rel_path + "/", real))
                 elif entry.is_file():
                     if is_link and not _inside(os.path.realpath(entry.path), root_real):
                         continue

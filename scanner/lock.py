@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import fcntl
 import os
-from dataclasses import dataclass, field
 
-LOCK_NAME = ".lock"
+from scanner.layout import LOCK_NAME
 
 
 class LockHeld(Exception):
@@ -23,12 +22,14 @@ class LockHeld(Exception):
         self.pid = pid
 
 
-@dataclass(slots=True)
 class ScanLock:
     """An acquired lock; release it (or use ``with``) when the scan ends."""
 
-    path: str
-    fd: int = field(default=-1)
+    __slots__ = ("path", "fd")
+
+    def __init__(self, path: str, fd: int) -> None:
+        self.path = path
+        self.fd = fd
 
     def release(self) -> None:
         if self.fd >= 0:

@@ -23,8 +23,9 @@ import json
 import os
 from typing import Any
 
+from scanner.layout import MANIFEST_NAME
+
 FORMAT = 1
-MANIFEST_NAME = "manifest.json"
 
 
 def load(out: str) -> dict[str, Any] | None:

@@ -21,17 +21,19 @@ GRAMMAR_DISTRIBUTIONS = {
 }
 
 
-def _dist_info_version(module: str) -> str | None:
+def _dist_info_version(module: str, listings: dict[str, list[str]]) -> str | None:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
         return None
     package_dir = list(spec.submodule_search_locations)[0]
     site = os.path.dirname(package_dir)
     prefix = module.lower() + "-"
-    try:
-        names = os.listdir(site)
-    except OSError:
-        return None
+    names = listings.get(site)
+    if names is None:
+        try:
+            names = listings[site] = os.listdir(site)
+        except OSError:
+            return None
     for name in names:
         if name.endswith(".dist-info") and name.lower().startswith(prefix):
             return name[len(prefix) : -len(".dist-info")]
@@ -41,8 +43,9 @@ def _dist_info_version(module: str) -> str | None:
 def grammar_versions() -> dict[str, str]:
     """Installed versions of tree-sitter and both grammars, e.g. ``{"tree-sitter": "0.25.2", ...}``."""
     versions: dict[str, str] = {}
+    listings: dict[str, list[str]] = {}
     for dist, module in GRAMMAR_DISTRIBUTIONS.items():
-        version = _dist_info_version(module)
+        version = _dist_info_version(module, listings)
         if version is None:  # unusual install layout: pay for the metadata lookup
             from importlib import metadata
 
