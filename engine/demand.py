@@ -25,9 +25,9 @@ class Demand:
 
     def step(self) -> None:
         ctx = self.ctx
-        ctx.steps += 1
-        if ctx.steps > ctx.limit:
+        if ctx.steps >= ctx.limit:
             raise BudgetExhausted()
+        ctx.steps += 1
 
     def call(self, rel: str, persp: str | None, args: tuple) -> list:
         key = (rel, persp, args)

@@ -293,10 +293,12 @@ class Kernel:
         ctx = outcome.ctx
         store = self.store
         rules = ctx.decoded.rules
-        for rel in sorted(ctx.provs):
-            for row, rec in ctx.provs[rel].items():
-                for rix in [rec[0], *(rec[3] or ())]:
-                    store.history.append((rel, row, rules[rix].rid, store.tick))
+        for provs in (ctx.provs, ctx.staged_provs):
+            for rel in sorted(provs):
+                for row in sorted(provs[rel], key=fact_key):
+                    rec = provs[rel][row]
+                    for rix in [rec[0], *(rec[3] or ())]:
+                        store.history.append((rel, row, rules[rix].rid, store.tick))
         staged = []
         for rel in sorted(ctx.staged_provs):
             for row in sorted(ctx.staged_provs[rel], key=fact_key):

@@ -355,7 +355,7 @@ class _Gen:
             self.emit("SEEN.add(k)")
         self.emit("steps += 1")
         self.emit("if steps > limit:")
-        self.emit("    ctx.steps = steps")
+        self.emit("    ctx.steps = steps - 1")
         self.emit("    raise _BUDGET")
         self.emit("rec = P.get(f)")
         self.emit("if rec is None:")

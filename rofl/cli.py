@@ -43,3 +43,7 @@ def main() -> None:
 
 def run() -> None:  # pragma: no cover - console entry
     sys.exit(main())
+
+
+if __name__ == "__main__":  # python -m rofl.cli
+    main()
