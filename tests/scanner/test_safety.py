@@ -1,0 +1,129 @@
+"""Crash safety, orphan clean-up and the lock against concurrent scans."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from scanner import factfile, lock
+from scanner.api import scan
+from scanner.hashing import hash_bytes
+from tests.scanner.conftest import load_manifest, parse_fact_file, read_facts, rel, run_scan, scan_json
+
+BASE = {f"m{i}.ts": f'import "./m{(i + 1) % 6}";\nexport const v{i} = {i};\n' for i in range(6)}
+
+
+def assert_consistent(out: Path) -> None:
+    """Every fact file the manifest names exists, has its recorded digest and parses."""
+    manifest = load_manifest(out)
+    for entry in manifest["files"].values():
+        data = (out / entry["facts"]).read_bytes()
+        assert hash_bytes(data) == entry["digest"]
+        parse_fact_file(out / entry["facts"])
+    preamble = out / manifest["preamble"]["facts"]
+    assert hash_bytes(preamble.read_bytes()) == manifest["preamble"]["digest"]
+    assert preamble.read_text().strip().endswith("authority(code, scanner).")
+
+
+def orphans(out: Path) -> set[str]:
+    named = {e["facts"] for e in load_manifest(out)["files"].values()}
+    return {"code/" + n for n in os.listdir(out / "code")} - named
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_interrupted_scan_leaves_previous_manifest_valid_and_next_scan_repairs(repo, out, monkeypatch):
+    src = repo(BASE)
+    scan_json(src, out)
+    before = load_manifest(out)
+    for i in range(3):
+        (src / f"m{i}.ts").write_text(f"export const changed{i} = {i};\n")
+
+    real_write = factfile.write_atomic
+    calls = []
+
+    def dying_write(out_dir: str, name: str, data: bytes) -> None:
+        calls.append(name)
+        if len(calls) == 2:
+            with open(os.path.join(out_dir, name) + ".999.tmp", "wb") as handle:
+                handle.write(data[:10])  # a half-written temporary file
+            raise Interrupted
+        real_write(out_dir, name, data)
+
+    monkeypatch.setattr(factfile, "write_atomic", dying_write)
+    with pytest.raises(Interrupted):
+        scan(str(src), str(out), jobs=1)
+    monkeypatch.setattr(factfile, "write_atomic", real_write)
+
+    assert load_manifest(out) == before  # untouched
+    assert_consistent(out)
+    assert orphans(out)  # the interrupted scan left files behind
+
+    summary = scan_json(src, out)
+    assert (summary["parsed"], summary["reused"]) == (3, 3)
+    assert_consistent(out)
+    assert orphans(out) == set()
+    assert ("m0.ts", "changed0") in rel(read_facts(out), "src_export")
+
+
+def test_interrupted_manifest_write_keeps_the_old_one(repo, out, monkeypatch):
+    src = repo(BASE)
+    scan_json(src, out)
+    before = (out / "manifest.json").read_bytes()
+    (src / "m5.ts").write_text("export const five = 5;\n")
+    from scanner import manifest
+
+    def dying(out_dir: str, data: dict) -> None:
+        with open(os.path.join(out_dir, "manifest.json.4242.tmp"), "wb") as handle:
+            handle.write(b'{"format": 1, "fi')
+        raise Interrupted
+
+    monkeypatch.setattr(manifest, "write", dying)
+    with pytest.raises(Interrupted):
+        scan(str(src), str(out), jobs=1)
+    monkeypatch.undo()
+    assert (out / "manifest.json").read_bytes() == before
+    assert_consistent(out)
+    summary = scan_json(src, out)
+    assert summary["parsed"] == 1
+    assert_consistent(out)
+    assert orphans(out) == set()
+
+
+def test_foreign_fact_files_are_removed_as_orphans(repo, out):
+    src = repo(BASE)
+    scan_json(src, out)
+    forged = out / "code" / "forged.rofl"
+    forged.write_text('src_file[code]("evil.ts", "000000000000").\n')
+    summary = scan_json(src, out)
+    assert summary["parsed"] == 0
+    assert not forged.exists()
+
+
+def test_concurrent_scan_is_refused_with_one_line(repo, out):
+    src = repo(BASE)
+    out.mkdir()
+    held = lock.acquire(str(out))
+    try:
+        run = run_scan(src, out)
+    finally:
+        held.release()
+    assert run.exit_code == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rofl scan: another scan (pid ")
+    assert str(os.getpid()) in lines[0] and "Traceback" not in run.stderr
+    assert not (out / "manifest.json").exists()
+    assert run_scan(src, out).exit_code == 0  # released: the next scan runs
+
+
+def test_stale_lock_from_a_dead_process_is_taken_over(repo, out):
+    src = repo(BASE)
+    out.mkdir()
+    (out / ".lock").write_text("999999999\n")
+    summary = scan_json(src, out)
+    assert summary["parsed"] == 6
+    assert (out / ".lock").read_text().strip() != "999999999"
