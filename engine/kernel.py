@@ -69,7 +69,7 @@ class Kernel:
         for op, modes in V.BUILTIN_MODES:
             self._add(V.MODE, ("main", op, modes), None, journal)
         if boot is not None:
-            self.load_file(boot)
+            self.load_sources([(Path(boot), None)], evaluate_now=False)
 
     # -- loading -----------------------------------------------------------------------------------
     def load_file(self, path: str | Path, who: str | None = None) -> Outcome:

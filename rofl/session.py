@@ -14,14 +14,22 @@ from engine.errors import RoflError
 from engine.kernel import DEFAULT_BUDGET, Kernel
 from engine.parse import parse_literal
 
-BOOT = Path(__file__).resolve().parent.parent / "rules" / "boot.rofl"
+RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+BOOT = RULES_DIR / "boot.rofl"
+CODE_RULES = RULES_DIR / "code.rofl"
+CODE_BUDGET = 50_000_000
 
 FILES = click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
 LOAD_AS = click.option(
     "--load-as", "load_as", nargs=2, multiple=True, metavar="WHO FILE",
     help="Load FILE with its facts asserted by WHO (repeatable).",
 )
-BUDGET = click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True, help="Derivation steps allowed.")
+BUDGET = click.option(
+    "--budget", type=click.IntRange(min=1), default=None,
+    help=f"Derivation steps allowed (default {DEFAULT_BUDGET:,}; {CODE_BUDGET:,} with --facts).",
+)
+FACTS = click.option("--facts", "facts", type=click.Path(file_okay=False), default=None, help="A folder written by `rofl scan` (loads rules/code.rofl too).")
+RULES = click.option("--rules", "rules", multiple=True, type=click.Path(dir_okay=False), help="Rule file over the code facts; its facts are asserted by 'user' (repeatable).")
 JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 STORE = click.option("--store", "store", type=click.Path(dir_okay=False), default=None, help="Start from a store saved by `rofl save` instead of boot.rofl.")
 
@@ -52,14 +60,57 @@ def who_name(who: str) -> str:
     return who
 
 
-def build_kernel(files: tuple, load_as: tuple, budget: int, extra: list | None = None, store: str | None = None) -> Kernel:
-    """Boot (or a saved store), then each FILE (no who), then each --load-as file asserted by its WHO, evaluated once."""
-    kernel = Kernel.restore(store, budget=budget) if store else Kernel(BOOT, budget=budget)
-    sources: list = list(extra or [])
-    sources += [(Path(f), None) for f in files]
+def build_kernel(
+    files: tuple, load_as: tuple, budget: int | None, store: str | None = None,
+    facts: str | None = None, rules: tuple = (), goals: set | None = None,
+) -> Kernel:
+    """Boot (or a saved store, or a scanned fact folder with code.rofl and --rules), then each FILE
+    (no who), then each --load-as file asserted by its WHO; evaluated once."""
+    if facts is not None:
+        kernel = code_kernel(facts, rules, budget or CODE_BUDGET)
+        kernel.goals = goals
+    elif store:
+        kernel = Kernel.restore(store, budget=budget or DEFAULT_BUDGET)
+    else:
+        kernel = Kernel(BOOT, budget=budget or DEFAULT_BUDGET)
+    sources = [(Path(f), None) for f in files]
     sources += [(Path(f), who_name(w)) for w, f in load_as]
-    if sources:
-        kernel.load_sources(sources)
+    if facts is None:
+        sources += [(Path(r), "user") for r in rules]
+    kernel.load_sources(sources)
+    return kernel
+
+
+def code_kernel(facts: str, rules: tuple, budget: int) -> Kernel:
+    """A kernel over a scanned fact folder, from its compiled cache when nothing it depends on changed."""
+    from . import __version__, cache
+    from .factdir import open_folder, stat_key
+
+    root = Path(facts)
+    if not (root / "manifest.json").is_file():
+        raise RoflError(f"{root}: no manifest.json here; run `rofl scan SRC --out {root}` first")
+    parts = [__version__.encode(), stat_key(root).encode(), BOOT.read_bytes(), CODE_RULES.read_bytes()]
+    for r in rules:
+        try:
+            parts.append(str(r).encode() + b"\0" + Path(r).read_bytes())
+        except OSError:
+            raise RoflError(f"{r}: no such rule file; check the --rules path") from None
+    import xxhash
+
+    key = xxhash.xxh3_128_hexdigest(b"\0\0".join(parts))
+    hit = cache.read(root, key)
+    if hit is not None:
+        kernel = Kernel(None, budget=budget)
+        kernel.store, warnings = hit
+    else:
+        folder = open_folder(root)
+        kernel = Kernel(BOOT, budget=budget)
+        sources = [(CODE_RULES, None), *folder.sources, *[(Path(r), "user") for r in rules]]
+        kernel.load_sources(sources, evaluate_now=False)
+        warnings = folder.warnings
+        cache.write(root, key, kernel.store, warnings)
+    for line in warnings:
+        click.echo(f"warning: {line}", err=True)
     return kernel
 
 

@@ -6,7 +6,7 @@ import click
 
 from engine.terms import format_term
 
-from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_json, user_errors
+from ..session import BUDGET, FACTS, FILES, JSON, LOAD_AS, RULES, STORE, build_kernel, emit_json, user_errors
 
 
 @click.command("ask")
@@ -16,8 +16,10 @@ from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_js
 @BUDGET
 @JSON
 @STORE
+@FACTS
+@RULES
 @user_errors
-def command(query: str, files: tuple, load_as: tuple, budget: int, as_json: bool, store: str | None) -> None:
+def command(query: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """Answer QUERY (a literal such as 'path(a, X)') over boot.rofl and FILES.
 
     Prints one line per answer, `X = a, Y = b`, sorted canonically; `no` when nothing holds.
@@ -25,7 +27,7 @@ def command(query: str, files: tuple, load_as: tuple, budget: int, as_json: bool
     from engine.parse import parse_literal
 
     lit = parse_literal(query, "<query>")
-    kernel = build_kernel(files, load_as, budget, store=store)
+    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
     answers = kernel.query(lit, budget)
     if as_json:
         emit_json({

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_json, user_errors
+from ..session import BUDGET, FACTS, FILES, JSON, LOAD_AS, RULES, STORE, build_kernel, emit_json, user_errors
 
 AUDIT = "audit"
 
@@ -28,10 +28,12 @@ def audit_rows(kernel) -> dict[str, list[str]]:
 @BUDGET
 @JSON
 @STORE
+@FACTS
+@RULES
 @user_errors
-def command(files: tuple, load_as: tuple, budget: int, as_json: bool, store: str | None) -> None:
+def command(files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """Run boot's audits (and any [audit] rules in FILES); exit 1 when any audit has rows."""
-    kernel = build_kernel(files, load_as, budget, store=store)
+    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
     found = audit_rows(kernel)
     if as_json:
         emit_json({"audits": found, "clean": not found})

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_json, ground_fact, user_errors
+from ..session import BUDGET, FACTS, FILES, JSON, LOAD_AS, RULES, STORE, build_kernel, emit_json, ground_fact, user_errors
 
 
 @click.command("why")
@@ -16,13 +16,15 @@ from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_js
 @BUDGET
 @JSON
 @STORE
+@FACTS
+@RULES
 @user_errors
-def why_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool, store: str | None) -> None:
+def why_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold."""
     from engine.explain import why
 
     lit = ground_fact(fact)
-    kernel = build_kernel(files, load_as, budget, store=store)
+    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
     row = (lit.persp, *lit.args)
     ctx = kernel.outcome.ctx
     from engine.explain import holds
@@ -47,8 +49,10 @@ def why_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: b
 @BUDGET
 @JSON
 @STORE
+@FACTS
+@RULES
 @user_errors
-def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool, store: str | None) -> None:
+def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """For FACT that does not hold, name the failing premise of each rule that could conclude it.
 
     Exit 1 when FACT holds after all.
@@ -56,7 +60,7 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json
     from engine.explain import whynot
 
     lit = ground_fact(fact)
-    kernel = build_kernel(files, load_as, budget, store=store)
+    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
     node = whynot(kernel.outcome.ctx, kernel.store, lit.rel, (lit.persp, *lit.args))
     if as_json:
         emit_json(node.as_dict())
@@ -73,11 +77,13 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json
 @BUDGET
 @JSON
 @STORE
+@FACTS
+@RULES
 @user_errors
-def excise_command(fact: str, files: tuple, load_as: tuple, budget: int, as_json: bool, store: str | None) -> None:
+def excise_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """The facts lost and gained when base fact FACT is removed (recomputed, not read from witnesses)."""
     lit = ground_fact(fact)
-    kernel = build_kernel(files, load_as, budget, store=store)
+    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
     removed, added = kernel.excise(lit.rel, lit.persp, lit.args)
     if as_json:
         emit_json({"removed": removed, "added": added})

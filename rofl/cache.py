@@ -1,0 +1,75 @@
+"""The compiled store cache of a fact folder: the loaded base store, keyed by everything it was built from.
+
+File layout: ``MAGIC`` line, the xxh3 digest of the payload, a newline, then a ``marshal`` payload
+``(key, tick, counters, base, warnings)`` with ``base`` as ``((rel, rows, whos), ...)``.  A cache whose
+magic, digest or key does not match is ignored and rebuilt; it is never partly trusted.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+from pathlib import Path
+
+from engine.store import Store
+
+MAGIC = b"rofl-store-cache 1\n"
+CACHE_NAME = ".rofl-store.cache"
+
+
+def _digest(data: bytes) -> bytes:
+    import xxhash
+
+    return xxhash.xxh3_128_hexdigest(data).encode()
+
+
+def cache_path(root: Path) -> Path:
+    return Path(root) / CACHE_NAME
+
+
+def read(root: Path, key: str) -> tuple[Store, tuple] | None:
+    """The cached store and its warnings, or None when there is no valid cache for ``key``."""
+    try:
+        data = cache_path(root).read_bytes()
+    except OSError:
+        return None
+    if not data.startswith(MAGIC):
+        return None
+    rest = data[len(MAGIC):]
+    digest, sep, payload = rest.partition(b"\n")
+    if not sep or _digest(payload) != digest:
+        return None
+    try:
+        cached_key, tick, counters, base, warnings = marshal.loads(payload)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if cached_key != key:
+        return None
+    store = Store()
+    store.tick = tick
+    store.counters = dict(counters)
+    for rel, rows, whos in base:
+        store.base[rel] = {row: store.meta(who, None if tick_none else tick) for row, who, tick_none in zip(rows, whos, _timeless(rel, len(rows)))}
+        store._sorted.add(rel)
+    return store, tuple(warnings)
+
+
+def _timeless(rel: str, n: int):
+    from engine import vocabulary as V
+
+    return [rel in V.TIMELESS_RELATIONS] * n
+
+
+def write(root: Path, key: str, store: Store, warnings: tuple) -> None:
+    base = []
+    for rel in store.relations():
+        rows = store.sorted_rows(rel)
+        base.append((rel, tuple(rows), tuple(m.who for m in rows.values())))
+    payload = marshal.dumps((key, store.tick, tuple(sorted(store.counters.items())), tuple(base), tuple(warnings)))
+    path = cache_path(root)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    try:
+        tmp.write_bytes(MAGIC + _digest(payload) + b"\n" + payload)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a read-only fact folder just goes without a cache

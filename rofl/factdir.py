@@ -1,0 +1,106 @@
+"""Reading a scanned fact folder: the manifest, digest checks, and who each fact file is asserted by."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import RoflError
+
+SCANNER = "scanner"
+UNVERIFIED = "unverified"
+
+
+@dataclass(frozen=True, slots=True)
+class FactFolder:
+    """The fact files of a scan and the identity each is loaded with.
+
+    ``sources`` pairs each fact file with ``scanner`` when its bytes match the digest the manifest
+    recorded, ``unverified`` otherwise (edited after the scan, or never written by the scanner); the
+    preamble that grants the scanner its authority is loaded with no identity when it verifies.
+    """
+
+    root: Path
+    manifest: dict
+    sources: tuple  # ((Path, who), ...)
+    warnings: tuple  # one line each
+    stat_key: str  # changes whenever a fact file or the manifest changes on disk
+
+
+def _digest(data: bytes) -> str:
+    import xxhash
+
+    return xxhash.xxh3_64_hexdigest(data)
+
+
+def _walk_fact_files(root: Path) -> list[Path]:
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(".rofl"):
+                out.append(Path(dirpath) / name)
+    return out
+
+
+def read_manifest(root: Path) -> tuple[dict, bytes]:
+    path = root / "manifest.json"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise RoflError(f"{root}: no manifest.json here; run `rofl scan SRC --out {root}` first") from None
+    except OSError as exc:
+        raise RoflError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        manifest = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise RoflError(f"{path}: not valid JSON; run `rofl scan` again to rewrite it") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        raise RoflError(f"{path}: not a rofl scan manifest; run `rofl scan` again")
+    return manifest, data
+
+
+def stat_key(root: Path) -> str:
+    """A cheap fingerprint of the folder: the manifest bytes and every fact file's path, size and mtime."""
+    manifest = (root / "manifest.json").read_bytes() if (root / "manifest.json").exists() else b""
+    parts = [manifest]
+    for path in _walk_fact_files(root):
+        st = path.stat()
+        parts.append(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+    return _digest(b"\n".join(parts))
+
+
+def open_folder(root: str | Path) -> FactFolder:
+    root = Path(root)
+    if not root.is_dir():
+        raise RoflError(f"{root}: no such fact folder; run `rofl scan SRC --out {root}` first")
+    manifest, _ = read_manifest(root)
+    expected: dict[Path, tuple[str, str | None]] = {}
+    preamble = manifest.get("preamble") or {}
+    if preamble.get("facts"):
+        expected[(root / preamble["facts"]).resolve()] = (str(preamble.get("digest")), None)
+    for entry in manifest["files"].values():
+        if isinstance(entry, dict) and entry.get("facts"):
+            expected[(root / entry["facts"]).resolve()] = (str(entry.get("digest")), SCANNER)
+    sources: list = []
+    warnings: list[str] = []
+    seen: set[Path] = set()
+    for path in _walk_fact_files(root):
+        resolved = path.resolve()
+        seen.add(resolved)
+        data = path.read_bytes()
+        want = expected.get(resolved)
+        if want is None:
+            warnings.append(f"{path}: not written by the scanner (not in the manifest); its facts load as '{UNVERIFIED}'")
+            sources.append((path, UNVERIFIED))
+        elif _digest(data) != want[0]:
+            warnings.append(f"{path}: changed since the scan (digest mismatch); its facts load as '{UNVERIFIED}'")
+            sources.append((path, UNVERIFIED))
+        else:
+            sources.append((path, want[1]))
+    missing = sorted(str(p) for p in expected if p not in seen)
+    for p in missing:
+        warnings.append(f"{p}: listed in the manifest but missing; run `rofl scan` again")
+    return FactFolder(root, manifest, tuple(sources), tuple(warnings), stat_key(root))
