@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 scan: $(STAMP)
-	$(BIN)/rofl scan examples/shop/src --out facts/generated
+	$(BIN)/rofl scan examples/shop --out facts/generated
 	$(BIN)/rofl impact --facts facts/generated --changed src/domain/money.ts
 
 test: $(STAMP)

@@ -1,0 +1,136 @@
+"""Derived relations as networkx graphs, written as GraphML, GEXF, node-link JSON, DOT or Mermaid."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from engine.errors import RoflError
+from engine.kernel import Kernel
+from engine.terms import format_term
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
+FORMATS = ("graphml", "gexf", "json", "dot", "mermaid")
+# per-file facts from the scanner that become node attributes: relation -> attribute name
+_FILE_COUNTS = {"src_func": "functions", "src_class": "classes", "src_export": "exports", "src_import": "imports", "src_parse_error": "parse_errors"}
+
+
+def node_id(term) -> str:
+    return term if type(term) is str else format_term(term)
+
+
+def parse_relation(text: str) -> tuple[str, str | None]:
+    name, _, persp = text.partition("[")
+    if persp:
+        if not persp.endswith("]"):
+            raise RoflError(f"relation '{text}': write NAME or NAME[PERSPECTIVE]")
+        persp = persp[:-1]
+    if not name or not name[0].islower() or not all(c.isalnum() or c == "_" for c in name):
+        raise RoflError(f"relation '{text}': not a relation name; write e.g. dependency or depends_on")
+    return name, persp or None
+
+
+def build_graph(kernel: Kernel, relation: str) -> "nx.DiGraph":
+    import networkx as nx
+
+    rel, persp = parse_relation(relation)
+    kernel.goals = (kernel.goals or set()) | {rel}
+    facts = [row for name, row in kernel.facts(rel) if persp is None or row[0] == persp]
+    arities = {len(row) - 1 for row in facts}
+    if arities and arities != {2}:
+        raise RoflError(f"relation '{rel}' has arity {', '.join(map(str, sorted(arities)))}; export takes a binary relation")
+    graph = nx.DiGraph(name=rel)
+    for row in facts:
+        a, b = node_id(row[1]), node_id(row[2])
+        graph.add_edge(a, b, relation=rel, perspective=row[0])
+    _annotate(kernel, graph)
+    return graph
+
+
+def _annotate(kernel: Kernel, graph: "nx.DiGraph") -> None:
+    """Attach what the facts say about each node: kind, hash, line of a declaration, counts, flags."""
+    ctx = kernel.evaluate().ctx
+    nodes = set(graph.nodes)
+
+    def rows(rel: str):
+        t = ctx.tables.get(rel)
+        return t.rows if t is not None else ()
+
+    for node in graph.nodes:
+        graph.nodes[node]["kind"] = "term"
+    for row in rows("src_file"):
+        if row[1] in nodes:
+            graph.nodes[row[1]].update(kind="file", file=row[1], hash=row[2])
+    for rel, attr in _FILE_COUNTS.items():
+        for row in rows(rel):
+            if row[1] in nodes:
+                data = graph.nodes[row[1]]
+                data[attr] = data.get(attr, 0) + 1
+    for row in rows("src_external"):
+        if row[3] in nodes and graph.nodes[row[3]]["kind"] == "term":
+            graph.nodes[row[3]]["kind"] = "package"
+    for row in rows("in_cycle"):
+        if row[1] in nodes:
+            graph.nodes[row[1]]["in_cycle"] = True
+    # import kinds on dependency edges: (file, specifier) -> kind, then specifier -> target
+    kinds = {(r[1], r[2]): r[3][0] for r in rows("src_import_kind") if type(r[3]) is tuple}
+    for r in rows("src_resolves"):
+        a, spec, b = r[1], r[2], r[3]
+        if graph.has_edge(a, b):
+            data = graph.edges[a, b]
+            data["specifier"] = spec if "specifier" not in data else data["specifier"] + " " + spec
+            if (a, spec) in kinds:
+                data["import_kind"] = kinds[(a, spec)]
+
+
+def write(graph: "nx.DiGraph", fmt: str) -> str:
+    import networkx as nx
+
+    if fmt == "graphml":
+        return "\n".join(nx.generate_graphml(graph)) + "\n"
+    if fmt == "gexf":
+        return "\n".join(nx.generate_gexf(graph)) + "\n"
+    if fmt == "json":
+        return json.dumps(nx.node_link_data(graph, edges="links"), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    if fmt == "dot":
+        return _dot(graph)
+    if fmt == "mermaid":
+        return _mermaid(graph)
+    raise RoflError(f"unknown format '{fmt}'; use one of {', '.join(FORMATS)}")
+
+
+def _dot_quote(value: object) -> str:
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{text}"'
+
+
+def _dot_attrs(data: dict) -> str:
+    if not data:
+        return ""
+    return " [" + ", ".join(f"{k}={_dot_quote(v)}" for k, v in sorted(data.items())) + "]"
+
+
+def _dot(graph: "nx.DiGraph") -> str:
+    lines = [f"digraph {_dot_quote(graph.graph.get('name', 'rofl'))} {{"]
+    for node, data in sorted(graph.nodes(data=True)):
+        lines.append(f"  {_dot_quote(node)}{_dot_attrs(data)};")
+    for a, b, data in sorted(graph.edges(data=True)):
+        lines.append(f"  {_dot_quote(a)} -> {_dot_quote(b)}{_dot_attrs(data)};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _mermaid(graph: "nx.DiGraph") -> str:
+    ids = {node: f"n{i}" for i, node in enumerate(sorted(graph.nodes))}
+
+    def label(node: str) -> str:
+        return '"' + node.replace('"', "#quot;") + '"'
+
+    lines = ["graph LR"]
+    for node in sorted(graph.nodes):
+        lines.append(f"  {ids[node]}[{label(node)}]")
+    for a, b in sorted(graph.edges):
+        lines.append(f"  {ids[a]} --> {ids[b]}")
+    return "\n".join(lines) + "\n"
