@@ -66,6 +66,25 @@ def _copy(source: Path, target: Path) -> None:
     tmp.rename(target)
 
 
+def _git_snapshot(root: Path) -> None:
+    """Make ``root`` a git repository with everything committed, as a cloned project would be.
+
+    The scanner lists files with git inside a work tree; without this the corpora (inside the
+    ignored bench/.cache) would be walked instead, which is not how real projects are scanned.
+    """
+    if (root / ".git").exists():
+        return
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    subprocess.run(["git", "init", "-q", str(root)], check=True, **quiet)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, **quiet)
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=bench", "-c", "user.email=bench@localhost",
+         "commit", "-q", "-m", "corpus snapshot"],
+        check=True,
+        **quiet,
+    )
+
+
 def ensure() -> list[Corpus]:
     """Install the pinned packages (once) and return the three corpora, copied out of node_modules."""
     _install()
@@ -86,6 +105,8 @@ def ensure() -> list[Corpus]:
     if not (rxjs / "tsconfig.json").exists():
         shutil.copy2(modules / "rxjs" / "tsconfig.json", rxjs / "tsconfig.json")
 
+    for root in (three, lodash, rxjs):
+        _git_snapshot(root)
     return [
         Corpus("three", three, three / "src", (), ()),
         Corpus("lodash-es", lodash, lodash, (), ()),

@@ -31,6 +31,7 @@ KINDS = ("static", "type", "dynamic", "require", "reexport", "side_effect")
 MAX_ERRORS_PER_FILE = 20
 MODULE_CALLER = "<module>"
 
+_REFERENCE_PATH = re.compile(rb"///[ \t]*<reference[ \t]+path[ \t]*=[ \t]*([\"'])(.*?)\1")
 _DOTTED = re.compile(r"(?:[^\W\d]|[$#])[\w$#]*(?:\??\.#?[^\W\d][\w$]*|\??\.[$][\w$]*)*\Z")
 _SPACE = re.compile(r"\s+")
 
@@ -318,12 +319,38 @@ class Extractor:
                 elif prop == "exports":
                     facts.add("src_export", "default")
 
+        if grammar != "javascript" and b"<reference" in data[:16384]:
+            self._references(data, facts)
         self._calls(calls, scopes, facts)
         if root.has_error:
             self._errors(root, grammar, facts)
         return Extraction(tuple(facts.lines), tuple(facts.specifiers), facts.errors)
 
     # -- imports -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _references(data: bytes, facts: _Facts) -> None:
+        """``/// <reference path="..." />`` lines of the file's leading comments (TypeScript only).
+
+        The path is relative to the file even without ``./``; it is recorded with ``./`` added so
+        that it resolves as the relative path it is.  Kind ``type``: it brings declarations only.
+        """
+        for raw in data.split(b"\n"):
+            line = raw.strip()
+            if not line:
+                continue
+            if not line.startswith(b"//"):
+                break
+            found = _REFERENCE_PATH.match(line)
+            if found is None:
+                continue
+            try:
+                target = found.group(2).decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if target and not target.startswith((".", "/")):
+                target = "./" + target
+            facts.import_(target, "type")
 
     @staticmethod
     def _import(node: Any, facts: _Facts) -> None:

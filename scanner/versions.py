@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 
-EXTRACTOR_VERSION = "rofl-extract-1"
+EXTRACTOR_VERSION = "rofl-extract-2"
 RESOLVER_VERSION = "rofl-resolve-1"
 
 GRAMMAR_DISTRIBUTIONS = {

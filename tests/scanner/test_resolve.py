@@ -195,3 +195,19 @@ def test_every_import_form_is_resolved(repo, out):
     scan_json(src, out)
     assert {spec: a[1] for spec, a in answers(out, "a.ts").items()} == {
         "./b": "b.ts", "./c": "c.ts", "./d": "d.js", "./e": "e.ts", "./f": "f.ts", "./g": "g.ts"}
+
+
+def test_triple_slash_reference_paths_are_type_imports(repo, out):
+    src = repo({
+        "index.ts": '// header\n/// <reference path="./ops/index.ts" />\n/// <reference path="globals.d.ts" />\n'
+                    '/// <reference types="node" />\nimport "./x";\n/// <reference path="./late.ts" />\n',
+        "ops/index.ts": "", "globals.d.ts": "", "x.ts": "", "late.ts": "",
+    })
+    scan_json(src, out)
+    assert answers(out, "index.ts") == {
+        "./ops/index.ts": ("file", "ops/index.ts"),
+        "./globals.d.ts": ("file", "globals.d.ts"),
+        "./x": ("file", "x.ts"),
+    }
+    kinds = {(s, k[0]) for (p, s, k) in rel(read_facts(out), "src_import_kind") if p == "index.ts"}
+    assert ("./ops/index.ts", "type") in kinds and ("./globals.d.ts", "type") in kinds
