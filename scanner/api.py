@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scanner import layout, manifest, state
-from scanner.files import Listing, PathFilter, grammar_for, list_files, run_git
+from scanner.files import Listing, PathFilter, list_files, run_git
 from scanner.lock import LockHeld, acquire
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
 
@@ -256,6 +256,7 @@ def _scan_locked(
     reuse: dict[str, dict[str, Any]] = {}
     to_parse: list[str] = []
     touched = False  # an entry changed without a parse (same content, new stat)
+    tampered: set[str] = set()  # fact files whose bytes no longer match their digest
     facts_prefix = layout.FACTS_FOLDER + "/"
     for path in listing.sources:
         full = os.path.join(src, path)
@@ -283,6 +284,7 @@ def _scan_locked(
             to_parse.append(path)
             continue
         if verify and not _fact_file_intact(out, entry):
+            tampered.add(entry["facts"])
             to_parse.append(path)
             continue
         if entry.get("size") != st.st_size or entry.get("mtime_ns") != st.st_mtime_ns:
@@ -338,16 +340,14 @@ def _scan_locked(
     parsed = skipped = resolved = 0
     if not nothing_to_do:
         stop = _git_toplevel(src) if listing.from_git else os.path.abspath(os.sep)
-        extractor = None
-        if to_parse and jobs > 1 and len(to_parse) >= 48:
-            from scanner.extract import Extractor
-
-            extractor = Extractor()
-            extractor.prepare({grammar_for(p) for p in to_parse})
         from scanner.materialize import Materializer, ScanContext
 
-        context = ScanContext(src, out, file_set, packages, stop, max_bytes)
-        materializer = Materializer(context, extractor)
+        named = old["files"].values() if old is not None else ()
+        protected = frozenset(e.get("facts") for e in named) & {
+            layout.FACTS_FOLDER + "/" + name for name in present
+        } - tampered
+        context = ScanContext(src, out, file_set, packages, stop, max_bytes, protected)
+        materializer = Materializer(context)
         if store is not None:
             materializer.store.seen.update(store.seen)
         for path in to_resolve:

@@ -40,8 +40,10 @@ _FUNCTION_VALUES = "[(arrow_function) (function_expression) (generator_function)
 _COMMON = f"""
 (import_statement) @import
 (export_statement) @export
-(call_expression function: (_) @callee)
-(new_expression constructor: (_) @newee)
+(call_expression function: (identifier) @call_name)
+(call_expression function: (member_expression) @call_member)
+(call_expression function: (import) @call_import)
+(new_expression constructor: [(identifier) (member_expression)] @newee)
 (function_declaration name: (identifier) @name) @func
 (generator_function_declaration name: (identifier) @name) @func
 (variable_declarator name: (identifier) @name value: {_FUNCTION_VALUES} @func)
@@ -151,6 +153,11 @@ def _callee_text(node: Any) -> str | None:
         return _text(node)
     if kind != "member_expression":
         return None
+    return _member_text(node)
+
+
+def _member_text(node: Any) -> str | None:
+    """A member expression as written when it is a dotted name (``a.b``, ``this.x?.y``), else None."""
     text = _text(node)
     if _DOTTED.match(text):
         return text
@@ -228,18 +235,22 @@ class Extractor:
 
     def __init__(self) -> None:
         import tree_sitter as ts
-        import tree_sitter_javascript as tsjs
-        import tree_sitter_typescript as tsts
 
         self._ts = ts
-        self._languages = {
-            "javascript": ts.Language(tsjs.language()),
-            "typescript": ts.Language(tsts.language_typescript()),
-            "tsx": ts.Language(tsts.language_tsx()),
-        }
         self._parsers: dict[str, Any] = {}
         self._queries: dict[str, Any] = {}
         self._error_queries: dict[str, Any] = {}
+
+    def _language(self, grammar: str) -> Any:
+        if grammar == "javascript":
+            import tree_sitter_javascript as tsjs
+
+            return self._ts.Language(tsjs.language())
+        import tree_sitter_typescript as tsts
+
+        if grammar == "tsx":
+            return self._ts.Language(tsts.language_tsx())
+        return self._ts.Language(tsts.language_typescript())
 
     def prepare(self, grammars: set[str] | frozenset[str]) -> None:
         """Build the parsers and compile the queries of ``grammars`` now (before forking workers)."""
@@ -250,7 +261,7 @@ class Extractor:
         parser = self._parsers.get(grammar)
         if parser is None:
             ts = self._ts
-            lang = self._languages[grammar]
+            lang = self._language(grammar)
             parser = self._parsers[grammar] = ts.Parser(lang)
             self._queries[grammar] = ts.Query(lang, QUERY_SOURCES[grammar])
             self._error_queries[grammar] = ts.Query(lang, _ERROR_QUERY)
@@ -266,17 +277,19 @@ class Extractor:
         scopes: list[tuple[int, int, str]] = []
         calls: list[tuple[int, str]] = []
         for _, caps in matches:
-            if "callee" in caps:
-                node = caps["callee"][0]
-                if node.type == "import":
-                    self._dynamic_import(node, facts)
-                    continue
-                name = _callee_text(node)
-                if name is None:
-                    continue
+            if "call_name" in caps:
+                node = caps["call_name"][0]
+                name = node.text.decode()
                 if name == "require":
                     self._require(node, facts)
                 calls.append((node.start_byte, name))
+            elif "call_member" in caps:
+                node = caps["call_member"][0]
+                name = _member_text(node)
+                if name is not None:
+                    calls.append((node.start_byte, name))
+            elif "call_import" in caps:
+                self._dynamic_import(caps["call_import"][0], facts)
             elif "newee" in caps:
                 node = caps["newee"][0]
                 name = _callee_text(node)

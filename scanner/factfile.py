@@ -96,6 +96,17 @@ def fact_name(path: str, content_hash: str, data: bytes) -> tuple[str, str]:
     return f"{FACTS_FOLDER}/{slug}.{content_hash[:12]}-{digest}.rofl", digest
 
 
+def write_fact_file(out: str, rel_name: str, data: bytes) -> None:
+    """Write a fact file straight to its final name (no temporary file, no rename).
+
+    Safe because names are derived from the bytes: a name the current manifest points to is never
+    written again (the caller skips those), so the only file this can truncate or leave half
+    written is one that no manifest names, which the next scan rewrites or removes as an orphan.
+    """
+    with open(os.path.join(out, rel_name), "wb") as handle:
+        handle.write(data)
+
+
 def write_atomic(out: str, rel_name: str, data: bytes) -> None:
     """Write ``data`` to ``out/rel_name`` through a temporary file and a rename."""
     final = os.path.join(out, rel_name)

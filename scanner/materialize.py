@@ -45,6 +45,7 @@ class ScanContext:
     packages: dict[str, str]
     stop: str
     max_bytes: int
+    protected: frozenset[str] = frozenset()  # fact files the current manifest names: never rewritten
 
 
 def _line_of(data: bytes, offset: int) -> int:
@@ -72,6 +73,7 @@ class Materializer:
         self.context = context
         self.store = ConfigStore(context.src)
         self.resolver = Resolver(context.src, context.files, context.packages, self.store, context.stop)
+        self.protected = set(context.protected)
         self._extractor = extractor
 
     def extractor(self) -> Any:
@@ -136,6 +138,7 @@ class Materializer:
             return Outcome(path, None, needs_parse=True)
         extraction_bytes = factfile.extraction_part(data)
         if hash_bytes(data) != old.get("digest") or extraction_bytes is None:
+            self.protected.discard(old["facts"])  # edited by someone: its name must be rewritten
             return Outcome(path, None, needs_parse=True)
         entry = {k: v for k, v in old.items() if k not in ("facts", "digest", "resolution_deps", "resolution")}
         self._finish(path, entry, extraction_bytes)
@@ -145,7 +148,8 @@ class Materializer:
         results, deps = self.resolver.resolve_all(path, entry["imports"])
         data = factfile.with_resolution(extraction_bytes, path, results)
         name, digest = factfile.fact_name(path, entry["hash"], data)
-        factfile.write_atomic(self.context.out, name, data)
+        if name not in self.protected:
+            factfile.write_fact_file(self.context.out, name, data)
         kinds = [r[1] for r in results]
         entry["facts"] = name
         entry["digest"] = digest

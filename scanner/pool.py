@@ -1,9 +1,9 @@
 """Parallel extraction: forked worker processes pull chunks of paths and send back their outcomes.
 
-Workers are forked from the scanning process, so they inherit the ``Materializer`` (and the
-tree-sitter parsers the parent prepared) instead of re-importing and re-compiling them.  A
-chunk whose results never arrive (a worker died) is extracted again in the parent, so a crash in
-one worker costs time, not facts.
+Workers are forked from the scanning process, so they inherit the ``Materializer`` and its
+context without pickling; each loads tree-sitter and compiles its queries itself, in parallel,
+which keeps that cost off the parent's serial path.  A chunk whose results never arrive (a
+worker died) is extracted again in the parent, so a crash in one worker costs time, not facts.
 """
 
 from __future__ import annotations

@@ -43,21 +43,21 @@ def test_interrupted_scan_leaves_previous_manifest_valid_and_next_scan_repairs(r
     for i in range(3):
         (src / f"m{i}.ts").write_text(f"export const changed{i} = {i};\n")
 
-    real_write = factfile.write_atomic
+    real_write = factfile.write_fact_file
     calls = []
 
     def dying_write(out_dir: str, name: str, data: bytes) -> None:
         calls.append(name)
         if len(calls) == 2:
-            with open(os.path.join(out_dir, name) + ".999.tmp", "wb") as handle:
-                handle.write(data[:10])  # a half-written temporary file
+            with open(os.path.join(out_dir, name), "wb") as handle:
+                handle.write(data[:10])  # killed halfway through writing a fact file
             raise Interrupted
         real_write(out_dir, name, data)
 
-    monkeypatch.setattr(factfile, "write_atomic", dying_write)
+    monkeypatch.setattr(factfile, "write_fact_file", dying_write)
     with pytest.raises(Interrupted):
         scan(str(src), str(out), jobs=1)
-    monkeypatch.setattr(factfile, "write_atomic", real_write)
+    monkeypatch.setattr(factfile, "write_fact_file", real_write)
 
     assert load_manifest(out) == before  # untouched
     assert_consistent(out)
