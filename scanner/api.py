@@ -11,13 +11,14 @@ tree-sitter unless a file needs parsing, and a scan that finds nothing changed w
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scanner import layout, manifest, state
-from scanner.files import Listing, PathFilter, list_files, run_git
+from scanner.files import Listing, PathFilter, list_files, run_git, source_stat
 from scanner.lock import LockHeld, acquire
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
 
@@ -258,15 +259,16 @@ def _scan_locked(
     touched = False  # an entry changed without a parse (same content, new stat)
     tampered: set[str] = set()  # fact files whose bytes no longer match their digest
     facts_prefix = layout.FACTS_FOLDER + "/"
+    root_real = os.path.realpath(src)
     for path in listing.sources:
         full = os.path.join(src, path)
         try:
-            st = os.stat(full)
-        except FileNotFoundError:
-            continue  # tracked by git but deleted in the work tree
+            st = source_stat(full, root_real)
         except OSError as err:
             unreadable[path] = err.strerror or str(err)
             continue
+        if st is None:
+            continue  # deleted in the work tree, a dangling link, or a link out of SRC
         stats[path] = st.st_size
         entry = old_files.get(path)
         if entry is None or entry.get("facts", "")[len(facts_prefix) :] not in present:
@@ -424,12 +426,16 @@ def _quick_check(
         return None
     cut = len(layout.FACTS_FOLDER) + 1
     join = os.path.join
+    lstat = os.lstat
+    link = stat.S_ISLNK
     try:
         for path in listing.sources:
             known = files.get(path)
             if known is None:
                 return None
-            st = os.stat(join(src, path))
+            st = lstat(join(src, path))
+            if link(st.st_mode):
+                st = os.stat(join(src, path))  # a link's own mtime does not move when its target changes
             if st.st_size != known[0] or st.st_mtime_ns != known[1] or known[2][cut:] not in present:
                 return None
         for config, stamp in saved.get("configs", {}).items():

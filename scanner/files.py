@@ -182,30 +182,38 @@ def _walk(src: str) -> list[str]:
     return found
 
 
-def _keep_git_entry(src: str, rel: str, root_real: str) -> bool:
-    """Drop git entries that are symlinks pointing out of SRC (and gitlinks, which are folders)."""
-    full = os.path.join(src, rel)
+def source_stat(full: str, root_real: str) -> os.stat_result | None:
+    """The stat of a listed source, or None when it is gone, not a regular file, or a symlink out of SRC.
+
+    One ``lstat`` for the common case; a symlink costs a ``realpath`` and a ``stat`` of its target
+    (whose size and mtime are what tell a change).  Raises OSError for other failures.
+    """
     try:
-        mode = os.lstat(full).st_mode
-    except OSError:
-        return True  # deleted in the work tree: the stat pass drops it
-    if stat.S_ISLNK(mode):
+        st = os.lstat(full)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        if not _inside(os.path.realpath(full), root_real):
+            return None
         try:
-            return _inside(os.path.realpath(full), root_real) and os.path.isfile(full)
-        except OSError:
-            return False
-    return True
+            st = os.stat(full)
+        except FileNotFoundError:
+            return None  # a dangling link
+    return st if stat.S_ISREG(st.st_mode) else None
 
 
 def list_files(src: str, path_filter: PathFilter) -> Listing:
-    """List the sources and package.json files under ``src`` (an existing folder)."""
+    """List the sources and package.json files under ``src`` (an existing folder).
+
+    git may list symlinks that leave SRC and files deleted from the work tree; ``source_stat``
+    drops those when the scan stats each file.
+    """
     names = _git_listing(src)
     from_git = names is not None
     if names is None:
         names = _walk(src)
     sources: list[str] = []
     packages: list[str] = []
-    root_real = os.path.realpath(src) if from_git else ""
     for name in names:
         if is_source(name):
             if path_filter.keeps_source(name):
@@ -213,8 +221,6 @@ def list_files(src: str, path_filter: PathFilter) -> Listing:
         elif name == PACKAGE_JSON or name.endswith("/" + PACKAGE_JSON):
             if path_filter.keeps_package(name):
                 packages.append(name)
-    if from_git:
-        sources = [s for s in sources if _keep_git_entry(src, s, root_real)]
     sources.sort()
     packages.sort()
     return Listing(tuple(sources), tuple(packages), from_git)

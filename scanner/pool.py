@@ -8,9 +8,7 @@ worker died) is extracted again in the parent, so a crash in one worker costs ti
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import queue
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -52,6 +50,9 @@ def extract_all(
             yield materializer.extract(path)
             on_done(1)
         return
+    import multiprocessing  # only a parallel scan pays for importing it
+    import queue
+
     chunks = _chunks(paths, sizes, jobs)
     ctx = multiprocessing.get_context("fork")
     tasks = ctx.SimpleQueue()

@@ -53,6 +53,6 @@ def write(out: str, manifest: dict[str, Any], key: dict[str, Any]) -> None:
     }
     final = os.path.join(out, STATE_NAME)
     tmp = f"{final}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="ascii") as handle:
-        json.dump(data, handle, separators=(",", ":"))
+    with open(tmp, "wb") as handle:
+        handle.write(json.dumps(data, separators=(",", ":")).encode("ascii"))
     os.replace(tmp, final)

@@ -208,3 +208,15 @@ def test_parallel_and_serial_scans_write_identical_facts(repo, tmp_path):
     assert scan_json(src, parallel, "--jobs", "2")["parsed"] == 60
     assert load_manifest(serial)["files"] == load_manifest(parallel)["files"]
     assert read_facts(serial) == read_facts(parallel)
+
+
+def test_symlinked_source_change_is_seen_through_the_link(tmp_path, out):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "real.ts").write_text("export const a = 1;\n")
+    os.symlink("real.ts", src / "link.ts")
+    assert scan_json(src, out)["parsed"] == 2
+    assert scan_json(src, out)["parsed"] == 0
+    (src / "real.ts").write_text("export const bb = 22;\n")
+    assert scan_json(src, out)["parsed"] == 2
+    assert ("link.ts", "bb") in rel(read_facts(out), "src_export")
