@@ -9,12 +9,18 @@ What is extracted (all facts in ``[code]``):
 * ``src_class``: class declarations, named class expressions, anonymous classes bound to a name
   (``default`` for ``export default class {}``).
 * ``src_method``: methods, getters, setters and arrow/function class fields (``Class.name``).
-* ``src_import`` / ``src_import_kind`` / ``src_import_name``: every import form (see ``KINDS``).
+* ``src_import`` / ``src_import_kind`` / ``src_import_name``: every import form (see ``KINDS``):
+  ``import``/``import type`` (``type``), ``export ... from`` (``reexport``, or ``type`` for
+  ``export type``), side-effect ``import "x"``, ``require("x")`` and TS ``import x = require("x")``
+  (``require``), ``import("x")`` with a literal or a template without substitutions (``dynamic``),
+  and TS ``/// <reference path="x" />`` (``type``).  Names: ``default``, ``*`` for namespaces,
+  ``*``/``*`` for ``export * from``.
 * ``src_export``: exported names, ``default`` for default exports, ``export =`` and
   ``module.exports =``; ``exports.x =`` and ``module.exports.x =`` export ``x``.
 * ``src_call(Path, Caller, Callee)``: ``f()`` and ``new F()`` whose callee is a dotted name as
   written (``foo``, ``obj.method``, ``this.a.b``); the caller is the innermost named function
-  (``Class.method`` inside classes) or ``<module>``; anonymous callbacks are transparent.
+  (``Class.method`` inside classes; a named function expression names its own body) or
+  ``<module>``; anonymous callbacks are transparent.
 * ``src_parse_error``: ``line N: syntax error`` / ``line N: missing X`` for each error node.
 """
 
@@ -252,12 +258,8 @@ class Extractor:
             return self._ts.Language(tsts.language_tsx())
         return self._ts.Language(tsts.language_typescript())
 
-    def prepare(self, grammars: set[str] | frozenset[str]) -> None:
-        """Build the parsers and compile the queries of ``grammars`` now (before forking workers)."""
-        for grammar in grammars:
-            self._parser(grammar)
-
     def _parser(self, grammar: str) -> Any:
+        """The parser of ``grammar``, made (with its queries compiled) on first use."""
         parser = self._parsers.get(grammar)
         if parser is None:
             ts = self._ts

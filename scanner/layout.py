@@ -4,6 +4,6 @@ from __future__ import annotations
 
 FACTS_FOLDER = "code"
 PREAMBLE_NAME = "preamble.rofl"
-PREAMBLE_TEXT = "-- rofl scan: the scanner may assert into [code]\nauthority(code, scanner).\n"
+PREAMBLE_TEXT = "authority(code, scanner).\n"
 MANIFEST_NAME = "manifest.json"
 LOCK_NAME = ".lock"

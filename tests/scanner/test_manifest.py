@@ -1,0 +1,64 @@
+"""The manifest and fact file contract the loader relies on, and loading a scan through `rofl ask`."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from scanner.hashing import hash_bytes
+from tests.scanner.conftest import load_manifest, scan_json
+
+FILE_KEYS = {"hash", "facts", "digest", "size", "mtime_ns", "extractor", "resolution_deps"}
+
+
+def test_manifest_keys_and_entries(repo, out):
+    src = repo({"a.ts": 'import "./b";\nimport "react";\n', "b.ts": "export const b = 1;\n"})
+    scan_json(src, out)
+    manifest = load_manifest(out)
+    assert manifest["format"] == 1
+    for key in ("tool_version", "extractor_version", "grammar_versions", "options", "counts"):
+        assert manifest[key], key
+    assert set(manifest["grammar_versions"]) == {"tree-sitter", "tree-sitter-javascript", "tree-sitter-typescript"}
+    assert manifest["src"] == str(src) and os.path.isabs(manifest["src"])
+    assert manifest["options"] == {"max_bytes": 2 * 1024 * 1024, "include": [], "exclude": []}
+    preamble = out / manifest["preamble"]["facts"]
+    assert preamble.read_text() == "authority(code, scanner).\n"
+    assert manifest["preamble"]["digest"] == hash_bytes(preamble.read_bytes())
+    assert set(manifest["files"]) == {"a.ts", "b.ts"}
+    for path, entry in manifest["files"].items():
+        assert FILE_KEYS <= set(entry)
+        data = (src / path).read_bytes()
+        assert entry["hash"] == hash_bytes(data) and entry["size"] == len(data)
+        assert entry["mtime_ns"] == (src / path).stat().st_mtime_ns
+        facts = (out / entry["facts"]).read_bytes()
+        assert entry["digest"] == hash_bytes(facts)
+        assert entry["hash"][:12] in entry["facts"]  # named from path and content hash
+        assert facts.decode().splitlines()[1] == f'src_file[code]("{path}", "{entry["hash"][:12]}").'
+    deps = manifest["files"]["a.ts"]["resolution_deps"]
+    assert "b.ts" in deps and "package:react" in deps and "b.tsx" not in deps  # stops at the hit
+    assert manifest["counts"]["files"] == 2 and manifest["counts"]["external"] == 1
+
+
+def test_manifest_is_written_after_fact_files_and_only_when_something_changed(repo, out):
+    src = repo({"a.ts": "export {};\n"})
+    scan_json(src, out)
+    manifest = out / "manifest.json"
+    before = manifest.stat().st_mtime_ns
+    assert scan_json(src, out)["manifest_written"] is False
+    assert manifest.stat().st_mtime_ns == before
+    assert not [n for n in os.listdir(out) if n.endswith(".tmp")]
+    json.loads(manifest.read_text())
+
+
+def test_scan_loads_with_scanner_authority(repo, out):
+    src = repo({"a.ts": 'import { b } from "./b";\n', "b.ts": "export const b = 1;\n"})
+    scan_json(src, out)
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    result = CliRunner().invoke(main, ["ask", 'src_resolves[code]("a.ts", S, T)', "--facts", str(out)])
+    assert result.exit_code == 0, result.output
+    assert 'S = "./b", T = "b.ts"' in result.stdout
+    audit = CliRunner().invoke(main, ["ask", "forged[audit](F, W)", "--facts", str(out)])
+    assert audit.exit_code == 0 and audit.stdout.strip() == "no", audit.output
