@@ -143,7 +143,7 @@ class Context:
 class Outcome:
     """The result of one evaluation."""
 
-    ctx: Context
+    ctx: Context | None
     strata: dict = field(default_factory=dict)
     unstratified: list = field(default_factory=list)
     partial: bool = False
@@ -232,14 +232,28 @@ def stratify(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) ->
     return out
 
 
+def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) -> Outcome:
+    """Phase one, reused while none of the relations it reads has changed (ticks, repeated questions)."""
+    needed = cone(decoded, {V.STRATUM, V.UNSTRATIFIED})
+    key = ("strata", tuple(r.rid for r in decoded.rules), tuple(sorted((rel, store.versions.get(rel, 0)) for rel in needed)))
+    hit = store.memo.get(key)
+    if hit is not None:
+        return Outcome(None, dict(hit), [], False)
+    strat = stratify(store, book, decoded, limit)
+    if not strat.unstratified and not strat.partial:
+        store.memo.clear()
+        store.memo[key] = dict(strat.strata)
+    return strat
+
+
 def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goals: set[str] | None = None) -> Outcome:
     """Evaluate every rule of the store (or only those the ``goals`` relations depend on)."""
     decoded = book.rules(store)
-    strat = stratify(store, book, decoded, limit)
+    strat = _stratification(store, book, decoded, limit)
     if strat.unstratified:
         return strat
     ctx = Context(store, decoded, limit, naive)
-    ctx.steps = strat.ctx.steps
+    ctx.steps = strat.ctx.steps if strat.ctx is not None else 0
     out = Outcome(ctx, strat.strata, [], strat.partial)
     wanted = cone(decoded, goals) if goals is not None else None
     groups: dict[int, list[CompiledRule]] = {}

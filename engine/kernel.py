@@ -265,7 +265,7 @@ class Kernel:
             after = _fact_set(evaluate(self.store, self.book, self.budget, self.naive, self.goals), demand)
         finally:
             self.store.base.setdefault(rel, {})[row] = meta
-            self.store._sorted.discard(rel)
+            self.store.touch(rel)
         removed = sorted(before - after, key=lambda f: (f[0], fact_key(f[1])))
         added = sorted(after - before, key=lambda f: (f[0], fact_key(f[1])))
         return [format_fact(r, w[0], w[1:]) for r, w in removed], [format_fact(r, w[0], w[1:]) for r, w in added]

@@ -32,6 +32,12 @@ class Store:
     counters: dict = field(default_factory=lambda: {"load": 0, "q": 0})
     _metas: dict = field(default_factory=dict)
     _sorted: set = field(default_factory=set)
+    versions: dict = field(default_factory=dict)  # rel -> change counter (not saved)
+    memo: dict = field(default_factory=dict)  # results keyed by relation versions (not saved)
+
+    def touch(self, rel: str) -> None:
+        self.versions[rel] = self.versions.get(rel, 0) + 1
+        self._sorted.discard(rel)
 
     def meta(self, who: str | None, tick: int | None) -> FactMeta:
         key = (who, tick)
@@ -52,7 +58,7 @@ class Store:
         if row in facts:
             return False
         facts[row] = self.meta(who, None if rel in V.TIMELESS_RELATIONS else self.tick)
-        self._sorted.discard(rel)
+        self.touch(rel)
         if journal is not None:
             journal.append((rel, row))
         return True
@@ -64,6 +70,7 @@ class Store:
         del facts[row]
         if not facts:
             del self.base[rel]
+        self.touch(rel)
         return True
 
     def rollback(self, journal: list) -> None:
