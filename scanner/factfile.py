@@ -103,8 +103,13 @@ def write_fact_file(out: str, rel_name: str, data: bytes) -> None:
     written again (the caller skips those), so the only file this can truncate or leave half
     written is one that no manifest names, which the next scan rewrites or removes as an orphan.
     """
-    with open(os.path.join(out, rel_name), "wb") as handle:
-        handle.write(data)
+    fd = os.open(os.path.join(out, rel_name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def write_atomic(out: str, rel_name: str, data: bytes) -> None:

@@ -48,6 +48,19 @@ class ScanContext:
     protected: frozenset[str] = frozenset()  # fact files the current manifest names: never rewritten
 
 
+def read_source(full: str) -> tuple[os.stat_result, bytes]:
+    """The stat (taken before reading, so a concurrent edit shows up next scan) and bytes of a file."""
+    fd = os.open(full, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        chunks = []
+        while chunk := os.read(fd, max(st.st_size, 1 << 16) + 1):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return st, b"".join(chunks)
+
+
 def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
@@ -86,11 +99,8 @@ class Materializer:
     # -- full extraction ---------------------------------------------------------------------------
 
     def extract(self, path: str) -> Outcome:
-        full = os.path.join(self.context.src, path)
         try:
-            with open(full, "rb") as handle:
-                st = os.fstat(handle.fileno())
-                data = handle.read()
+            st, data = read_source(os.path.join(self.context.src, path))
         except OSError as err:
             return Outcome(path, None, unreadable=f"{err.strerror or err}")
         content_hash = hash_bytes(data)

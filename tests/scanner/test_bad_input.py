@@ -51,14 +51,19 @@ def test_invalid_utf8_binary_and_oversized_files_get_only_an_error(repo, out):
 
 def test_unreadable_file_is_reported_and_skipped(repo, out, monkeypatch):
     src = repo({"locked.ts": "export const secret = 1;\n", "open.ts": "export const visible = 1;\n"})
-    real_open = open
+    if os.geteuid() != 0:  # a real unreadable file; root reads anything, so it gets the seam below
+        (src / "locked.ts").chmod(0)
+        restore = lambda: (src / "locked.ts").chmod(0o644)  # noqa: E731
+    else:
+        real_read = materialize.read_source
 
-    def guarded_open(path, *args, **kwargs):
-        if str(path).endswith("locked.ts"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, *args, **kwargs)
+        def guarded_read(full: str):
+            if full.endswith("locked.ts"):
+                raise PermissionError(13, "Permission denied", full)
+            return real_read(full)
 
-    monkeypatch.setattr(materialize, "open", guarded_open, raising=False)
+        monkeypatch.setattr(materialize, "read_source", guarded_read)
+        restore = lambda: None  # noqa: E731
     run = run_scan(src, out, "--json")
     assert run.exit_code == 0
     summary = run.summary
@@ -67,6 +72,7 @@ def test_unreadable_file_is_reported_and_skipped(repo, out, monkeypatch):
     assert "locked.ts" not in load_manifest(out)["files"]
     assert ("open.ts", "visible") in rel(read_facts(out), "src_export")
     monkeypatch.undo()
+    restore()
     summary = scan_json(src, out)  # readable again: picked up
     assert (summary["parsed"], summary["errors"]) == (1, 0)
 
