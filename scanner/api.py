@@ -304,11 +304,11 @@ def _scan_locked(
     store: ConfigStore | None = None
     old_configs: dict[str, Signature] = dict(old.get("configs", {})) if (old and resolution_valid) else {}
     configs: dict[str, Signature] = {}
-    for key, signature in old_configs.items():
-        was_changed, current = _config_changed(src, key, signature)
-        configs[key] = current
+    for config_key, signature in old_configs.items():
+        was_changed, current = _config_changed(src, config_key, signature)
+        configs[config_key] = current
         if was_changed:
-            changed.add(key)
+            changed.add(config_key)
     old_packages: dict[str, str] = dict(old.get("packages", {})) if (old and resolution_valid) else {}
     old_workspace = list(old.get("workspace", [])) if (old and resolution_valid) else []
     workspace_stale = old_workspace != list(listing.packages) or any(k in changed for k in listing.packages)

@@ -220,3 +220,18 @@ def test_symlinked_source_change_is_seen_through_the_link(tmp_path, out):
     (src / "real.ts").write_text("export const bb = 22;\n")
     assert scan_json(src, out)["parsed"] == 2
     assert ("link.ts", "bb") in rel(read_facts(out), "src_export")
+
+
+def test_no_change_rescan_with_configs_takes_the_state_fast_path(repo, out, monkeypatch):
+    src = repo({"tsconfig.json": '{"compilerOptions": {"baseUrl": "."}}', "a.ts": 'import "lib/b";\n', "lib/b.ts": ""})
+    scan_json(src, out)
+    (src / "lib/b.ts").write_text("export const b = 2;\n")
+    assert scan_json(src, out)["parsed"] == 1  # the full path, with recorded configs to check
+    from scanner import manifest
+
+    def no_manifest(out_dir: str) -> None:
+        raise AssertionError("a no-change rescan must not read manifest.json")
+
+    monkeypatch.setattr(manifest, "load", no_manifest)
+    summary = scan_json(src, out)
+    assert (summary["parsed"], summary["reused"]) == (0, 2)
