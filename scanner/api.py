@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scanner import layout, manifest, state
-from scanner.files import Listing, PathFilter, list_files, run_git, source_stat
+from scanner.files import Listing, PathFilter, list_files, source_stat
 from scanner.lock import LockHeld, acquire
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
 
@@ -78,12 +78,6 @@ class ScanSummary:
             f"rofl scan: {self.files} files seen, {self.parsed} parsed, {self.reused} reused{extra}, "
             f"{self.removed} removed, {self.errors} errors in {self.seconds:.2f}s -> {self.out}"
         )
-
-
-def _git_toplevel(src: str) -> str:
-    code, out = run_git(src, "rev-parse", "--show-toplevel")
-    top = os.fsdecode(out).strip()
-    return top if code == 0 and top else os.path.abspath(os.sep)
 
 
 def _config_changed(src: str, key: str, old: Signature) -> tuple[bool, Signature]:
@@ -341,14 +335,13 @@ def _scan_locked(
     entries: dict[str, dict[str, Any]] = dict(reuse)
     parsed = skipped = resolved = 0
     if not nothing_to_do:
-        stop = _git_toplevel(src) if listing.from_git else os.path.abspath(os.sep)
         from scanner.materialize import Materializer, ScanContext
 
         named = old["files"].values() if old is not None else ()
         protected = frozenset(e.get("facts") for e in named) & {
             layout.FACTS_FOLDER + "/" + name for name in present
         } - tampered
-        context = ScanContext(src, out, file_set, packages, stop, max_bytes, protected)
+        context = ScanContext(src, out, file_set, packages, listing.from_git, max_bytes, protected)
         materializer = Materializer(context)
         if store is not None:
             materializer.store.seen.update(store.seen)

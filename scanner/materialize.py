@@ -43,7 +43,7 @@ class ScanContext:
     out: str
     files: frozenset[str]
     packages: dict[str, str]
-    stop: str
+    in_git: bool  # tsconfig lookups stop at the git work tree's root (found on first need)
     max_bytes: int
     protected: frozenset[str] = frozenset()  # fact files the current manifest names: never rewritten
 
@@ -85,7 +85,7 @@ class Materializer:
     def __init__(self, context: ScanContext, extractor: Any | None = None) -> None:
         self.context = context
         self.store = ConfigStore(context.src)
-        self.resolver = Resolver(context.src, context.files, context.packages, self.store, context.stop)
+        self.resolver = Resolver(context.src, context.files, context.packages, self.store, context.in_git)
         self.protected = set(context.protected)
         self._extractor = extractor
 

@@ -98,13 +98,13 @@ class Resolver:
         files: frozenset[str],
         packages: dict[str, str],
         store: ConfigStore,
-        stop: str,
+        in_git: bool,
     ) -> None:
         self.src = src
         self.files = files
         self.packages = packages  # workspace package name -> folder relative to SRC ("" for SRC)
         self.store = store
-        self._tsconfigs = TsConfigFinder(store, stop)
+        self._tsconfigs = TsConfigFinder(store, src, in_git)
         self._memo: dict[tuple[str, str], tuple[Result, tuple[str, ...]]] = {}
 
     # -- entry points ----------------------------------------------------------------------------

@@ -95,11 +95,25 @@ def _apply(
 class TsConfigFinder:
     """Nearest-tsconfig lookups, memoised per folder; each answer lists the config keys it consulted."""
 
-    def __init__(self, store: ConfigStore, stop: str) -> None:
+    def __init__(self, store: ConfigStore, src: str, in_git: bool) -> None:
         self._store = store
-        self._stop = os.path.normpath(stop)
+        self._src = src
+        self._in_git = in_git
+        self._stop: str | None = None
         self._by_dir: dict[str, tuple[TsConfig | None, tuple[str, ...]]] = {}
         self._loaded: dict[str, TsConfig] = {}
+
+    def stop(self) -> str:
+        """The folder lookups stop at: the git work tree's root, else the filesystem root."""
+        if self._stop is None:
+            top = ""
+            if self._in_git:
+                from scanner.files import run_git
+
+                code, out = run_git(self._src, "rev-parse", "--show-toplevel")
+                top = os.fsdecode(out).strip() if code == 0 else ""
+            self._stop = os.path.normpath(top) if top else os.path.abspath(os.sep)
+        return self._stop
 
     def for_dir(self, folder: str) -> tuple[TsConfig | None, tuple[str, ...]]:
         """(governing config or None, keys of every tsconfig path probed or read for the answer)."""
@@ -117,7 +131,7 @@ class TsConfigFinder:
         else:
             self._store.read(candidate)  # records that it is absent
             parent = os.path.dirname(folder)
-            if folder == self._stop or parent == folder:
+            if folder == self.stop() or parent == folder:
                 answer = (None, (key,))
             else:
                 config, keys = self.for_dir(parent)

@@ -211,3 +211,26 @@ def test_triple_slash_reference_paths_are_type_imports(repo, out):
     }
     kinds = {(s, k[0]) for (p, s, k) in rel(read_facts(out), "src_import_kind") if p == "index.ts"}
     assert ("./ops/index.ts", "type") in kinds and ("./globals.d.ts", "type") in kinds
+
+
+def test_tsconfig_lookup_stops_at_the_git_work_tree(tmp_path, out):
+    import shutil
+
+    import pytest
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    from tests.scanner.conftest import git, write_tree
+
+    write_tree(tmp_path, {
+        "tsconfig.json": '{"compilerOptions": {"baseUrl": "repo/src"}}',  # outside the work tree
+        "repo/src/a.ts": 'import "b";\n',
+        "repo/src/b.ts": "",
+    })
+    git(tmp_path / "repo", "init", "-q")
+    scan_json(tmp_path / "repo" / "src", out)
+    assert answers(out, "a.ts") == {"b": ("external", "b")}
+    (tmp_path / "repo" / "tsconfig.json").write_text('{"compilerOptions": {"baseUrl": "src"}}')
+    summary = scan_json(tmp_path / "repo" / "src", out)
+    assert (summary["parsed"], summary["resolved"]) == (0, 1)
+    assert answers(out, "a.ts") == {"b": ("file", "b.ts")}
