@@ -203,7 +203,6 @@ def _pick_file_to_change(src: Path, facts: dict[str, Any]) -> Path:
 
 def run_corpus(corpus: Corpus, work: Path) -> dict[str, Any]:
     rofl = rofl_argv()
-    out = work / f"{corpus.name}-facts"
     sink = work / "stdout.txt"
     madge_json = work / f"{corpus.name}-madge.json"
     dc_json = work / f"{corpus.name}-depcruise.json"
@@ -213,13 +212,14 @@ def run_corpus(corpus: Corpus, work: Path) -> dict[str, Any]:
         str(node_bin("depcruise")), "--no-config", "--output-type", "json", *corpus.depcruise_args,
         "-f", str(dc_json), src_arg,
     ]
-    scan = [*rofl, "scan", str(corpus.src), "--out", str(out), "--json"]
-
     madge_runs, dc_runs, cold, nochange, onechange = [], [], [], [], []
-    for _ in range(REPEAT):
+    for i in range(REPEAT):
+        # each cold scan gets a never-used output folder: deleting the previous one right before
+        # would put the file system's clean-up of 757 files inside our measurement
+        out = work / f"{corpus.name}-facts-{i}"
+        scan = [*rofl, "scan", str(corpus.src), "--out", str(out), "--json"]
         madge_runs.append(measure(madge, corpus.root, madge_json))
         dc_runs.append(measure(depcruise, corpus.root, sink))
-        shutil.rmtree(out, ignore_errors=True)
         cold.append(measure(scan, corpus.root, sink))
         summary = json.loads(sink.read_text())
         nochange.append(measure(scan, corpus.root, sink))

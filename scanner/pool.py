@@ -1,9 +1,10 @@
-"""Parallel extraction: forked worker processes pull chunks of paths and send back their outcomes.
+"""Parallel extraction: this process and ``jobs - 1`` forked helpers pull chunks of paths from one queue.
 
-Workers are forked from the scanning process, so they inherit the ``Materializer`` and its
-context without pickling; each loads tree-sitter and compiles its queries itself, in parallel,
-which keeps that cost off the parent's serial path.  A chunk whose results never arrive (a
-worker died) is extracted again in the parent, so a crash in one worker costs time, not facts.
+Helpers are forked from the scanning process, so they inherit the ``Materializer`` and its
+context without pickling; each loads tree-sitter and compiles its queries itself, in parallel with
+the others.  The scanning process works through chunks too (one process fewer to start on a
+two-core machine).  A chunk whose results never arrive (a helper died) is extracted again here,
+so a crash in one helper costs time, not facts.
 """
 
 from __future__ import annotations
@@ -59,25 +60,38 @@ def extract_all(
     replies = ctx.Queue()
     for index in range(len(chunks)):
         tasks.put(index)
-    workers = min(jobs, len(chunks))
-    for _ in range(workers):
-        tasks.put(None)
-    processes = [ctx.Process(target=_worker, args=(materializer, chunks, tasks, replies)) for _ in range(workers)]
+    helpers = min(jobs, len(chunks)) - 1
+    for _ in range(helpers + 1):
+        tasks.put(None)  # one stop sign per helper and one for this process
+    processes = [ctx.Process(target=_worker, args=(materializer, chunks, tasks, replies)) for _ in range(helpers)]
     for process in processes:
         process.start()
-    received: set[int] = set()
+    done: set[int] = set()
+
+    def accept(reply: Reply) -> list[Outcome]:
+        index, outcomes, seen = reply
+        done.add(index)
+        materializer.store.seen.update(seen)
+        on_done(len(outcomes))
+        return outcomes
+
     try:
-        while len(received) < len(chunks):
+        while (index := tasks.get()) is not None:  # this process works through chunks too
+            outcomes = [materializer.extract(path) for path in chunks[index]]
+            done.add(index)
+            on_done(len(outcomes))
+            yield from outcomes
+            while True:
+                try:
+                    yield from accept(replies.get_nowait())
+                except queue.Empty:
+                    break
+        while len(done) < len(chunks):
             try:
-                index, outcomes, seen = replies.get(timeout=0.5)
+                yield from accept(replies.get(timeout=0.5))
             except queue.Empty:
                 if not any(p.is_alive() for p in processes):
-                    break  # every worker is gone; what is missing is redone below
-                continue
-            received.add(index)
-            materializer.store.seen.update(seen)
-            yield from outcomes
-            on_done(len(outcomes))
+                    break  # every helper is gone; what is missing is redone below
     finally:
         for process in processes:
             process.join(timeout=5)
@@ -85,7 +99,7 @@ def extract_all(
                 process.kill()
                 process.join()
     for index, chunk in enumerate(chunks):
-        if index not in received:
+        if index not in done:
             for path in chunk:
                 yield materializer.extract(path)
                 on_done(1)
