@@ -59,9 +59,14 @@ class Context:
     def table(self, rel: str) -> Table:
         t = self.tables.get(rel)
         if t is None:
-            t = self.tables[rel] = Table()
-            if rel in V.VIRTUAL_RELATIONS:
-                self._fill_virtual(rel, t)
+            if rel in (V.IN_PERSPECTIVE, V.ASSERTED_BY):
+                from .metadata import MetadataTable
+
+                t = self.tables[rel] = MetadataTable(self.store, rel)
+            else:
+                t = self.tables[rel] = Table()
+                if rel == V.DERIVED_BY:
+                    self._fill_virtual(rel, t)
         return t
 
     def rows(self, rel: str) -> dict:
@@ -108,14 +113,6 @@ class Context:
                         for rix in [rec[0], *(rec[3] or ())]:
                             rows[("main", fact_term(frel, frow), (self.decoded.rules[rix].rid,), self.tick)] = -1
             return
-        for frel in store.relations():
-            if frel in V.VIRTUAL_RELATIONS:
-                continue
-            for frow, meta in store.sorted_rows(frel).items():
-                if rel == V.IN_PERSPECTIVE:
-                    rows[("main", fact_term(frel, frow), (frow[0],))] = -1
-                elif meta.who is not None:
-                    rows[("main", fact_term(frel, frow), (meta.who,))] = -1
 
     def refresh_virtual(self) -> None:
         self.tables.pop(V.DERIVED_BY, None)
@@ -172,6 +169,46 @@ def cone(decoded: DecodedRules, goals: set[str]) -> set[str]:
                     seen.add(lit.rel)
                     todo.append(lit.rel)
     return seen
+
+
+def components(rules: list[CompiledRule]) -> list[list[CompiledRule]]:
+    """Split one stratum's rules into mutually recursive groups, dependencies first (canonical order)."""
+    by_head: dict[str, list[CompiledRule]] = {}
+    for rule in rules:
+        by_head.setdefault(rule.clause.head.rel, []).append(rule)
+    graph = {h: sorted({lit.rel for r in rs for lit, _ in _body_literals(r) if lit.rel in by_head}) for h, rs in by_head.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[CompiledRule]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:  # Tarjan; emits each component after the ones it depends on
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            members = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                members.append(w)
+                if w == v:
+                    break
+            out.append([r for h in sorted(members) for r in by_head[h]])
+
+    for head in sorted(by_head):
+        if head not in index:
+            visit(head)
+    return out
 
 
 def run_rules(ctx: Context, book: RuleBook, rules: list[CompiledRule], stop_rel: str | None = None) -> None:
@@ -236,14 +273,56 @@ def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: 
     """Phase one, reused while none of the relations it reads has changed (ticks, repeated questions)."""
     needed = cone(decoded, {V.STRATUM, V.UNSTRATIFIED})
     key = ("strata", tuple(r.rid for r in decoded.rules), tuple(sorted((rel, store.versions.get(rel, 0)) for rel in needed)))
-    hit = store.memo.get(key)
-    if hit is not None:
-        return Outcome(None, dict(hit), [], False)
+    hit = store.memo.get("strata")
+    if hit is not None and hit[0] == key:
+        return Outcome(None, dict(hit[1]), [], False)
     strat = stratify(store, book, decoded, limit)
     if not strat.unstratified and not strat.partial:
-        store.memo.clear()
-        store.memo[key] = dict(strat.strata)
+        store.memo["strata"] = (key, dict(strat.strata))
     return strat
+
+
+@dataclass(frozen=True, slots=True)
+class _Previous:
+    """What the last complete evaluation of a store computed, for reuse by the next one."""
+
+    rule_ids: tuple
+    versions: dict
+    naive: bool
+    ctx: Context
+    heads: frozenset  # relations it derived
+
+
+def _reusable(store: Store, decoded: DecodedRules, naive: bool):
+    """A predicate telling whether a head relation can be taken over unchanged from the last evaluation.
+
+    It can when the rules are the same and no base relation in its dependency cone changed since.
+    Fact metadata (asserted_by, in_perspective) changes with any base fact, derived_by with history.
+    """
+    prev: _Previous | None = store.memo.get("last")
+    ids = tuple(r.rid for r in decoded.rules)
+    if prev is None or prev.rule_ids != ids or prev.naive != naive:
+        return None
+    touched = {rel for rel in set(store.versions) | set(prev.versions) if store.versions.get(rel, 0) != prev.versions.get(rel, 0)}
+    if touched:
+        touched |= V.VIRTUAL_RELATIONS
+    cones = store.memo.get("cones")
+    if cones is None or cones[0] != ids:
+        cones = (ids, {})
+        store.memo["cones"] = cones
+    by_head = cones[1]
+    init_heads = {r.clause.head.rel for r in decoded.rules if any(isinstance(i, Literal) and i.temporal == "init" for i in r.clause.body)}
+
+    def ok(head: str) -> bool:
+        if head not in prev.heads or head in init_heads:
+            return False
+        c = by_head.get(head)
+        if c is None:
+            c = by_head[head] = frozenset(cone(decoded, {head}))
+        # demand answers materialise while a rule runs; a relation that calls one is derived afresh
+        return not (c & touched) and not (c & init_heads) and not (c & decoded.demand)
+
+    return ok, prev.ctx
 
 
 def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goals: set[str] | None = None) -> Outcome:
@@ -267,11 +346,23 @@ def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goal
             staged.append(rule)
             continue
         groups.setdefault(strat.strata.get(head.rel, last), []).append(rule)
+    reuse = _reusable(store, decoded, naive)
+    derived: set[str] = set()
     try:
         if strat.partial:
             raise BudgetExhausted()
         for level in sorted(groups):
-            run_rules(ctx, book, groups[level])
+            for rules in components(groups[level]):
+                heads = {r.clause.head.rel for r in rules}
+                derived |= heads
+                if reuse is not None and all(reuse[0](h) for h in heads):
+                    prev_ctx = reuse[1]
+                    for rel in sorted(heads):
+                        ctx.tables[rel] = prev_ctx.tables[rel]
+                        if rel in prev_ctx.provs:
+                            ctx.provs[rel] = prev_ctx.provs[rel]
+                    continue
+                run_rules(ctx, book, rules)
         for rule in staged:
             book.variant(rule, -1, frozenset(), decoded.demand, naive)(ctx)
     except BudgetExhausted:
@@ -279,4 +370,8 @@ def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goal
         ctx.flush()
     ctx.partial = out.partial
     ctx.finished = True
+    if out.partial:
+        store.memo.pop("last", None)
+    else:
+        store.memo["last"] = _Previous(tuple(r.rid for r in decoded.rules), dict(store.versions), naive, ctx, frozenset(derived))
     return out

@@ -243,8 +243,8 @@ class Kernel:
         """Every fact that holds now (base and derived), canonically sorted; virtual relations excluded."""
         ctx = self.evaluate().ctx
         out = []
-        for name in sorted(ctx.tables):
-            if name in V.VIRTUAL_RELATIONS or (rel is not None and name != rel):
+        for name in ([rel] if rel is not None else sorted(ctx.tables)):
+            if name in V.VIRTUAL_RELATIONS or name not in ctx.tables:
                 continue
             for row in sorted(ctx.tables[name].rows, key=fact_key):
                 out.append((name, row))
@@ -295,8 +295,7 @@ class Kernel:
         rules = ctx.decoded.rules
         for provs in (ctx.provs, ctx.staged_provs):
             for rel in sorted(provs):
-                for row in sorted(provs[rel], key=fact_key):
-                    rec = provs[rel][row]
+                for row, rec in provs[rel].items():
                     for rix in [rec[0], *(rec[3] or ())]:
                         store.history.append((rel, row, rules[rix].rid, store.tick))
         staged = []
@@ -317,6 +316,7 @@ class Kernel:
             store.past[(rel, row)] = (rid, finished)
         installed = tuple((r, w) for r, w, _ in staged)
         store.tick_log.append((store.tick, installed))
+        store.touch(V.DERIVED_BY)
         self._outcome = None
         out = self._run_evaluation("tick", budget)
         return TickReport(store.tick, installed, quiescent, out.partial)
@@ -343,7 +343,7 @@ class Kernel:
         while True:
             ticks += 1
             used += outcome.ctx.steps
-            facts = [format_fact(rel, row[0], row[1:]) for rel, row in self.facts() if rel in collect]
+            facts = [format_fact(rel, row[0], row[1:]) for name in sorted(set(collect)) for rel, row in self.facts(name)]
             collected.append((self.store.tick, tuple(facts)))
             if outcome.partial:
                 partial = True

@@ -197,7 +197,8 @@ class _Gen:
                 key_cols.append(c)
                 key_vals.append(self.build(arg))
         rows_name = f"R{pos}"
-        self.pre.append(f"{rows_name} = ctx.rows({lit.rel!r})")
+        if source == "old" or (source == "full" and not key_cols):
+            self.pre.append(f"{rows_name} = ctx.rows({lit.rel!r})")
         if source == "delta":
             self.pre.append(f"D{pos} = ctx.delta({lit.rel!r})")
             self.emit(f"for {row} in D{pos}:")

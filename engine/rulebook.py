@@ -62,6 +62,16 @@ class RuleBook:
         self._cache: dict = {}
 
     def rules(self, store: Store) -> DecodedRules:
+        """The store's rules, decoded again only when a reflection relation changed."""
+        key = tuple(store.versions.get(rel, 0) for rel in (V.RULE, V.PREMISE_LIT, V.CONCLUSION_LIT))
+        hit = store.memo.get("rules")
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        decoded = self._decode(store)
+        store.memo["rules"] = (key, decoded)
+        return decoded
+
+    def _decode(self, store: Store) -> DecodedRules:
         clauses, skipped = decode(store)
         usable: list[tuple[str, Clause]] = []
         demand: set[str] = set()
