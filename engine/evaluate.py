@@ -218,21 +218,21 @@ def run_rules(ctx: Context, book: RuleBook, rules: list[CompiledRule], stop_rel:
     demand = ctx.decoded.demand
     recursive = frozenset(r.clause.head.rel for r in rules)
     for rule in rules:
-        book.variant(rule, -1, recursive, demand, ctx.naive)(ctx)
+        book.variant(rule, -1, recursive, demand, ctx.naive)(ctx, rule.index)
     if not ctx.flush() or (stop_rel and ctx.holds(stop_rel)):
         return
     while True:
         ctx.prev = ctx.round
         if ctx.naive:
             for rule in rules:
-                book.variant(rule, -1, recursive, demand, True)(ctx)
+                book.variant(rule, -1, recursive, demand, True)(ctx, rule.index)
         else:
             for rule in rules:
                 body = rule.clause.body
                 for pos in rule.positive:
                     rel = body[pos].rel
                     if rel in recursive and rel not in demand and ctx.deltas.get(rel):
-                        book.variant(rule, pos, recursive, demand, False)(ctx)
+                        book.variant(rule, pos, recursive, demand, False)(ctx, rule.index)
         if not ctx.flush() or (stop_rel and ctx.holds(stop_rel)):
             return
 
@@ -364,7 +364,7 @@ def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goal
                     continue
                 run_rules(ctx, book, rules)
         for rule in staged:
-            book.variant(rule, -1, frozenset(), decoded.demand, naive)(ctx)
+            book.variant(rule, -1, frozenset(), decoded.demand, naive)(ctx, rule.index)
     except BudgetExhausted:
         out.partial = True
         ctx.flush()

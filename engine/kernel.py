@@ -293,8 +293,14 @@ class Kernel:
         ctx = outcome.ctx
         store = self.store
         rules = ctx.decoded.rules
+        frozen = store.memo.setdefault("frozen", {})
         for provs in (ctx.provs, ctx.staged_provs):
             for rel in sorted(provs):
+                if provs is ctx.provs:
+                    # a relation taken over unchanged from the last evaluation was frozen already
+                    if frozen.get(rel) is provs[rel]:
+                        continue
+                    frozen[rel] = provs[rel]
                 for row, rec in provs[rel].items():
                     for rix in [rec[0], *(rec[3] or ())]:
                         store.history.append((rel, row, rules[rix].rid, store.tick))

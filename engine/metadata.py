@@ -16,13 +16,18 @@ from .tables import Table
 class _ByFact:
     """The column-1 index of a metadata relation, computed per probe."""
 
-    __slots__ = ("store", "who")
+    __slots__ = ("store", "who", "pair")
 
-    def __init__(self, store: Store, who: bool) -> None:
+    def __init__(self, store: Store, who: bool, pair: bool) -> None:
         self.store = store
         self.who = who
+        self.pair = pair  # keyed by (perspective, fact) instead of the fact alone
 
     def get(self, fact, default=()):
+        if self.pair:
+            if type(fact) is not tuple or len(fact) != 2 or fact[0] != "main":
+                return default
+            fact = fact[1]
         ref = fact_from_term(fact)
         if ref is None or ref[0] in V.VIRTUAL_RELATIONS:
             return default
@@ -70,8 +75,8 @@ class MetadataTable:
         return self._full().indexes
 
     def index(self, cols: tuple):
-        if cols == (1,):
-            return _ByFact(self.store, self.rel == V.ASSERTED_BY)
+        if cols in ((1,), (0, 1)):
+            return _ByFact(self.store, self.rel == V.ASSERTED_BY, cols == (0, 1))
         return self._full().index(cols)
 
     def add(self, row: tuple, rnd: int) -> None:

@@ -10,6 +10,7 @@ negations run as soon as their inputs are bound.  Facts are rows ``(persp, *args
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 from . import builtins as B
@@ -370,7 +371,7 @@ class _Gen:
     def assemble(self) -> str:
         h = self.clause.head.rel
         head = [
-            "def variant(ctx):",
+            "def variant(ctx, RIX):",
             "    steps = ctx.steps; limit = ctx.limit; prev = ctx.prev",
             f"    P = ctx.{'staged' if self.next_head else 'prov'}({h!r})",
         ]
@@ -398,6 +399,12 @@ _GLOBALS = {
 }
 
 
+@lru_cache(maxsize=8192)
+def _code(source: str, name: str):
+    """Compiled code objects are immutable, so identical generated source is compiled once per process."""
+    return compile(source, name, "exec")
+
+
 def compile_variant(rule: CompiledRule, delta: int, recursive: frozenset, demand: frozenset, naive: bool) -> Callable:
     """Generate and compile one variant of ``rule`` (delta = -1 for the full variant)."""
     gen = _Gen(rule, demand, rule.clause.head.temporal == NEXT, naive)
@@ -405,9 +412,7 @@ def compile_variant(rule: CompiledRule, delta: int, recursive: frozenset, demand
     env = dict(_GLOBALS)
     env.update(gen.consts)
     env["RID"] = rule.rid
-    env["RIX"] = rule.index
-    code = compile(source, f"<rule {rule.rid} variant {delta}>", "exec")
-    exec(code, env)  # noqa: S102 - generated from the kernel's own templates, never from user text
+    exec(_code(source, f"<rule {rule.rid} variant {delta}>"), env)  # noqa: S102 - the kernel's own templates
     fn = env["variant"]
     fn.source = source
     return fn

@@ -92,7 +92,7 @@ class RuleBook:
 
     def variant(self, rule: CompiledRule, delta: int, recursive: frozenset, demand: frozenset, naive: bool):
         rec = recursive & _body_rels(rule.clause)
-        key = (rule.rid, rule.index, delta, rec, demand & _body_rels(rule.clause), naive)
+        key = (rule.rid, delta, rec, demand & _body_rels(rule.clause), naive)
         fn = self._cache.get(key)
         if fn is None:
             fn = self._cache[key] = compile_variant(rule, delta, rec, demand, naive)
