@@ -8,7 +8,8 @@ For each corpus of bench/corpora.py this script
     difference into a category (type-only import, dynamic import, require, .d.ts target, ...).
 
 ``main()`` prints the table and returns it as a list of dicts; details of every difference go to
-bench/.cache/results/<corpus>-<tool>-diff.json.  Node tools write their JSON to a file, never to a
+bench/.cache/results/<corpus>-<tool>-diff.json.  ``SCAN_BENCH_REPEAT`` (default 3) sets the runs per
+measurement and ``SCAN_BENCH_CORPORA`` (``three,rxjs``) narrows the corpora.  Node tools write their JSON to a file, never to a
 pipe (their output is cut at 64 KiB when piped).
 """
 
@@ -40,22 +41,26 @@ _MEASURE = (
     "    t = time.perf_counter()\n"
     "    code = subprocess.run(sys.argv[3:], stdout=out, stderr=subprocess.DEVNULL, cwd=sys.argv[2]).returncode\n"
     "    wall = time.perf_counter() - t\n"
-    "print(code, wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(code, wall, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)\n"
 )
 
 
-def measure(argv: list[str], cwd: Path, stdout_file: Path) -> tuple[float, int]:
-    """(wall seconds, peak RSS in KiB) of one command, its stdout written to ``stdout_file``."""
+Sample = tuple[float, int, float]  # (wall seconds, peak RSS KiB, CPU seconds user+sys)
+
+
+def measure(argv: list[str], cwd: Path, stdout_file: Path) -> Sample:
+    """(wall seconds, peak RSS in KiB, CPU seconds) of one command, its stdout written to ``stdout_file``."""
     proc = subprocess.run(
         [sys.executable, "-c", _MEASURE, str(stdout_file), str(cwd), *argv],
         capture_output=True,
         text=True,
         check=True,
     )
-    code, wall, rss = proc.stdout.split()
+    code, wall, rss, cpu = proc.stdout.split()
     if int(code) != 0:
         raise RuntimeError(f"{argv[0]} exited {code}")
-    return float(wall), int(rss)
+    return float(wall), int(rss), float(cpu)
 
 
 def rofl_argv() -> list[str]:
@@ -190,8 +195,18 @@ def compare(corpus: str, tool: str, ours: dict[str, Any], theirs: set[tuple[str,
 # -- timing ----------------------------------------------------------------------------------------
 
 
-def _median(samples: list[tuple[float, int]]) -> tuple[float, int]:
-    return statistics.median(s[0] for s in samples), max(s[1] for s in samples)
+def _summary(samples: list[Sample]) -> dict[str, float]:
+    """Best and median wall time, median CPU time and peak memory of repeated runs.
+
+    The best of N is what the ratios use, for every tool alike: on a shared machine the slower
+    runs measure the neighbours, not the tool.
+    """
+    return {
+        "best": min(s[0] for s in samples),
+        "median": statistics.median(s[0] for s in samples),
+        "cpu": statistics.median(s[2] for s in samples),
+        "rss_mb": max(s[1] for s in samples) / 1024,
+    }
 
 
 def _pick_file_to_change(src: Path, facts: dict[str, Any]) -> Path:
@@ -225,6 +240,7 @@ def run_corpus(corpus: Corpus, work: Path) -> dict[str, Any]:
         nochange.append(measure(scan, corpus.root, sink))
         assert json.loads(sink.read_text())["parsed"] == 0
     facts = our_facts(out)
+    counts = json.loads((out / "manifest.json").read_text())["counts"]
     victim = _pick_file_to_change(corpus.src, facts)
     original = victim.read_bytes()
     try:
@@ -236,29 +252,41 @@ def run_corpus(corpus: Corpus, work: Path) -> dict[str, Any]:
         victim.write_bytes(original)
     measure(scan, corpus.root, sink)
 
-    madge_s, madge_rss = _median(madge_runs)
-    dc_s, dc_rss = _median(dc_runs)
-    cold_s, cold_rss = _median(cold)
-    nochange_s, nochange_rss = _median(nochange)
-    onechange_s, onechange_rss = _median(onechange)
+    madge_t, dc_t = _summary(madge_runs), _summary(dc_runs)
+    cold_t, nochange_t, onechange_t = _summary(cold), _summary(nochange), _summary(onechange)
     prefix = "" if src_arg == "." else src_arg.rstrip("/") + "/"
     dc_edges, _ = depcruise_edges(dc_json, prefix)
     return {
         "corpus": corpus.name,
         "files": summary["files"],
-        "madge_s": round(madge_s, 3),
-        "depcruise_s": round(dc_s, 3),
-        "cold_s": round(cold_s, 3),
-        "nochange_s": round(nochange_s, 3),
-        "onechange_s": round(onechange_s, 3),
-        "cold_ratio": round(cold_s / madge_s, 3),
-        "nochange_ratio": round(nochange_s / madge_s, 3),
-        "onechange_ratio": round(onechange_s / madge_s, 3),
-        "madge_rss_mb": round(madge_rss / 1024, 1),
-        "depcruise_rss_mb": round(dc_rss / 1024, 1),
-        "ours_rss_mb": round(max(cold_rss, nochange_rss, onechange_rss) / 1024, 1),
+        "madge_s": round(madge_t["best"], 3),
+        "depcruise_s": round(dc_t["best"], 3),
+        "cold_s": round(cold_t["best"], 3),
+        "nochange_s": round(nochange_t["best"], 3),
+        "onechange_s": round(onechange_t["best"], 3),
+        "cold_ratio": round(cold_t["best"] / madge_t["best"], 3),
+        "nochange_ratio": round(nochange_t["best"] / madge_t["best"], 3),
+        "onechange_ratio": round(onechange_t["best"] / madge_t["best"], 3),
+        "median_s": {
+            "madge": round(madge_t["median"], 3),
+            "cold": round(cold_t["median"], 3),
+            "nochange": round(nochange_t["median"], 3),
+            "onechange": round(onechange_t["median"], 3),
+        },
+        "cpu_s": {
+            "madge": round(madge_t["cpu"], 3),
+            "depcruise": round(dc_t["cpu"], 3),
+            "cold": round(cold_t["cpu"], 3),
+            "nochange": round(nochange_t["cpu"], 3),
+            "onechange": round(onechange_t["cpu"], 3),
+        },
+        "madge_rss_mb": round(madge_t["rss_mb"], 1),
+        "depcruise_rss_mb": round(dc_t["rss_mb"], 1),
+        "ours_rss_mb": round(max(cold_t["rss_mb"], nochange_t["rss_mb"], onechange_t["rss_mb"]), 1),
+        "repeat": REPEAT,
         "changed_file": os.path.relpath(victim, corpus.src),
         "ours_edges": len(facts["edges"]),
+        "ours_specifiers": {k: counts[k] for k in ("resolves", "external", "unresolved")},
         "vs_madge": compare(corpus.name, "madge", facts, madge_edges(madge_json)),
         "vs_depcruise": compare(corpus.name, "depcruise", facts, dc_edges),
     }
@@ -267,14 +295,16 @@ def run_corpus(corpus: Corpus, work: Path) -> dict[str, Any]:
 def format_table(rows: list[dict[str, Any]]) -> str:
     head = (
         "| corpus | files | madge s | cold s (ratio) | no change s (ratio) | one changed s (ratio) "
+        "| CPU s madge / cold / no change / one changed "
         "| peak MiB ours / madge / depcruise | edges ours / madge / depcruise | only ours vs madge | only madge |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
     lines = []
     for r in rows:
         lines.append(
             f"| {r['corpus']} | {r['files']} | {r['madge_s']:.2f} | {r['cold_s']:.2f} ({r['cold_ratio']:.2f}x) "
             f"| {r['nochange_s']:.3f} ({r['nochange_ratio']:.3f}x) | {r['onechange_s']:.3f} ({r['onechange_ratio']:.3f}x) "
+            f"| {r['cpu_s']['madge']:.2f} / {r['cpu_s']['cold']:.2f} / {r['cpu_s']['nochange']:.3f} / {r['cpu_s']['onechange']:.3f} "
             f"| {r['ours_rss_mb']} / {r['madge_rss_mb']} / {r['depcruise_rss_mb']} "
             f"| {r['ours_edges']} / {r['vs_madge']['edges']} / {r['vs_depcruise']['edges']} "
             f"| {r['vs_madge']['only_ours']} | {r['vs_madge']['only_theirs']} |"
@@ -287,6 +317,10 @@ def format_differences(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         for tool in ("madge", "depcruise"):
             cmp = r[f"vs_{tool}"]
+            if tool == "madge":
+                spec = r["ours_specifiers"]
+                lines.append(f"- {r['corpus']}: our specifiers resolve to {spec['resolves']} files, "
+                             f"{spec['external']} packages, {spec['unresolved']} unresolved")
             lines.append(f"- {r['corpus']} vs {tool}: {cmp['common']} common edges, "
                          f"{cmp['only_ours']} only ours, {cmp['only_theirs']} only {tool}")
             for side, label in (("only_ours_by", "only ours"), ("only_theirs_by", f"only {tool}")):
@@ -296,7 +330,8 @@ def format_differences(rows: list[dict[str, Any]]) -> str:
 
 
 def main() -> list[dict[str, Any]]:
-    corpora = ensure()
+    wanted = {n for n in os.environ.get("SCAN_BENCH_CORPORA", "").split(",") if n}
+    corpora = [c for c in ensure() if not wanted or c.name in wanted]
     precompile()
     rows = []
     with tempfile.TemporaryDirectory(prefix="rofl-scan-bench-") as tmp:

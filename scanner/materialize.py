@@ -53,12 +53,15 @@ def read_source(full: str) -> tuple[os.stat_result, bytes]:
     fd = os.open(full, os.O_RDONLY)
     try:
         st = os.fstat(fd)
-        chunks = []
-        while chunk := os.read(fd, max(st.st_size, 1 << 16) + 1):
-            chunks.append(chunk)
+        data = os.read(fd, st.st_size + 1)
+        if len(data) > st.st_size:  # grew since the stat: read the rest
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 16):
+                chunks.append(chunk)
+            data = b"".join(chunks)
     finally:
         os.close(fd)
-    return st, b"".join(chunks)
+    return st, data
 
 
 def _line_of(data: bytes, offset: int) -> int:
