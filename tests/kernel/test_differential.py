@@ -317,7 +317,7 @@ def test_harness_detects_seminaive_that_stops_early(monkeypatch):
         demand = ctx.decoded.demand
         recursive = frozenset(r.clause.head.rel for r in rules)
         for rule in rules:
-            book.variant(rule, -1, recursive, demand, False)(ctx)
+            book.variant(rule, -1, recursive, demand, False)(ctx, rule.index)
         ctx.flush()
 
     monkeypatch.setattr(ev, "run_rules", one_round)
@@ -340,9 +340,9 @@ def test_harness_detects_double_counted_support(monkeypatch):
         if naive or delta < 0:
             return fn
 
-        def run(ctx):
-            fn(ctx)
-            fn(ctx)
+        def run(ctx, rix):
+            fn(ctx, rix)
+            fn(ctx, rix)
 
         return run
 
