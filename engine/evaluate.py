@@ -219,6 +219,12 @@ def run_rules(ctx: Context, book: RuleBook, rules: list[CompiledRule], stop_rel:
     recursive = frozenset(r.clause.head.rel for r in rules)
     for rule in rules:
         book.variant(rule, -1, recursive, demand, ctx.naive)(ctx, rule.index)
+    if not ctx.naive:
+        # indexes the full pass built on recursive relations are rebuilt only if a delta variant asks
+        for rel in recursive:
+            table = ctx.tables.get(rel)
+            if table is not None and type(table) is Table:
+                table.indexes.clear()
     if not ctx.flush() or (stop_rel and ctx.holds(stop_rel)):
         return
     while True:
