@@ -127,3 +127,23 @@ def test_stale_lock_from_a_dead_process_is_taken_over(repo, out):
     summary = scan_json(src, out)
     assert summary["parsed"] == 6
     assert (out / ".lock").read_text().strip() != "999999999"
+
+
+def test_a_helper_process_dying_costs_no_facts(repo, out, monkeypatch):
+    files = {f"m{i}.ts": f"export const v{i} = {i};\n" for i in range(60)}
+    src = repo(files)
+    from scanner import materialize
+
+    parent = os.getpid()
+    real_extract = materialize.Materializer.extract
+
+    def fragile(self, path):
+        if os.getpid() != parent:
+            os._exit(9)  # a helper crashes hard (as a segfault would end it)
+        return real_extract(self, path)
+
+    monkeypatch.setattr(materialize.Materializer, "extract", fragile)
+    summary = scan(str(src), str(out), jobs=2)
+    assert (summary.parsed, summary.errors) == (60, 0)
+    assert len(load_manifest(out)["files"]) == 60
+    assert_consistent(out)
