@@ -113,9 +113,17 @@ class Kernel:
         return self._evaluate_or_rollback(journal)
 
     def _add_clauses(self, clauses: list[Clause], who: str | None, source: str, journal: list) -> None:
+        registered: set = set()  # (rel, persp) pairs whose edb and authority facts were emitted
+        add = self.store.add
         for c in clauses:
             if not c.body and not c.want:
-                self._assert(c.head.rel, (c.head.persp, *c.head.args), who, journal)
+                head = c.head
+                if add(head.rel, (head.persp, *head.args), who, journal):
+                    self._outcome = None
+                    if (head.rel, head.persp) not in registered:
+                        registered.add((head.rel, head.persp))
+                        self._add(V.EDB, ("main", (head.rel,)), None, journal)
+                        self._register(head.persp, journal)
                 continue
             where = f"{source}:{c.line}:{c.col}"
             if c.head.rel in V.RESERVED_SET:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from itertools import count
 
 from . import lexer
@@ -16,7 +17,63 @@ _TEMPORALS = {"init": INIT, "now": NOW, "next": NEXT}
 
 def parse_program(text: str, source: str = "<input>") -> list[Clause]:
     """Parse a whole program; raise RoflSyntaxError naming the first problem (nothing is returned then)."""
+    facts = _simple_facts(text, source)
+    if facts is not None:
+        return facts
     return _Parser(lexer.tokenize(text, source), source).program()
+
+
+# Fact files (one ground fact of strings, integers and atoms per line) are the bulk of what is
+# loaded; they take a line-by-line path.  Any line it does not recognise sends the whole text to
+# the full parser, which then also produces the exact error position.
+_FACT_LINE = re.compile(r"\s*([a-z][A-Za-z0-9_]*)(?:\[([a-z][A-Za-z0-9_]*)\])?\((.*)\)\s*(@init|@now)?\s*\.\s*")
+_ARG = re.compile(r'\s*(?:"((?:[^"\\\n]|\\.)*)"|(-?[0-9]+)|([a-z][A-Za-z0-9_]*))\s*(,|$)')
+
+
+def _simple_facts(text: str, source: str) -> list[Clause] | None:
+    out: list[Clause] = []
+    append = out.append
+    fact_line = _FACT_LINE.fullmatch
+    arg = _ARG.match
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("--"):
+            continue
+        m = fact_line(line)
+        if m is None:
+            return None
+        rel, persp, body, temporal = m.groups()
+        args: list = []
+        pos, end = 0, len(body)
+        while pos < end:
+            a = arg(body, pos)
+            if a is None:
+                return None
+            string, number_text, name, sep = a.groups()
+            if string is not None:
+                args.append(_unescape(string, source, number) if "\\" in string else string)
+            elif number_text is not None:
+                args.append(int(number_text))
+            else:
+                args.append((name,))
+            pos = a.end()
+            if sep == "" and pos < end:
+                return None
+        if not args or (body.rstrip().endswith(",")):
+            return None
+        if name_is_keyword(rel) or any(type(x) is tuple and name_is_keyword(x[0]) for x in args):
+            return None
+        append(Clause(Literal(rel, persp or DEFAULT_PERSP, tuple(args), INIT if temporal == "@init" else NOW), (), False, False, number, 1))
+    return out
+
+
+def name_is_keyword(name: str) -> bool:
+    return name in ("not", "is", "mod", "want", "bridge")
+
+
+def _unescape(body: str, source: str, line: int) -> str:
+    tokens = lexer.tokenize('"' + body + '"', source)
+    return tokens[0].value
 
 
 def parse_literal(text: str, source: str = "<query>") -> Literal:

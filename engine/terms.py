@@ -91,7 +91,7 @@ def sort_key(term: Term) -> tuple:
 
 def fact_key(args: Fact) -> tuple:
     """Canonical order of a fact's argument tuple."""
-    return tuple(sort_key(a) for a in args)
+    return tuple([(1, a) if type(a) is str else (0, a) if type(a) is int else sort_key(a) for a in args])
 
 
 def is_ground(term: Term) -> bool:

@@ -77,7 +77,8 @@ def build_kernel(
     sources += [(Path(f), who_name(w)) for w, f in load_as]
     if facts is None:
         sources += [(Path(r), "user") for r in rules]
-    kernel.load_sources(sources)
+    if sources:
+        kernel.load_sources(sources)
     return kernel
 
 

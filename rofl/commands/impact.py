@@ -30,7 +30,7 @@ def command(facts: str | None, changed: tuple, git_base: str | None, rules: tupl
     paths, unknown = normalise(paths, manifest)
     for p in unknown:
         click.echo(f"warning: {p} is not a scanned file; only its importers as scanned are followed", err=True)
-    kernel = build_kernel((), (), budget, facts=facts, rules=rules)
+    kernel = build_kernel((), (), budget, facts=facts, rules=rules, goals={"affected"})
     result = impact(kernel, paths)
     if as_json:
         emit_json({"changed": list(result.changed), "affected": [{"file": a.file, "via": list(a.via)} for a in result.affected], "partial": result.partial})

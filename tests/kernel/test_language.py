@@ -170,3 +170,43 @@ def test_demand_relation_without_bindings_answers_nothing_and_does_not_crash(ker
     kernel.load_text("close(A, B) :- D is A - B, D <= 2, D >= -2.")
     assert rows(kernel, "close(X, Y)") == []
     assert rows(kernel, "close(3, 4)") == [()]
+
+
+def _full_parse(text):
+    from engine import lexer
+    from engine.parse import _Parser
+
+    try:
+        return _Parser(lexer.tokenize(text, "f.rofl"), "f.rofl").program()
+    except RoflSyntaxError as exc:
+        return str(exc)
+
+
+def _fast_or_full(text):
+    try:
+        return parse_program(text, "f.rofl")
+    except RoflSyntaxError as exc:
+        return str(exc)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_names = st.sampled_from(["p", "src_file", "x1", "not", "is", "want", "a_b"])
+_args = st.one_of(
+    st.text(max_size=8).map(lambda s: __import__("engine.terms", fromlist=["quote"]).quote(s)),
+    st.integers(-50, 50).map(str),
+    st.sampled_from(["foo", "bar", "X", "_", "f(a)", "1a", '"open', "", "$x", "a b"]),
+)
+_lines = st.builds(
+    lambda rel, persp, args, tail: f"{rel}{persp}({', '.join(args)}){tail}",
+    _names, st.sampled_from(["", "[code]", "[S]", "[ ]"]), st.lists(_args, max_size=3),
+    st.sampled_from([".", ". -- note", "@init.", "@next.", "", ".)", ". q(1)."]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_lines, st.sampled_from(["", "-- comment", "  "])), max_size=4))
+def test_fact_file_fast_path_agrees_with_the_full_parser(lines):
+    text = "\n".join(lines)
+    assert _fast_or_full(text) == _full_parse(text)
