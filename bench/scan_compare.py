@@ -87,6 +87,7 @@ def our_facts(out: Path) -> dict[str, Any]:
     kinds: dict[tuple[str, str], set[str]] = defaultdict(set)
     answer: dict[tuple[str, str], tuple[str, ...]] = {}
     by_edge: dict[tuple[str, str], set[str]] = defaultdict(set)
+    named: set[tuple[str, str]] = set()
     for entry in manifest["files"].values():
         for clause in parse_program((out / entry["facts"]).read_text(encoding="utf-8")):
             head = clause.head
@@ -101,7 +102,12 @@ def our_facts(out: Path) -> dict[str, Any]:
                 answer[(args[0], args[1])] = ("unresolved",)
             elif head.rel == "src_import_kind":
                 kinds[(args[0], args[1])].add(args[2][0])
-    return {"edges": edges, "kinds": kinds, "answer": answer, "by_edge": by_edge, "files": set(manifest["files"])}
+            elif head.rel == "src_import_name":
+                named.add((args[0], args[1]))
+    return {
+        "edges": edges, "kinds": kinds, "answer": answer, "by_edge": by_edge, "named": named,
+        "files": set(manifest["files"]),
+    }
 
 
 def madge_edges(path: Path) -> set[tuple[str, str]]:
@@ -140,6 +146,8 @@ def categorise_ours(edge: tuple[str, str], facts: dict[str, Any]) -> str:
     kinds = set().union(*(facts["kinds"][(edge[0], s)] for s in specs))
     if edge[1].endswith(".d.ts"):
         return "target is a .d.ts file"
+    if kinds == {"type"} and not any((edge[0], s) in facts["named"] for s in specs):
+        return "/// <reference path> directive"
     if kinds == {"type"}:
         return "type-only import"
     if kinds <= {"dynamic"}:

@@ -59,14 +59,6 @@ _COMMON = f"""
 (variable_declarator name: (identifier) @name value: (class !name) @class)
 (method_definition name: (_) @name) @method
 (function_expression name: (identifier) @name) @scope
-(assignment_expression
-  left: (member_expression object: (identifier) @cjs_obj property: (property_identifier) @cjs_prop)
-  (#any-of? @cjs_obj "module" "exports"))
-(assignment_expression
-  left: (member_expression
-    object: (member_expression object: (identifier) @cjs_module property: (property_identifier) @cjs_exports)
-    property: (property_identifier) @cjs_prop)
-  (#eq? @cjs_module "module") (#eq? @cjs_exports "exports"))
 """
 
 QUERY_SOURCES = {
@@ -83,6 +75,19 @@ QUERY_SOURCES = {
 QUERY_SOURCES["tsx"] = QUERY_SOURCES["typescript"]
 
 _ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
+
+# CommonJS exports: a second, rarely needed query, run only on files whose text mentions "exports"
+# (compiling and running it on every file would cost ESM code bases for nothing).
+_COMMONJS_QUERY = """
+(assignment_expression
+  left: (member_expression object: (identifier) @cjs_obj property: (property_identifier) @cjs_prop)
+  (#any-of? @cjs_obj "module" "exports"))
+(assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @cjs_module property: (property_identifier) @cjs_exports)
+    property: (property_identifier) @cjs_prop)
+  (#eq? @cjs_module "module") (#eq? @cjs_exports "exports"))
+"""
 
 _CLASS_NODES = frozenset({"class_declaration", "class", "abstract_class_declaration"})
 _DECLARATION_WRAPPERS = frozenset({"ambient_declaration"})
@@ -245,7 +250,7 @@ class Extractor:
         self._ts = ts
         self._parsers: dict[str, Any] = {}
         self._queries: dict[str, Any] = {}
-        self._error_queries: dict[str, Any] = {}
+        self._extra_queries: dict[tuple[str, str], Any] = {}
 
     def _language(self, grammar: str) -> Any:
         if grammar == "javascript":
@@ -266,8 +271,15 @@ class Extractor:
             lang = self._language(grammar)
             parser = self._parsers[grammar] = ts.Parser(lang)
             self._queries[grammar] = ts.Query(lang, QUERY_SOURCES[grammar])
-            self._error_queries[grammar] = ts.Query(lang, _ERROR_QUERY)
         return parser
+
+    def _extra_query(self, grammar: str, source: str) -> Any:
+        """A query compiled on first use (errors, CommonJS): most files never need it."""
+        query = self._extra_queries.get((grammar, source))
+        if query is None:
+            query = self._ts.Query(self._parsers[grammar].language, source)
+            self._extra_queries[(grammar, source)] = query
+        return query
 
     def extract(self, path: str, data: bytes, grammar: str) -> Extraction:
         """Facts of one file (already known to be valid UTF-8 and small enough)."""
@@ -325,15 +337,9 @@ class Extractor:
                 self._import(caps["import"][0], facts)
             elif "export" in caps:
                 self._export(caps["export"][0], facts)
-            elif "cjs_prop" in caps:
-                prop = _text(caps["cjs_prop"][0])
-                if "cjs_module" in caps:
-                    facts.add("src_export", prop)
-                elif _text(caps["cjs_obj"][0]) == "exports":
-                    facts.add("src_export", prop)
-                elif prop == "exports":
-                    facts.add("src_export", "default")
 
+        if b"exports" in data:
+            self._commonjs(root, grammar, facts)
         if grammar != "javascript" and b"<reference" in data[:16384]:
             self._references(data, facts)
         self._calls(calls, scopes, facts)
@@ -550,8 +556,18 @@ class Extractor:
                 callee_q = quoted[callee] = quote(callee)
             facts.add_raw(f"src_call[code]({qpath}, {caller_q}, {callee_q}).")
 
+    def _commonjs(self, root: Any, grammar: str, facts: _Facts) -> None:
+        """``module.exports =`` (default), ``exports.x =`` and ``module.exports.x =`` (``x``)."""
+        query = self._extra_query(grammar, _COMMONJS_QUERY)
+        for _, caps in self._ts.QueryCursor(query).matches(root):
+            prop = _text(caps["cjs_prop"][0])
+            if "cjs_module" in caps or _text(caps["cjs_obj"][0]) == "exports":
+                facts.add("src_export", prop)
+            elif prop == "exports":
+                facts.add("src_export", "default")
+
     def _errors(self, root: Any, grammar: str, facts: _Facts) -> None:
-        caps = self._ts.QueryCursor(self._error_queries[grammar]).captures(root)
+        caps = self._ts.QueryCursor(self._extra_query(grammar, _ERROR_QUERY)).captures(root)
         found: list[tuple[int, str]] = []
         for node in caps.get("error", ()):
             found.append((node.start_point[0] + 1, "syntax error"))
