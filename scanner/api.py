@@ -178,10 +178,20 @@ def scan(
             f"another scan (pid {held.pid}) is writing {out!r}",
             f"wait for it to finish, or use another --out (lock: {held.path})",
         ) from None
+    except OSError as err:
+        raise ScanError(f"cannot lock --out {out!r} ({err.strerror})", "choose a writable folder") from None
     with lock:
-        return _scan_locked(
-            src_abs, out_abs, verify, jobs or os.cpu_count() or 1, max_bytes, include, exclude, progress, started
-        )
+        try:
+            return _scan_locked(
+                src_abs, out_abs, verify, jobs or os.cpu_count() or 1, max_bytes, include, exclude, progress, started
+            )
+        except OSError as err:  # the output folder failed us (full disk, read-only, removed)
+            if err.filename is None or not os.path.abspath(str(err.filename)).startswith(out_abs):
+                raise
+            raise ScanError(
+                f"cannot write {err.filename} ({err.strerror})",
+                "check that --out is writable and the disk has room; the previous scan's manifest is intact",
+            ) from None
 
 
 def _scan_locked(

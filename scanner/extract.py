@@ -89,7 +89,6 @@ _COMMONJS_QUERY = """
   (#eq? @cjs_module "module") (#eq? @cjs_exports "exports"))
 """
 
-_CLASS_NODES = frozenset({"class_declaration", "class", "abstract_class_declaration"})
 _DECLARATION_WRAPPERS = frozenset({"ambient_declaration"})
 
 

@@ -18,10 +18,6 @@ def _fail(message: str) -> None:
 class _ScanCommand(click.Command):
     """Reports bad flags as one ``rofl scan: <what>, <fix>`` line with exit status 2."""
 
-    def main(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        kwargs["standalone_mode"] = kwargs.get("standalone_mode", True)
-        return super().main(*args, **kwargs)
-
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, args)
@@ -57,15 +53,13 @@ def command(
     from scanner import progress as progress_bar
     from scanner.api import ScanError, scan
 
-    bar = None
-    callback = None
-    if progress_bar.wanted():
+    bar: progress_bar.ProgressBar | None = None
 
-        def callback(done: int, total: int) -> None:
-            nonlocal bar
-            if bar is None:
-                bar = progress_bar.ProgressBar("scanning", total)
-            bar.advance(done - bar.done)
+    def draw(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = progress_bar.ProgressBar("scanning", total)
+        bar.advance(done - bar.done)
 
     try:
         summary = scan(
@@ -76,7 +70,7 @@ def command(
             max_bytes=max_bytes,
             include=include,
             exclude=exclude,
-            progress=callback,
+            progress=draw if progress_bar.wanted() else None,
         )
     except ScanError as err:
         _fail(str(err))
