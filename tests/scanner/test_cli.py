@@ -90,3 +90,24 @@ def test_progress_bar_only_on_a_terminal_without_ci(monkeypatch):
     bar.advance(4)
     bar.close()
     assert "4/4" in stream.getvalue()
+
+
+def test_full_disk_is_one_line_and_keeps_the_previous_manifest(repo, out, monkeypatch):
+    import errno
+
+    from scanner import factfile
+
+    src = repo({"a.ts": "export const a = 1;\n"})
+    assert run_scan(src, out).exit_code == 0
+    before = (out / "manifest.json").read_bytes()
+    (src / "a.ts").write_text("export const a = 2;\n")
+
+    def full(out_dir: str, name: str, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", os.path.join(out_dir, name))
+
+    monkeypatch.setattr(factfile, "write_fact_file", full)
+    run = run_scan(src, out)
+    assert run.exit_code == 2
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("rofl scan: cannot write ") and "No space left" in line
+    assert (out / "manifest.json").read_bytes() == before
