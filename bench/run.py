@@ -1,0 +1,60 @@
+"""`make bench`: every benchmark, each against a peer measured in the same run; prints Markdown tables.
+
+Sections: the kernel (transitive closure vs clingo), time and persistence (ticks, save/restore),
+scanning real code (vs madge and dependency-cruiser), and impact on three/src (vs madge).  Pass
+section names to run only some: ``python bench/run.py kernel ticks scan impact``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+SECTIONS = ("kernel", "ticks", "scan", "impact")
+
+
+def main(argv: list[str]) -> int:
+    wanted = argv or list(SECTIONS)
+    unknown = [w for w in wanted if w not in SECTIONS]
+    if unknown:
+        print(f"bench/run.py: unknown section {', '.join(unknown)}; choose from {', '.join(SECTIONS)}", file=sys.stderr)
+        return 2
+    if "kernel" in wanted:
+        print("\n## Kernel: transitive closure with provenance, against clingo\n", flush=True)
+        from bench import kernel_bench
+
+        kernel_bench.main([])
+        print("\n(c) the import graph of three/src, as scanned\n", flush=True)
+        import subprocess
+        import tempfile
+
+        from bench.corpora import ensure
+        from bench.scan_compare import our_facts
+
+        three = next(c for c in ensure() if c.name == "three")
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([sys.executable, "-m", "rofl.cli", "scan", str(three.src), "--out", tmp, "--json"], check=True, stdout=subprocess.DEVNULL)
+            row = kernel_bench.corpus_import_graph(sorted(our_facts(Path(tmp))["edges"]), name="three/src imports")
+        print(row)
+    if "ticks" in wanted:
+        print("\n## Time and persistence\n", flush=True)
+        from bench import tick_bench
+
+        tick_bench.main()
+    if "scan" in wanted:
+        print("\n## Scanning real code, against madge and dependency-cruiser\n", flush=True)
+        from bench import scan_compare
+
+        scan_compare.main()
+    if "impact" in wanted:
+        print("\n## Impact on three/src, against madge\n", flush=True)
+        from bench import impact_bench
+
+        impact_bench.main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

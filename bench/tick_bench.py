@@ -1,0 +1,93 @@
+"""Time and persistence benchmarks: busy-beaver and counter ticks per second, saving and restoring 1,000,000 facts.
+
+Peers measured in the same run: the busy beaver against a plain-Python simulation of the same machine,
+the counter against clingo grounding the same count as a time-indexed program, and the store file
+against ``pickle`` of the same base facts.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.kernel import Kernel  # noqa: E402
+
+BOOT = ROOT / "rules" / "boot.rofl"
+COUNTER_TICKS = 10_000
+STORE_FACTS = 1_000_000
+
+
+def busy_beaver() -> dict:
+    from tests.kernel.test_time import BUSY_BEAVER, simulate
+
+    kernel = Kernel(BOOT, budget=10**8)
+    kernel.load_file(ROOT / "examples" / "tm.rofl")
+    start = time.perf_counter()
+    report = kernel.run(budget=10**8)
+    ours = time.perf_counter() - start
+    start = time.perf_counter()
+    for _ in range(100):
+        steps, cells = simulate(BUSY_BEAVER)
+    peer = (time.perf_counter() - start) / 100
+    assert kernel.query("ones(N)").rows == ((sum(cells),),)
+    return {"bench": "busy beaver", "ticks": report.ticks, "seconds": round(ours, 4), "ticks_per_s": round(report.ticks / ours),
+            "peer": "plain Python simulation", "peer_seconds": round(peer, 6), "ratio": round(ours / peer, 1)}
+
+
+def counter() -> dict:
+    import clingo
+
+    kernel = Kernel(BOOT, budget=10**9)
+    kernel.load_text(f"count(1)@init.\ncount(Y)@next :- count(X), X < {COUNTER_TICKS}, Y is X + 1.\n")
+    start = time.perf_counter()
+    report = kernel.run(budget=10**9)
+    ours = time.perf_counter() - start
+    assert report.quiescent and report.ticks == COUNTER_TICKS
+    start = time.perf_counter()
+    ctl = clingo.Control(["--warn=none"])
+    ctl.add("base", [], f"count(0,1). count(T+1,X+1) :- count(T,X), X < {COUNTER_TICKS}.")
+    ctl.ground([("base", [])])
+    ctl.solve()
+    peer = time.perf_counter() - start
+    return {"bench": f"counter {COUNTER_TICKS:,} ticks", "ticks": report.ticks, "seconds": round(ours, 3), "ticks_per_s": round(report.ticks / ours),
+            "peer": "clingo, time-indexed count", "peer_seconds": round(peer, 4), "ratio": round(ours / peer, 1)}
+
+
+def store_round_trip() -> dict:
+    kernel = Kernel(BOOT, budget=10**9)
+    for i in range(STORE_FACTS):
+        kernel.assert_fact("f", "main", (i, f"s{i % 1000}"))
+    kernel.evaluate()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "store.json"
+        start = time.perf_counter()
+        size = kernel.save(path)
+        save_s = time.perf_counter() - start
+        start = time.perf_counter()
+        restored = Kernel.restore(path)
+        restore_s = time.perf_counter() - start
+        assert len(restored.store.base["f"]) == STORE_FACTS
+        start = time.perf_counter()
+        blob = pickle.dumps(kernel.store.base["f"], protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.loads(blob)
+        peer = time.perf_counter() - start
+    return {"bench": f"save+restore {STORE_FACTS:,} facts", "save_s": round(save_s, 2), "restore_s": round(restore_s, 2),
+            "bytes_per_fact": round(size / STORE_FACTS, 1), "peer": "pickle dumps+loads of the same facts",
+            "peer_seconds": round(peer, 2), "ratio": round((save_s + restore_s) / peer, 1)}
+
+
+def main() -> list[dict]:
+    rows = [busy_beaver(), counter(), store_round_trip()]
+    for row in rows:
+        print(" | ".join(f"{k}: {v}" for k, v in row.items()))
+    return rows
+
+
+if __name__ == "__main__":
+    main()
