@@ -1,42 +1,55 @@
-"""Parallel extraction: this process and ``jobs - 1`` forked helpers each extract one share of the files.
+"""Parallel extraction: this process and ``jobs - 1`` forked helpers take chunks of files from one pipe.
 
 Helpers are plain ``os.fork`` children: they inherit the ``Materializer`` and its context without
 pickling, load tree-sitter themselves (in parallel with the others), and send their outcomes
-back through a pipe when done.  Shares are balanced by file size (parse time follows it), so no
-work queue is needed; ``multiprocessing`` is not used because importing it alone costs more than
-a small scan.  A share whose results do not arrive intact (a helper died) is extracted again
-here, so a crash in a helper costs time, not facts.
+back through a pipe when the chunks run out.  The work queue is a pipe holding 4-byte chunk
+numbers, read by every process until end-of-file; ``multiprocessing`` is not used because
+importing it alone costs more than a small scan.  Chunks whose results do not arrive intact (a
+helper died) are extracted again here, so a crash in a helper costs time, not facts.
 """
 
 from __future__ import annotations
 
 import os
+import struct
 from collections.abc import Callable, Iterator
 
 from scanner.materialize import Materializer, Outcome
 
 MIN_FILES_FOR_POOL = 48
+MAX_CHUNKS = 4096  # 4-byte chunk numbers: 16 KiB, well under a pipe's 64 KiB buffer
+_INDEX = struct.Struct("<I")
 
 
-def balanced_shares(paths: list[str], sizes: dict[str, int], parts: int) -> list[list[str]]:
-    """Split ``paths`` into ``parts`` shares of about equal total size (largest file first, to the lightest)."""
-    shares: list[list[str]] = [[] for _ in range(parts)]
-    loads = [0] * parts
-    for path in sorted(paths, key=lambda p: -sizes.get(p, 0)):
-        lightest = loads.index(min(loads))
-        shares[lightest].append(path)
-        loads[lightest] += sizes.get(path, 0) + 1024  # every file has a fixed cost too
-    return shares
+def chunk_paths(paths: list[str], sizes: dict[str, int]) -> list[list[str]]:
+    """Biggest files first, in small chunks, so that the last chunks (the smallest) even out the end."""
+    ordered = sorted(paths, key=lambda p: -sizes.get(p, 0))
+    size = max(8, -(-len(ordered) // MAX_CHUNKS))
+    return [ordered[i : i + size] for i in range(0, len(ordered), size)]
 
 
-def _helper(materializer: Materializer, share: list[str], write_end: int) -> None:
-    """Run in a forked child: extract ``share`` and send the outcomes; never returns."""
+def _next_chunk(tasks: int) -> int | None:
+    """The next chunk number from the shared task pipe, None when all are taken.
+
+    Every record is 4 bytes and every read asks for exactly 4, so concurrent readers of one pipe
+    never split a record (pipe reads are serialised by the kernel).
+    """
+    record = os.read(tasks, _INDEX.size)
+    return _INDEX.unpack(record)[0] if len(record) == _INDEX.size else None
+
+
+def _helper(materializer: Materializer, chunks: list[list[str]], tasks: int, write_end: int) -> None:
+    """Run in a forked child: take chunks until none are left, send what it did; never returns."""
     status = 1
     try:
         import pickle
 
-        outcomes = [materializer.extract(path) for path in share]
-        data = pickle.dumps((outcomes, materializer.store.seen), protocol=pickle.HIGHEST_PROTOCOL)
+        taken: list[int] = []
+        outcomes: list[Outcome] = []
+        while (index := _next_chunk(tasks)) is not None:
+            taken.append(index)
+            outcomes.extend(materializer.extract(path) for path in chunks[index])
+        data = pickle.dumps((taken, outcomes, materializer.store.seen), protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(data)
         while view:
             view = view[os.write(write_end, view) :]
@@ -45,7 +58,7 @@ def _helper(materializer: Materializer, share: list[str], write_end: int) -> Non
         os._exit(status)  # no atexit handlers or buffered output of the parent run twice
 
 
-def _receive(read_end: int, pid: int) -> tuple[list[Outcome], dict] | None:
+def _receive(read_end: int, pid: int) -> tuple[list[int], list[Outcome], dict] | None:
     import pickle
 
     chunks = []
@@ -56,10 +69,10 @@ def _receive(read_end: int, pid: int) -> tuple[list[Outcome], dict] | None:
     if os.waitstatus_to_exitcode(status) != 0:
         return None
     try:
-        outcomes, seen = pickle.loads(b"".join(chunks))
+        taken, outcomes, seen = pickle.loads(b"".join(chunks))
     except (pickle.UnpicklingError, EOFError, ValueError):
         return None
-    return outcomes, seen
+    return taken, outcomes, seen
 
 
 def extract_all(
@@ -75,33 +88,43 @@ def extract_all(
             yield materializer.extract(path)
             on_done(1)
         return
-    mine, *others = balanced_shares(paths, sizes, jobs)
-    helpers: list[tuple[int, int, list[str]]] = []
-    for share in others:
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_end)
-            _helper(materializer, share, write_end)
-        os.close(write_end)
-        helpers.append((pid, read_end, share))
+    chunks = chunk_paths(paths, sizes)
+    tasks, feed = os.pipe()
+    os.write(feed, b"".join(_INDEX.pack(i) for i in range(len(chunks))))
+    os.close(feed)  # before forking: at the end of the numbers every reader sees end-of-file
+    helpers: list[tuple[int, int]] = []
+    done: set[int] = set()
     try:
-        for path in mine:
-            yield materializer.extract(path)
-            on_done(1)
+        for _ in range(jobs - 1):
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(read_end)
+                _helper(materializer, chunks, tasks, write_end)
+            os.close(write_end)
+            helpers.append((pid, read_end))
+        while (index := _next_chunk(tasks)) is not None:  # this process takes chunks too
+            for path in chunks[index]:
+                yield materializer.extract(path)
+                on_done(1)
+            done.add(index)
         while helpers:
-            pid, read_end, share = helpers.pop(0)
+            pid, read_end = helpers.pop(0)
             received = _receive(read_end, pid)
-            if received is None:  # the helper died: do its share here
-                for path in share:
-                    yield materializer.extract(path)
-                    on_done(1)
-                continue
-            outcomes, seen = received
+            if received is None:
+                continue  # the helper died: its chunks are redone below
+            taken, outcomes, seen = received
+            done.update(taken)
             materializer.store.seen.update(seen)
             on_done(len(outcomes))
             yield from outcomes
     finally:  # abandoned early (an error upstream): stop and reap the helpers still running
-        for pid, read_end, _ in helpers:
+        os.close(tasks)
+        for pid, read_end in helpers:
             os.close(read_end)  # a helper still writing gets EPIPE and exits
             os.waitpid(pid, 0)
+    for index, chunk in enumerate(chunks):
+        if index not in done:
+            for path in chunk:
+                yield materializer.extract(path)
+                on_done(1)
