@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from . import builtins as B
 from .clauses import Builtin, Literal, Negated, is_var
-from .demand import builtin_solutions
+from .demand import Demand, builtin_solutions
 from .display import clause_text, item_text, row_text
 from .evaluate import Context
 from .plan import BudgetExhausted
@@ -81,20 +81,7 @@ def _bind_rule(rule, row: tuple, wit: tuple) -> dict:
 
 
 def _ground(lit: Literal, binding: dict) -> tuple | None:
-    if is_var(lit.persp):
-        p = binding.get(lit.persp[1])
-        if type(p) is not tuple or len(p) != 1:
-            return None
-        persp = p[0]
-    else:
-        persp = lit.persp
-    args = []
-    for a in lit.args:
-        v = B.substitute(a, binding)
-        if v is None:
-            return None
-        args.append(v)
-    return (persp, *args)
+    return Demand.ground_head(lit, binding)
 
 
 def why(ctx: Context, store: Store, rel: str, row: tuple, _path: frozenset = frozenset()) -> Node | None:

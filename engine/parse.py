@@ -221,11 +221,7 @@ class _Parser:
         if not self.at("("):
             raise self.error(self.peek(), f"expected '(' after '{tok.text}': every relation has at least one argument")
         self.advance()
-        args = [self.term()]
-        while self.at(","):
-            self.advance()
-            args.append(self.term())
-        self.expect(")", "',' or ')'")
+        args = self.arguments()
         temporal = NOW
         if self.at("@"):
             self.advance()
@@ -243,6 +239,15 @@ class _Parser:
         if tok.text == "_":
             return var(f"_{next(self._fresh)}")
         return var(tok.text)
+
+    def arguments(self) -> list:
+        """Terms separated by commas up to and including the closing parenthesis."""
+        args = [self.term()]
+        while self.at(","):
+            self.advance()
+            args.append(self.term())
+        self.expect(")", "',' or ')'")
+        return args
 
     def term(self) -> Term:
         tok = self.peek()
@@ -262,12 +267,7 @@ class _Parser:
             self.advance()
             if self.at("("):
                 self.advance()
-                args = [self.term()]
-                while self.at(","):
-                    self.advance()
-                    args.append(self.term())
-                self.expect(")", "',' or ')'")
-                return (tok.text, *args)
+                return (tok.text, *self.arguments())
             return (tok.text,)
         raise self.error(tok, f"expected a term (variable, number, string, atom or f(...)), found {tok.describe()}")
 

@@ -34,6 +34,13 @@ JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 STORE = click.option("--store", "store", type=click.Path(dir_okay=False), default=None, help="Start from a store saved by `rofl save` instead of boot.rofl.")
 
 
+def program_options(fn: Callable) -> Callable:
+    """FILE..., --load-as, --budget, --json, --store, --facts and --rules, as every question command takes them."""
+    for option in (RULES, FACTS, STORE, JSON, BUDGET, LOAD_AS, FILES):
+        fn = option(fn)
+    return fn
+
+
 def fail(message: str, code: int = 2) -> None:
     click.echo(message, err=True)
     sys.exit(code)

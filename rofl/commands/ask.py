@@ -6,18 +6,12 @@ import click
 
 from engine.terms import format_term
 
-from ..session import BUDGET, FACTS, FILES, JSON, LOAD_AS, RULES, STORE, build_kernel, emit_json, user_errors
+from ..session import build_kernel, program_options, emit_json, user_errors
 
 
 @click.command("ask")
 @click.argument("query")
-@FILES
-@LOAD_AS
-@BUDGET
-@JSON
-@STORE
-@FACTS
-@RULES
+@program_options
 @user_errors
 def command(query: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """Answer QUERY (a literal such as 'path(a, X)') over boot.rofl and FILES.

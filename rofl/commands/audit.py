@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..session import BUDGET, FACTS, FILES, JSON, LOAD_AS, RULES, STORE, build_kernel, emit_json, user_errors
+from ..session import build_kernel, emit_json, fail, program_options, user_errors
 
 AUDIT = "audit"
 
@@ -23,18 +23,24 @@ def audit_rows(kernel) -> dict[str, list[str]]:
 
 
 @click.command("audit")
-@FILES
-@LOAD_AS
-@BUDGET
-@JSON
-@STORE
-@FACTS
-@RULES
+@program_options
+@click.option("--src", "src", type=click.Path(file_okay=False), default=None, help="With --facts: also report fact files stale against this source folder.")
 @user_errors
-def command(files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
+def command(files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple, src: str | None) -> None:
     """Run boot's audits (and any [audit] rules in FILES); exit 1 when any audit has rows."""
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
     found = audit_rows(kernel)
+    if src is not None:
+        if facts is None:
+            fail("rofl audit: --src needs --facts DIR (the scan to compare)")
+        from pathlib import Path
+
+        from ..factdir import read_manifest
+        from ..staleness import stale_sources
+
+        stale = stale_sources(read_manifest(Path(facts))[0], src)
+        if stale:
+            found["stale"] = [f"{path}: {reason}" for path, reason in stale]
     if as_json:
         emit_json({"audits": found, "clean": not found})
     else:

@@ -6,18 +6,12 @@ import sys
 
 import click
 
-from ..session import BUDGET, FACTS, FILES, JSON, LOAD_AS, RULES, STORE, build_kernel, emit_json, ground_fact, user_errors
+from ..session import build_kernel, program_options, emit_json, ground_fact, user_errors
 
 
 @click.command("why")
 @click.argument("fact")
-@FILES
-@LOAD_AS
-@BUDGET
-@JSON
-@STORE
-@FACTS
-@RULES
+@program_options
 @user_errors
 def why_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold."""
@@ -44,13 +38,7 @@ def why_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_
 
 @click.command("whynot")
 @click.argument("fact")
-@FILES
-@LOAD_AS
-@BUDGET
-@JSON
-@STORE
-@FACTS
-@RULES
+@program_options
 @user_errors
 def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """For FACT that does not hold, name the failing premise of each rule that could conclude it.
@@ -72,13 +60,7 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int | None, 
 
 @click.command("excise")
 @click.argument("fact")
-@FILES
-@LOAD_AS
-@BUDGET
-@JSON
-@STORE
-@FACTS
-@RULES
+@program_options
 @user_errors
 def excise_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """The facts lost and gained when base fact FACT is removed (recomputed, not read from witnesses)."""

@@ -215,3 +215,23 @@ def test_cache_is_used_invalidated_by_rescan_and_rebuilt_when_corrupt(rofl, tmp_
 def test_missing_fact_folder_is_a_clear_error(rofl, tmp_path):
     code, _, err = rofl("ask", "orphan(F)", "--facts", tmp_path / "nothing")
     assert code == 2 and "run `rofl scan" in err
+
+
+def test_audit_src_reports_stale_fact_files(rofl, tmp_path):
+    src = tmp_path / "shop"
+    shutil.copytree(SHOP, src)
+    facts = tmp_path / "facts"
+    rofl("scan", src, "--out", facts)
+    assert rofl("audit", "--facts", facts, "--src", src)[0] == 0
+    (src / "src" / "util" / "ids.ts").write_text("export const changed = 1;\n")
+    (src / "src" / "util" / "legacy.ts").unlink()
+    (src / "src" / "util" / "fresh.ts").write_text("export const fresh = 1;\n")
+    code, out, _ = rofl("audit", "--facts", facts, "--src", src, "--json")
+    assert code == 1
+    assert json.loads(out)["audits"]["stale"] == [
+        "src/util/fresh.ts: added since the scan",
+        "src/util/ids.ts: changed since the scan",
+        "src/util/legacy.ts: deleted since the scan",
+    ]
+    rofl("scan", src, "--out", facts)
+    assert rofl("audit", "--facts", facts, "--src", src)[0] == 0
