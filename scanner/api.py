@@ -11,22 +11,19 @@ tree-sitter unless a file needs parsing, and a scan that finds nothing changed w
 from __future__ import annotations
 
 import os
-import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scanner import layout, manifest, state
-from scanner.files import Listing, PathFilter, list_files, source_stat
+from scanner.files import Listing, PathFilter, list_files
 from scanner.lock import LockHeld, acquire
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
 
 if TYPE_CHECKING:  # the modules that do the work load only when there is work
-    from scanner.configs import ConfigStore, Signature
-    from scanner.materialize import Outcome
-
-PACKAGE_DEP = "package:"  # scanner.resolve.PACKAGE_DEP, repeated here to keep the no-change path light
+    from scanner.configs import Signature
+    from scanner.plan import Plan
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 
@@ -78,35 +75,6 @@ class ScanSummary:
             f"rofl scan: {self.files} files seen, {self.parsed} parsed, {self.reused} reused{extra}, "
             f"{self.removed} removed, {self.errors} errors in {self.seconds:.2f}s -> {self.out}"
         )
-
-
-def _config_changed(src: str, key: str, old: Signature) -> tuple[bool, Signature]:
-    """(changed?, current signature) of one recorded config path, re-hashing only on a stat change."""
-    from scanner.hashing import hash_file
-
-    absolute = os.path.normpath(os.path.join(src, key))
-    try:
-        st = os.stat(absolute)
-    except OSError:
-        return old is not None, None
-    if old is not None and old[0] == st.st_size and old[1] == st.st_mtime_ns:
-        return False, old
-    try:
-        digest = hash_file(absolute)
-    except OSError:
-        return old is not None, None
-    current: Signature = [st.st_size, st.st_mtime_ns, digest]
-    return old is None or old[2] != digest, current
-
-
-def _workspace_packages(src: str, listing: Listing, store: ConfigStore) -> dict[str, str]:
-    packages: dict[str, str] = {}
-    for rel in listing.packages:
-        data = store.read(os.path.join(src, rel))
-        if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
-            folder = rel[: -len("package.json")].rstrip("/")
-            packages.setdefault(data["name"], folder)
-    return packages
 
 
 def _write_preamble(out: str) -> dict[str, str]:
@@ -207,7 +175,7 @@ def _scan_locked(
 ) -> ScanSummary:
     options = {"max_bytes": max_bytes, "include": list(include), "exclude": list(exclude)}
     versions = grammar_versions()
-    key = {
+    state_key = {
         "src": src,
         "options": options,
         "grammar_versions": versions,
@@ -220,197 +188,53 @@ def _scan_locked(
     except OSError:
         present = set()
     saved = state.load(out)
-    if saved is not None and not verify and saved.get("key") == key:
-        quick = _quick_check(src, out, saved, listing, present)
+    if saved is not None and not verify and saved.get("key") == state_key:
+        quick = state.unchanged(src, out, saved, listing, present)
         if quick is not None:
-            return ScanSummary(
-                files=quick[0],
-                parsed=0,
-                reused=quick[0],
-                resolved=0,
-                skipped=0,
-                removed=0,
-                errors=quick[1],
-                unreadable=(),
-                seconds=time.perf_counter() - started,
-                out=out,
-                manifest_written=False,
-            )
-
-    from scanner.hashing import hash_file
+            files, errors = quick
+            return ScanSummary(files, 0, files, 0, 0, 0, errors, (), time.perf_counter() - started, out, False)
 
     old = manifest.load(out)
-    old_files: dict[str, Any] = {}
-    extraction_valid = False
-    resolution_valid = False
-    if old is not None:
-        old_files = old["files"]
-        extraction_valid = (
-            old.get("extractor_version") == EXTRACTOR_VERSION
-            and old.get("grammar_versions") == versions
-            and old.get("options") == options
-            and old.get("src") == src
-        )
-        resolution_valid = extraction_valid and old.get("resolver_version") == RESOLVER_VERSION
-    if not extraction_valid:
-        old_files = {}
+    extraction_valid = old is not None and (
+        old.get("extractor_version") == EXTRACTOR_VERSION
+        and old.get("grammar_versions") == versions
+        and old.get("options") == options
+        and old.get("src") == src
+    )
+    resolution_valid = extraction_valid and old is not None and old.get("resolver_version") == RESOLVER_VERSION
+    from scanner.plan import make_plan
 
-    # -- which files changed ----------------------------------------------------------------------
-    stats: dict[str, int] = {}  # path -> size
-    unreadable: dict[str, str] = {}
-    reuse: dict[str, dict[str, Any]] = {}
-    to_parse: list[str] = []
-    touched = False  # an entry changed without a parse (same content, new stat)
-    tampered: set[str] = set()  # fact files whose bytes no longer match their digest
-    facts_prefix = layout.FACTS_FOLDER + "/"
-    root_real = os.path.realpath(src)
-    for path in listing.sources:
-        full = os.path.join(src, path)
-        try:
-            st = source_stat(full, root_real)
-        except OSError as err:
-            unreadable[path] = err.strerror or str(err)
-            continue
-        if st is None:
-            continue  # deleted in the work tree, a dangling link, or a link out of SRC
-        stats[path] = st.st_size
-        entry = old_files.get(path)
-        if entry is None or entry.get("facts", "")[len(facts_prefix) :] not in present:
-            to_parse.append(path)
-            continue
-        if not verify and entry.get("size") == st.st_size and entry.get("mtime_ns") == st.st_mtime_ns:
-            reuse[path] = entry
-            continue
-        try:
-            digest = hash_file(full)
-        except OSError as err:
-            unreadable[path] = err.strerror or str(err)
-            continue
-        if digest != entry.get("hash"):
-            to_parse.append(path)
-            continue
-        if verify and not _fact_file_intact(out, entry):
-            tampered.add(entry["facts"])
-            to_parse.append(path)
-            continue
-        if entry.get("size") != st.st_size or entry.get("mtime_ns") != st.st_mtime_ns:
-            entry = dict(entry, size=st.st_size, mtime_ns=st.st_mtime_ns)
-            touched = True
-        reuse[path] = entry
-
-    file_set = frozenset(stats)
-    old_set = set(old_files) | set(old.get("unreadable", []) if old else [])
-    removed_paths = [p for p in old_files if p not in file_set]
-    changed: set[str] = {p for p in file_set if p not in old_set}
-    changed.update(p for p in old_set if p not in file_set)
-
-    # -- configs and workspace packages -----------------------------------------------------------------
-    store: ConfigStore | None = None
-    old_configs: dict[str, Signature] = dict(old.get("configs", {})) if (old and resolution_valid) else {}
-    configs: dict[str, Signature] = {}
-    for config_key, signature in old_configs.items():
-        was_changed, current = _config_changed(src, config_key, signature)
-        configs[config_key] = current
-        if was_changed:
-            changed.add(config_key)
-    old_packages: dict[str, str] = dict(old.get("packages", {})) if (old and resolution_valid) else {}
-    old_workspace = list(old.get("workspace", [])) if (old and resolution_valid) else []
-    workspace_stale = old_workspace != list(listing.packages) or any(k in changed for k in listing.packages)
-    if workspace_stale or not resolution_valid:
-        from scanner.configs import ConfigStore
-
-        store = ConfigStore(src)
-        packages = _workspace_packages(src, listing, store)
-        for name in set(packages) | set(old_packages):
-            if packages.get(name) != old_packages.get(name):
-                changed.add(PACKAGE_DEP + name)
-        changed_manifests = {k for k in listing.packages if k in changed}
-        for name, folder in packages.items():
-            if (folder + "/package.json" if folder else "package.json") in changed_manifests:
-                changed.add(PACKAGE_DEP + name)
-    else:
-        packages = old_packages
-
-    to_resolve: list[str] = []
-    if not resolution_valid:
-        to_resolve = sorted(reuse)
-    elif changed:
-        to_resolve = [p for p, e in reuse.items() if not changed.isdisjoint(e.get("resolution_deps", ()))]
-
-    # -- do the work ----------------------------------------------------------------------------------------
-    if store is not None:
-        configs.update(store.seen)
-    state_changed = configs != old_configs or packages != old_packages or old_workspace != list(listing.packages)
-    nothing_to_do = not (to_parse or to_resolve or removed_paths or touched or state_changed)
-    entries: dict[str, dict[str, Any]] = dict(reuse)
+    plan = make_plan(src, out, listing, present, old, extraction_valid, resolution_valid, verify)
+    entries = dict(plan.reuse)
+    unreadable = dict(plan.unreadable)
+    configs = dict(plan.configs)
     parsed = skipped = resolved = 0
-    if not nothing_to_do:
-        from scanner.materialize import Materializer, ScanContext
+    if not plan.nothing_to_do:
+        parsed, skipped, resolved = _execute(plan, src, out, listing, jobs, max_bytes, progress, entries, unreadable, configs)
 
-        named = old["files"].values() if old is not None else ()
-        protected = frozenset(e.get("facts") for e in named) & {
-            layout.FACTS_FOLDER + "/" + name for name in present
-        } - tampered
-        context = ScanContext(src, out, file_set, packages, listing.from_git, max_bytes, protected)
-        materializer = Materializer(context)
-        if store is not None:
-            materializer.store.seen.update(store.seen)
-        for path in to_resolve:
-            outcome = materializer.reresolve(path, reuse[path])
-            if outcome.needs_parse:
-                to_parse.append(path)
-                del entries[path]
-            else:
-                entries[path] = outcome.entry  # type: ignore[assignment]
-                resolved += 1
-        for path in to_parse:
-            entries.pop(path, None)
-        total = len(to_parse)
-        done = 0
-
-        def advance(count: int) -> None:
-            nonlocal done
-            done += count
-            if progress is not None:
-                progress(done, total)
-
-        from scanner.pool import extract_all
-
-        sizes = {p: stats[p] for p in to_parse if p in stats}
-        for outcome in extract_all(materializer, to_parse, sizes, jobs, advance):
-            _collect(outcome, entries, unreadable)
-            parsed += outcome.parsed
-            skipped += outcome.skipped
-        for key, signature in materializer.store.seen.items():
-            configs[key] = signature
-
-    reused = len(entries) - parsed - skipped
-    errors = sum(1 for e in entries.values() if e.get("errors")) + len(unreadable)
     preamble = _write_preamble(out)
     new_manifest: dict[str, Any] | None = None
     written = False
-    if not nothing_to_do or old is None or old.get("preamble") != preamble or not resolution_valid:
-        new_manifest = _build_manifest(
-            src, options, versions, preamble, entries, configs, packages, listing, unreadable
-        )
+    if not plan.nothing_to_do or old is None or old.get("preamble") != preamble or not resolution_valid:
+        new_manifest = _build_manifest(src, options, versions, preamble, entries, configs, plan.packages, listing, unreadable)
         if new_manifest != old:
             manifest.write(out, new_manifest)
             written = True
-    if written or saved is None or saved.get("key") != key:
+    if written or saved is None or saved.get("key") != state_key:
         current = new_manifest if new_manifest is not None else old
         if current is not None:
-            state.write(out, current, key)
+            state.write(out, current, state_key)
     keep = {e["facts"] for e in entries.values()}
     if len(present) != len(keep) or written:
         _remove_orphans(out, present, keep)
     return ScanSummary(
-        files=len(stats) + len([p for p in unreadable if p not in stats]),
+        files=len(plan.sizes) + len([p for p in unreadable if p not in plan.sizes]),
         parsed=parsed,
-        reused=reused,
+        reused=len(entries) - parsed - skipped,
         resolved=resolved,
         skipped=skipped,
-        removed=len(removed_paths),
-        errors=errors,
+        removed=len(plan.removed),
+        errors=sum(1 for e in entries.values() if e.get("errors")) + len(unreadable),
         unreadable=tuple(sorted(unreadable)),
         seconds=time.perf_counter() - started,
         out=out,
@@ -418,61 +242,58 @@ def _scan_locked(
     )
 
 
-def _quick_check(
-    src: str, out: str, saved: dict[str, Any], listing: Listing, present: set[str]
-) -> tuple[int, int] | None:
-    """(files, errors) when the saved state shows nothing changed at all, else None."""
-    files = saved.get("files")
-    if not isinstance(files, dict) or saved.get("unreadable") or saved.get("workspace") != list(listing.packages):
-        return None
-    if len(files) != len(listing.sources) or len(present) != len(files):
-        return None
-    cut = len(layout.FACTS_FOLDER) + 1
-    join = os.path.join
-    lstat = os.lstat
-    link = stat.S_ISLNK
-    try:
-        for path in listing.sources:
-            known = files.get(path)
-            if known is None:
-                return None
-            st = lstat(join(src, path))
-            if link(st.st_mode):
-                st = os.stat(join(src, path))  # a link's own mtime does not move when its target changes
-            if st.st_size != known[0] or st.st_mtime_ns != known[1] or known[2][cut:] not in present:
-                return None
-        for config, stamp in saved.get("configs", {}).items():
-            try:
-                st = os.stat(os.path.normpath(join(src, config)))
-            except FileNotFoundError:
-                if stamp is not None:
-                    return None
-                continue
-            if stamp is None or st.st_size != stamp[0] or st.st_mtime_ns != stamp[1]:
-                return None
-        with open(join(out, layout.PREAMBLE_NAME), "rb") as handle:
-            if handle.read() != layout.PREAMBLE_TEXT.encode("utf-8"):
-                return None
-    except (OSError, TypeError, IndexError):
-        return None
-    return len(files), int(saved.get("errors", 0))
+def _execute(
+    plan: Plan,
+    src: str,
+    out: str,
+    listing: Listing,
+    jobs: int,
+    max_bytes: int,
+    progress: Callable[[int, int], None] | None,
+    entries: dict[str, dict[str, Any]],
+    unreadable: dict[str, str],
+    configs: dict[str, Signature],
+) -> tuple[int, int, int]:
+    """Re-resolve and extract what the plan says, updating ``entries``, ``unreadable`` and ``configs``.
 
+    Returns (parsed, skipped, resolved).
+    """
+    from scanner.materialize import Materializer, ScanContext
+    from scanner.pool import extract_all
 
-def _fact_file_intact(out: str, entry: dict[str, Any]) -> bool:
-    from scanner.hashing import hash_bytes
+    context = ScanContext(src, out, frozenset(plan.sizes), plan.packages, listing.from_git, max_bytes, plan.protected)
+    materializer = Materializer(context)
+    materializer.store.seen.update(plan.store_seen)
+    to_parse = list(plan.to_parse)
+    resolved = 0
+    for path in plan.to_resolve:
+        outcome = materializer.reresolve(path, plan.reuse[path])
+        if outcome.needs_parse:  # its fact file was edited: extract it again
+            to_parse.append(path)
+        else:
+            entries[path] = outcome.entry  # type: ignore[assignment]
+            resolved += 1
+    for path in to_parse:
+        entries.pop(path, None)
+    done = 0
 
-    try:
-        with open(os.path.join(out, entry["facts"]), "rb") as handle:
-            return hash_bytes(handle.read()) == entry.get("digest")
-    except (OSError, KeyError):
-        return False
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress(done, len(to_parse))
 
-
-def _collect(outcome: Outcome, entries: dict[str, dict[str, Any]], unreadable: dict[str, str]) -> None:
-    if outcome.entry is not None:
-        entries[outcome.path] = outcome.entry
-    elif outcome.unreadable is not None:
-        unreadable[outcome.path] = outcome.unreadable
+    parsed = skipped = 0
+    sizes = {p: plan.sizes.get(p, 0) for p in to_parse}
+    for outcome in extract_all(materializer, to_parse, sizes, jobs, advance):
+        if outcome.entry is not None:
+            entries[outcome.path] = outcome.entry
+        elif outcome.unreadable is not None:
+            unreadable[outcome.path] = outcome.unreadable
+        parsed += outcome.parsed
+        skipped += outcome.skipped
+    configs.update(materializer.store.seen)
+    return parsed, skipped, resolved
 
 
 def _build_manifest(

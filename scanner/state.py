@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+import stat
+from typing import TYPE_CHECKING, Any
 
+from scanner import layout
 from scanner.layout import MANIFEST_NAME
+
+if TYPE_CHECKING:
+    from scanner.files import Listing
 
 STATE_NAME = ".scan-state.json"
 
@@ -56,3 +61,48 @@ def write(out: str, manifest: dict[str, Any], key: dict[str, Any]) -> None:
     with open(tmp, "wb") as handle:
         handle.write(json.dumps(data, separators=(",", ":")).encode("ascii"))
     os.replace(tmp, final)
+
+
+def unchanged(
+    src: str, out: str, saved: dict[str, Any], listing: Listing, present: set[str]
+) -> tuple[int, int] | None:
+    """(files, errors) when the saved state shows that nothing changed at all, else None.
+
+    Nothing changed means: the same sources with the same size and mtime, their fact files and no
+    other file in the facts folder, the same recorded config stamps and workspace package.json
+    list, and the preamble as written.
+    """
+    files = saved.get("files")
+    if not isinstance(files, dict) or saved.get("unreadable") or saved.get("workspace") != list(listing.packages):
+        return None
+    if len(files) != len(listing.sources) or len(present) != len(files):
+        return None
+    cut = len(layout.FACTS_FOLDER) + 1
+    join = os.path.join
+    lstat = os.lstat
+    link = stat.S_ISLNK
+    try:
+        for path in listing.sources:
+            known = files.get(path)
+            if known is None:
+                return None
+            st = lstat(join(src, path))
+            if link(st.st_mode):
+                st = os.stat(join(src, path))  # a link's own mtime does not move when its target changes
+            if st.st_size != known[0] or st.st_mtime_ns != known[1] or known[2][cut:] not in present:
+                return None
+        for config, stamp in saved.get("configs", {}).items():
+            try:
+                st = os.stat(os.path.normpath(join(src, config)))
+            except FileNotFoundError:
+                if stamp is not None:
+                    return None
+                continue
+            if stamp is None or st.st_size != stamp[0] or st.st_mtime_ns != stamp[1]:
+                return None
+        with open(join(out, layout.PREAMBLE_NAME), "rb") as handle:
+            if handle.read() != layout.PREAMBLE_TEXT.encode("utf-8"):
+                return None
+    except (OSError, TypeError, IndexError):
+        return None
+    return len(files), int(saved.get("errors", 0))

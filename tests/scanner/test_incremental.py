@@ -225,8 +225,8 @@ def test_symlinked_source_change_is_seen_through_the_link(tmp_path, out):
 def test_no_change_rescan_with_configs_takes_the_state_fast_path(repo, out, monkeypatch):
     src = repo({"tsconfig.json": '{"compilerOptions": {"baseUrl": "."}}', "a.ts": 'import "lib/b";\n', "lib/b.ts": ""})
     scan_json(src, out)
-    (src / "lib/b.ts").write_text("export const b = 2;\n")
-    assert scan_json(src, out)["parsed"] == 1  # the full path, with recorded configs to check
+    (src / "a.ts").write_text('import "lib/b";\nexport const a = 2;\n')
+    assert scan_json(src, out)["parsed"] == 1  # the full path, reading and recording the tsconfig
     from scanner import manifest
 
     def no_manifest(out_dir: str) -> None:
