@@ -27,14 +27,17 @@ def parse_program(text: str, source: str = "<input>") -> list[Clause]:
 # loaded; they take a line-by-line path.  Any line it does not recognise sends the whole text to
 # the full parser, which then also produces the exact error position.
 _FACT_LINE = re.compile(r"\s*([a-z][A-Za-z0-9_]*)(?:\[([a-z][A-Za-z0-9_]*)\])?\((.*)\)\s*(@init|@now)?\s*\.\s*")
-_ARG = re.compile(r'\s*(?:"((?:[^"\\\n]|\\.)*)"|(-?[0-9]+)|([a-z][A-Za-z0-9_]*))\s*(,|$)')
+_ONE_ARG = r'\s*(?:"((?:[^"\\\n]|\\.)*)"|(-?[0-9]+)|([a-z][A-Za-z0-9_]*))\s*'
+_ARGS = re.compile(_ONE_ARG + r"(?:," + _ONE_ARG + r")*")
+_ARG = re.compile(_ONE_ARG + r"(?:,|$)")
 
 
 def _simple_facts(text: str, source: str) -> list[Clause] | None:
     out: list[Clause] = []
     append = out.append
     fact_line = _FACT_LINE.fullmatch
-    arg = _ARG.match
+    args_ok = _ARGS.fullmatch
+    find_args = _ARG.findall
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("--"):
@@ -43,32 +46,23 @@ def _simple_facts(text: str, source: str) -> list[Clause] | None:
         if m is None:
             return None
         rel, persp, body, temporal = m.groups()
+        if args_ok(body) is None or rel in _KEYWORDS:
+            return None
         args: list = []
-        pos, end = 0, len(body)
-        while pos < end:
-            a = arg(body, pos)
-            if a is None:
-                return None
-            string, number_text, name, sep = a.groups()
-            if string is not None:
-                args.append(_unescape(string, source, number) if "\\" in string else string)
-            elif number_text is not None:
+        for string, number_text, name in find_args(body):
+            if number_text:
                 args.append(int(number_text))
-            else:
+            elif name:
+                if name in _KEYWORDS:
+                    return None
                 args.append((name,))
-            pos = a.end()
-            if sep == "" and pos < end:
-                return None
-        if not args or (body.rstrip().endswith(",")):
-            return None
-        if name_is_keyword(rel) or any(type(x) is tuple and name_is_keyword(x[0]) for x in args):
-            return None
+            else:
+                args.append(_unescape(string, source, number) if "\\" in string else string)
         append(Clause(Literal(rel, persp or DEFAULT_PERSP, tuple(args), INIT if temporal == "@init" else NOW), (), False, False, number, 1))
     return out
 
 
-def name_is_keyword(name: str) -> bool:
-    return name in ("not", "is", "mod", "want", "bridge")
+_KEYWORDS = frozenset(("not", "is", "mod", "want", "bridge"))
 
 
 def _unescape(body: str, source: str, line: int) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import vocabulary as V
-from .terms import fact_key
+from .terms import canonical_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +81,7 @@ class Store:
         """The relation's base facts, re-ordered canonically (cached until the relation changes)."""
         facts = self.base[rel]
         if rel not in self._sorted:
-            ordered = dict(sorted(facts.items(), key=lambda item: fact_key(item[0])))
+            ordered = {row: facts[row] for row in canonical_rows(facts)}
             self.base[rel] = facts = ordered
             self._sorted.add(rel)
         return facts

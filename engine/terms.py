@@ -100,3 +100,30 @@ def is_ground(term: Term) -> bool:
             return False
         return all(is_ground(a) for a in term[1:])
     return True
+
+
+def canonical_rows(rows) -> list:
+    """Rows (tuples of terms) in canonical order.
+
+    When every column holds one kind only (all integers, all strings, or all atoms), Python's own
+    tuple order is the canonical order and the sort runs in C; otherwise each row gets a sort key.
+    """
+    rows = list(rows)
+    if rows:
+        width = len(rows[0])
+        uniform = all(len(r) == width for r in rows)
+        if uniform:
+            for c in range(width):
+                kinds = {type(r[c]) for r in rows}
+                if kinds == {tuple}:
+                    if {len(r[c]) for r in rows} != {1}:
+                        uniform = False
+                        break
+                elif len(kinds) != 1 or not (kinds <= {int, str}):
+                    uniform = False
+                    break
+        if uniform:
+            rows.sort()
+            return rows
+    rows.sort(key=fact_key)
+    return rows

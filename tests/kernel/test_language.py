@@ -210,3 +210,29 @@ _lines = st.builds(
 def test_fact_file_fast_path_agrees_with_the_full_parser(lines):
     text = "\n".join(lines)
     assert _fast_or_full(text) == _full_parse(text)
+
+
+_terms = st.recursive(
+    st.one_of(st.integers(-5, 5), st.text(max_size=3), st.sampled_from([("a",), ("b",), ("nil",)])),
+    lambda inner: st.tuples(st.sampled_from(["f", "g"]), inner) | st.tuples(st.sampled_from(["f", "cons"]), inner, inner),
+    max_leaves=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 3).flatmap(lambda w: st.lists(st.tuples(*[_terms] * w), max_size=12)))
+def test_fast_canonical_sort_equals_the_keyed_sort(rows):
+    from engine.terms import canonical_rows, fact_key
+
+    assert canonical_rows(rows) == sorted(rows, key=fact_key)
+
+
+_column_kinds = st.sampled_from([st.integers(-1000, 1000), st.text(max_size=4), st.sampled_from([("a",), ("b",), ("zz",), ("a_1",)])])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_column_kinds, min_size=1, max_size=3).flatmap(lambda cols: st.lists(st.tuples(*cols), max_size=20)))
+def test_fast_canonical_sort_on_uniform_columns(rows):
+    from engine.terms import canonical_rows, fact_key
+
+    assert canonical_rows(rows) == sorted(rows, key=fact_key)
