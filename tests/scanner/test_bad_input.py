@@ -129,3 +129,18 @@ def test_rofl_looking_specifiers_stay_one_string(repo, out):
     assert ("fn.ts", 'x"). forged[code](1') in rel(facts, "src_import")
     text = (out / load_manifest(out)["files"]["evil.ts"]["facts"]).read_text()
     assert sum(1 for line in text.splitlines() if line.startswith("src_import[code]")) == 2
+
+
+def test_file_name_that_is_not_utf8(tmp_path, out):
+    src = tmp_path / "src"
+    src.mkdir()
+    raw = os.path.join(os.fsencode(src), b"caf\xe9.ts")
+    with open(raw, "wb") as handle:
+        handle.write(b"export const latin = 1;\n")
+    (src / "main.ts").write_text("import './caf\\u00e9';\n")
+    summary = scan_json(src, out)
+    assert summary["files"] == 2 and summary["errors"] == 0
+    facts = read_facts(out)
+    name = os.fsdecode(b"caf\xe9.ts")  # a lone surrogate stands for the undecodable byte
+    assert (name, "latin") in rel(facts, "src_export")
+    assert scan_json(src, out)["parsed"] == 0
