@@ -528,12 +528,10 @@ class Extractor:
             return
         calls.sort()
         scopes.sort(key=lambda s: (s[0], -s[1]))  # a bound name (same node) sorts inside its expression
-        qpath = facts.qpath
         stack: list[tuple[int, int, str]] = []
         next_scope = 0
         n_scopes = len(scopes)
-        quoted: dict[str, str] = {}
-        module_q = quote(MODULE_CALLER)
+        pairs: dict[tuple[str, str], None] = {}  # (caller, callee) in first-seen order
         for start, callee in calls:
             while next_scope < n_scopes and scopes[next_scope][0] <= start:
                 scope = scopes[next_scope]
@@ -543,13 +541,13 @@ class Extractor:
                 stack.append(scope)
             while stack and stack[-1][1] <= start:
                 stack.pop()
-            if stack:
-                caller = stack[-1][2]
-                caller_q = quoted.get(caller)
-                if caller_q is None:
-                    caller_q = quoted[caller] = quote(caller)
-            else:
-                caller_q = module_q
+            pairs[(stack[-1][2] if stack else MODULE_CALLER, callee)] = None
+        qpath = facts.qpath
+        quoted: dict[str, str] = {}
+        for caller, callee in pairs:
+            caller_q = quoted.get(caller)
+            if caller_q is None:
+                caller_q = quoted[caller] = quote(caller)
             callee_q = quoted.get(callee)
             if callee_q is None:
                 callee_q = quoted[callee] = quote(callee)
