@@ -235,3 +235,24 @@ def test_no_change_rescan_with_configs_takes_the_state_fast_path(repo, out, monk
     monkeypatch.setattr(manifest, "load", no_manifest)
     summary = scan_json(src, out)
     assert (summary["parsed"], summary["reused"]) == (0, 2)
+
+
+def test_no_change_rescan_loads_no_parser_and_hashes_nothing(repo, out):
+    import subprocess
+    import sys
+
+    src = repo(BASE)
+    scan_json(src, out)
+    probe = (
+        "import sys\n"
+        "from rofl.cli import main\n"
+        "try:\n"
+        f"    main(['scan', {str(src)!r}, '--out', {str(out)!r}, '--json'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('LOADED', 'tree_sitter' in sys.modules, 'xxhash' in sys.modules, 'multiprocessing' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    summary_line, loaded = proc.stdout.strip().splitlines()
+    assert json.loads(summary_line)["parsed"] == 0
+    assert loaded == "LOADED False False False"
