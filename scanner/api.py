@@ -1,11 +1,10 @@
 """The scan entry point: ``scan(src, out, ...)`` brings an output folder up to date and says what it did.
 
-One scan: lock the output folder, read the previous manifest, list and stat the sources, decide
-per file (reuse on equal size+mtime, re-hash otherwise or with ``verify``), work out which
-unchanged files need re-resolution from the paths that appeared or disappeared and the config
-files that changed, extract what is new or changed (forked workers when there are many), write
-the manifest atomically last, then delete fact files no manifest points to.  Nothing imports
-tree-sitter unless a file needs parsing, and a scan that finds nothing changed writes nothing.
+One scan: lock the output folder; list the sources; if ``.scan-state.json`` shows nothing changed,
+stop there (no manifest read, no hashing, no tree-sitter, no writes).  Otherwise read the
+manifest, plan (``scanner.plan``: reuse, parse, re-resolve, drop), re-resolve and extract
+(``scanner.pool``: forked helpers when there are many files), write the manifest atomically after
+every fact file, then the scan state, then delete fact files no manifest points to.
 """
 
 from __future__ import annotations
@@ -192,7 +191,19 @@ def _scan_locked(
         quick = state.unchanged(src, out, saved, listing, present)
         if quick is not None:
             files, errors = quick
-            return ScanSummary(files, 0, files, 0, 0, 0, errors, (), time.perf_counter() - started, out, False)
+            return ScanSummary(
+                files=files,
+                parsed=0,
+                reused=files,
+                resolved=0,
+                skipped=0,
+                removed=0,
+                errors=errors,
+                unreadable=(),
+                seconds=time.perf_counter() - started,
+                out=out,
+                manifest_written=False,
+            )
 
     old = manifest.load(out)
     extraction_valid = old is not None and (
