@@ -251,6 +251,11 @@ class Extractor:
         self._queries: dict[str, Any] = {}
         self._extra_queries: dict[tuple[str, str], Any] = {}
 
+    def prepare(self, grammars: set[str]) -> None:
+        """Make the parsers and compile the queries of ``grammars`` now, e.g. before forking helpers."""
+        for grammar in grammars:
+            self._parser(grammar)
+
     def _language(self, grammar: str) -> Any:
         if grammar == "javascript":
             import tree_sitter_javascript as tsjs

@@ -1,7 +1,7 @@
 """Parallel extraction: this process and ``jobs - 1`` forked helpers take chunks of files from one pipe.
 
-Helpers are plain ``os.fork`` children: they inherit the ``Materializer`` and its context without
-pickling, load tree-sitter themselves (in parallel with the others), and send their outcomes
+Helpers are plain ``os.fork`` children: they inherit the ``Materializer``, its context and the
+parsers and compiled queries this process prepared just before forking, and send their outcomes
 back through a pipe when the chunks run out.  The work queue is a pipe holding 4-byte chunk
 numbers, read by every process until end-of-file; ``multiprocessing`` is not used because
 importing it alone costs more than a small scan.  Chunks whose results do not arrive intact (a
@@ -88,6 +88,11 @@ def extract_all(
             yield materializer.extract(path)
             on_done(1)
         return
+    from scanner.files import grammar_for
+
+    # loaded once here rather than once per process: forked helpers share it (less CPU when the
+    # machine is busy, the same wall time when it is not)
+    materializer.extractor().prepare({grammar_for(p) for p in paths})
     chunks = chunk_paths(paths, sizes)
     tasks, feed = os.pipe()
     os.write(feed, b"".join(_INDEX.pack(i) for i in range(len(chunks))))
