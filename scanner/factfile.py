@@ -1,11 +1,13 @@
-"""Fact file text and files: quoting, the per-file layout, content-derived names, atomic writes.
+"""Fact file text and files: quoting, the per-file layout, content-derived names, writing them.
 
 A fact file is UTF-8 text, one fact a line, ``rel[code](args).``; it starts with a comment naming
 its source path and keeps resolution facts after a ``-- resolution`` marker line, so that
 re-resolving a file rewrites only that tail without parsing the source again.  Strings never
 contain a raw newline (``engine.terms.quote`` escapes it), so the marker cannot be forged by
-source text.  The file's name is derived from its path and from the xxh3 digest of its bytes: a
-file never changes under a name that a manifest may point to.
+source text.  The file's name is derived from its path, its source's content hash and the xxh3
+digest of its own bytes: a file never changes under a name that a manifest may point to, which is
+what lets fact files be written in place (``write_fact_file``) while the preamble, whose name is
+fixed, goes through a temporary file (``write_atomic``).
 """
 
 from __future__ import annotations
