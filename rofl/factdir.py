@@ -81,6 +81,9 @@ def open_folder(root: str | Path) -> FactFolder:
     preamble = manifest.get("preamble") or {}
     if preamble.get("facts"):
         expected[(root / preamble["facts"]).resolve()] = (str(preamble.get("digest")), None)
+    package_entries = manifest.get("package_entries") or {}
+    if package_entries.get("facts"):
+        expected[(root / package_entries["facts"]).resolve()] = (str(package_entries.get("digest")), SCANNER)
     for entry in manifest["files"].values():
         if isinstance(entry, dict) and entry.get("facts"):
             expected[(root / entry["facts"]).resolve()] = (str(entry.get("digest")), SCANNER)

@@ -226,8 +226,12 @@ def _scan_locked(
     preamble = _write_preamble(out)
     new_manifest: dict[str, Any] | None = None
     written = False
-    if not plan.nothing_to_do or old is None or old.get("preamble") != preamble or not resolution_valid:
+    if not plan.nothing_to_do or old is None or old.get("preamble") != preamble or not resolution_valid or "package_entries" not in old:
+        from scanner.entries import package_entries, write_entries
+
+        package_record = write_entries(out, package_entries(src, listing.packages, set(entries)))
         new_manifest = _build_manifest(src, options, versions, preamble, entries, configs, plan.packages, listing, unreadable)
+        new_manifest["package_entries"] = package_record
         if new_manifest != old:
             manifest.write(out, new_manifest)
             written = True

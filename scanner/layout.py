@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 FACTS_FOLDER = "code"
+FACTS_PERSPECTIVE = "code"
 PREAMBLE_NAME = "preamble.rofl"
 PREAMBLE_TEXT = "authority(code, scanner).\n"
 MANIFEST_NAME = "manifest.json"

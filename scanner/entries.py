@@ -1,0 +1,82 @@
+"""Entry points of workspace packages: the scanned files a package.json names in main, module, types, bin or exports."""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+
+from scanner import layout
+
+FIELDS = ("main", "module", "types", "typings", "bin", "exports")
+ENTRIES_NAME = "entries.rofl"
+_PROBE = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+_JS_TO_TS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
+
+
+def _leaves(value) -> list[str]:
+    """Every string inside a field: a path, a map of bins, or a nested exports map."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return []
+
+
+def _scanned(target: str, files: set[str]) -> str | None:
+    for suffix in _PROBE:
+        if target + suffix in files:
+            return target + suffix
+    stem, ext = posixpath.splitext(target)
+    for ts in _JS_TO_TS.get(ext, ()):
+        if stem + ts in files:
+            return stem + ts
+    for suffix in _PROBE[1:]:
+        if posixpath.join(target, "index" + suffix) in files:
+            return posixpath.join(target, "index" + suffix)
+    return None
+
+
+def package_entries(src: str, package_files: tuple[str, ...], files: set[str]) -> list[tuple[str, str]]:
+    """``(path, field)`` pairs, sorted: each scanned file a package.json field points at."""
+    found: set[tuple[str, str]] = set()
+    for rel in package_files:
+        try:
+            with open(os.path.join(src, rel), "rb") as handle:
+                data = json.loads(handle.read())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        folder = posixpath.dirname(rel)
+        for field in FIELDS:
+            for leaf in _leaves(data.get(field)):
+                if "*" in leaf:
+                    continue
+                target = posixpath.normpath(posixpath.join(folder, leaf))
+                hit = _scanned(target, files) if not target.startswith("..") else None
+                if hit is not None:
+                    found.add((hit, field))
+    return sorted(found)
+
+
+def write_entries(out: str, pairs: list[tuple[str, str]]) -> dict[str, str]:
+    """Write ``entries.rofl`` when its content changed; return its manifest record."""
+    from engine.terms import quote
+    from scanner.factfile import write_atomic
+    from scanner.hashing import hash_bytes
+
+    lines = ["-- rofl scan: files that package.json names as entry points"]
+    lines += [f"src_entry[{layout.FACTS_PERSPECTIVE}]({quote(path)}, {quote(field)})." for path, field in pairs]
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    path = os.path.join(out, ENTRIES_NAME)
+    try:
+        with open(path, "rb") as handle:
+            current = handle.read()
+    except OSError:
+        current = None
+    if current != data:
+        write_atomic(out, ENTRIES_NAME, data)
+    return {"facts": ENTRIES_NAME, "digest": hash_bytes(data)}
