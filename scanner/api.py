@@ -77,20 +77,9 @@ class ScanSummary:
 
 
 def _write_preamble(out: str) -> dict[str, str]:
-    from scanner.hashing import hash_bytes
+    from scanner.factfile import write_if_changed
 
-    data = layout.PREAMBLE_TEXT.encode("utf-8")
-    path = os.path.join(out, layout.PREAMBLE_NAME)
-    try:
-        with open(path, "rb") as handle:
-            current = handle.read()
-    except OSError:
-        current = None
-    if current != data:
-        from scanner.factfile import write_atomic
-
-        write_atomic(out, layout.PREAMBLE_NAME, data)
-    return {"facts": layout.PREAMBLE_NAME, "digest": hash_bytes(data)}
+    return write_if_changed(out, layout.PREAMBLE_NAME, layout.PREAMBLE_TEXT.encode("utf-8"))
 
 
 def _remove_orphans(out: str, present: set[str], keep: set[str]) -> None:

@@ -65,18 +65,8 @@ def package_entries(src: str, package_files: tuple[str, ...], files: set[str]) -
 def write_entries(out: str, pairs: list[tuple[str, str]]) -> dict[str, str]:
     """Write ``entries.rofl`` when its content changed; return its manifest record."""
     from engine.terms import quote
-    from scanner.factfile import write_atomic
-    from scanner.hashing import hash_bytes
+    from scanner.factfile import write_if_changed
 
     lines = ["-- rofl scan: files that package.json names as entry points"]
     lines += [f"src_entry[{layout.FACTS_PERSPECTIVE}]({quote(path)}, {quote(field)})." for path, field in pairs]
-    data = ("\n".join(lines) + "\n").encode("utf-8")
-    path = os.path.join(out, ENTRIES_NAME)
-    try:
-        with open(path, "rb") as handle:
-            current = handle.read()
-    except OSError:
-        current = None
-    if current != data:
-        write_atomic(out, ENTRIES_NAME, data)
-    return {"facts": ENTRIES_NAME, "digest": hash_bytes(data)}
+    return write_if_changed(out, ENTRIES_NAME, ("\n".join(lines) + "\n").encode("utf-8"))

@@ -121,3 +121,17 @@ def write_atomic(out: str, rel_name: str, data: bytes) -> None:
     with open(tmp, "wb") as handle:
         handle.write(data)
     os.replace(tmp, final)
+
+
+def write_if_changed(out: str, rel_name: str, data: bytes) -> dict[str, str]:
+    """Write a small fixed-name fact file only when its bytes differ; return its manifest record."""
+    from scanner.hashing import hash_bytes
+
+    try:
+        with open(os.path.join(out, rel_name), "rb") as handle:
+            current = handle.read()
+    except OSError:
+        current = None
+    if current != data:
+        write_atomic(out, rel_name, data)
+    return {"facts": rel_name, "digest": hash_bytes(data)}
