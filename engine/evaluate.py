@@ -66,7 +66,7 @@ class Context:
             else:
                 t = self.tables[rel] = Table()
                 if rel == V.DERIVED_BY:
-                    self._fill_virtual(rel, t)
+                    self._fill_history(t)
         return t
 
     def rows(self, rel: str) -> dict:
@@ -100,19 +100,17 @@ class Context:
     def arity_filter(rel: str, width: int):
         return lambda bucket: any(len(r) == width for r in bucket)
 
-    # -- virtual relations ---------------------------------------------------------------------
-    def _fill_virtual(self, rel: str, table: Table) -> None:
+    # -- provenance as a relation ---------------------------------------------------------------------
+    def _fill_history(self, table: Table) -> None:
+        """derived_by rows: frozen history, plus this evaluation's derivations once it has finished."""
         rows = table.rows
-        store = self.store
-        if rel == V.DERIVED_BY:
-            for frel, frow, rid, tick in store.history:
-                rows[("main", fact_term(frel, frow), (rid,), tick)] = -1
-            if self.finished:
-                for frel in sorted(self.provs):
-                    for frow, rec in self.provs[frel].items():
-                        for rix in [rec[0], *(rec[3] or ())]:
-                            rows[("main", fact_term(frel, frow), (self.decoded.rules[rix].rid,), self.tick)] = -1
-            return
+        for frel, frow, rid, tick in self.store.history:
+            rows[("main", fact_term(frel, frow), (rid,), tick)] = -1
+        if self.finished:
+            for frel in sorted(self.provs):
+                for frow, rec in self.provs[frel].items():
+                    for rix in [rec[0], *(rec[3] or ())]:
+                        rows[("main", fact_term(frel, frow), (self.decoded.rules[rix].rid,), self.tick)] = -1
 
     def refresh_virtual(self) -> None:
         self.tables.pop(V.DERIVED_BY, None)

@@ -103,17 +103,11 @@ class _Gen:
         self.next_head = next_head
         self.lines: list[str] = []
         self.pre: list[str] = []
-        self.consts: dict[str, object] = {}
         self.bound: set[str] = set()
         self.atom_vars: set[str] = set()
         self.wild = _wildcards(self.clause)
         self.depth = 1
         self.tmp = 0
-
-    def const(self, value: object) -> str:
-        key = f"K{len(self.consts)}"
-        self.consts[key] = value
-        return key
 
     def emit(self, line: str) -> None:
         self.lines.append("    " * self.depth + line)
@@ -410,7 +404,6 @@ def compile_variant(rule: CompiledRule, delta: int, recursive: frozenset, demand
     gen = _Gen(rule, demand, rule.clause.head.temporal == NEXT, naive)
     source = gen.generate(delta, recursive)
     env = dict(_GLOBALS)
-    env.update(gen.consts)
     env["RID"] = rule.rid
     exec(_code(source, f"<rule {rule.rid} variant {delta}>"), env)  # noqa: S102 - the kernel's own templates
     fn = env["variant"]
