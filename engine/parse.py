@@ -26,46 +26,51 @@ def parse_program(text: str, source: str = "<input>") -> list[Clause]:
 # Fact files (one ground fact of strings, integers and atoms per line) are the bulk of what is
 # loaded; they take a line-by-line path.  Any line it does not recognise sends the whole text to
 # the full parser, which then also produces the exact error position.
-_FACT_LINE = re.compile(r"\s*([a-z][A-Za-z0-9_]*)(?:\[([a-z][A-Za-z0-9_]*)\])?\((.*)\)\s*(@init|@now)?\s*\.\s*")
-_ONE_ARG = r'\s*(?:"((?:[^"\\\n]|\\.)*)"|(-?[0-9]+)|([a-z][A-Za-z0-9_]*))\s*'
-_ARGS = re.compile(_ONE_ARG + r"(?:," + _ONE_ARG + r")*")
-_ARG = re.compile(_ONE_ARG + r"(?:,|$)")
+_WS = r"\s*"  # ASCII white space; \v, which the lexer rejects, sends the text to the full parser
+_FACT_LINE = re.compile(_WS + r"([a-z][A-Za-z0-9_]*)(?:\[([a-z][A-Za-z0-9_]*)\])?\((.*)\)" + _WS + r"(@init|@now)?" + _WS + r"\." + _WS, re.ASCII)
+_QUIET_LINE = re.compile(_WS + r"(?:--.*)?", re.ASCII)
+_ONE_ARG = _WS + r'(?:"((?:[^"\\\n]|\\.)*)"|(-?[0-9]+)|([a-z][A-Za-z0-9_]*))' + _WS
+_ARGS = re.compile(_ONE_ARG + r"(?:," + _ONE_ARG + r")*", re.ASCII)
+_ARG = re.compile(_ONE_ARG + r"(?:,|$)", re.ASCII)
 
 
 def _simple_facts(text: str, source: str) -> list[Clause] | None:
+    if "\v" in text:
+        return None
     out: list[Clause] = []
     append = out.append
     fact_line = _FACT_LINE.fullmatch
+    quiet = _QUIET_LINE.fullmatch
     args_ok = _ARGS.fullmatch
     find_args = _ARG.findall
-    for number, line in enumerate(text.split("\n"), 1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("--"):
-            continue
+    keywords = _KEYWORDS
+    for line in text.split("\n"):
         m = fact_line(line)
         if m is None:
-            return None
+            if quiet(line) is not None:
+                continue
+            return None  # not a plain fact, a comment or a blank line
         rel, persp, body, temporal = m.groups()
-        if args_ok(body) is None or rel in _KEYWORDS:
+        if args_ok(body) is None or rel in keywords:
             return None
         args: list = []
         for string, number_text, name in find_args(body):
             if number_text:
                 args.append(int(number_text))
             elif name:
-                if name in _KEYWORDS:
+                if name in keywords:
                     return None
                 args.append((name,))
             else:
-                args.append(_unescape(string, source, number) if "\\" in string else string)
-        append(Clause(Literal(rel, persp or DEFAULT_PERSP, tuple(args), INIT if temporal == "@init" else NOW), (), False, False, number, 1))
+                args.append(_unescape(string, source) if "\\" in string else string)
+        append(Clause(Literal(rel, persp or DEFAULT_PERSP, tuple(args), INIT if temporal == "@init" else NOW)))
     return out
 
 
 _KEYWORDS = frozenset(("not", "is", "mod", "want", "bridge"))
 
 
-def _unescape(body: str, source: str, line: int) -> str:
+def _unescape(body: str, source: str) -> str:
     tokens = lexer.tokenize('"' + body + '"', source)
     return tokens[0].value
 

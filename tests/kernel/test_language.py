@@ -196,17 +196,17 @@ _names = st.sampled_from(["p", "src_file", "x1", "not", "is", "want", "a_b"])
 _args = st.one_of(
     st.text(max_size=8).map(lambda s: __import__("engine.terms", fromlist=["quote"]).quote(s)),
     st.integers(-50, 50).map(str),
-    st.sampled_from(["foo", "bar", "X", "_", "f(a)", "1a", '"open', "", "$x", "a b"]),
+    st.sampled_from(["foo", "bar", "X", "_", "f(a)", "1a", '"open', "", "$x", "a b", "\u00a0a", "a\u2003", " -3 ", "\t7\r"]),
 )
 _lines = st.builds(
     lambda rel, persp, args, tail: f"{rel}{persp}({', '.join(args)}){tail}",
     _names, st.sampled_from(["", "[code]", "[S]", "[ ]"]), st.lists(_args, max_size=3),
-    st.sampled_from([".", ". -- note", "@init.", "@next.", "", ".)", ". q(1)."]),
+    st.sampled_from([".", ". -- note", "@init.", "@next.", "", ".)", ". q(1).", " .\r", ".\u00a0", "\n."]),
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(_lines, st.sampled_from(["", "-- comment", "  "])), max_size=4))
+@given(st.lists(st.one_of(_lines, st.sampled_from(["", "-- comment", "  ", "\u00a0", " -- x"])), max_size=4))
 def test_fact_file_fast_path_agrees_with_the_full_parser(lines):
     text = "\n".join(lines)
     assert _fast_or_full(text) == _full_parse(text)
