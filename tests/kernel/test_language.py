@@ -196,7 +196,7 @@ _names = st.sampled_from(["p", "src_file", "x1", "not", "is", "want", "a_b"])
 _args = st.one_of(
     st.text(max_size=8).map(lambda s: __import__("engine.terms", fromlist=["quote"]).quote(s)),
     st.integers(-50, 50).map(str),
-    st.sampled_from(["foo", "bar", "X", "_", "f(a)", "1a", '"open', "", "$x", "a b", "\u00a0a", "a\u2003", " -3 ", "\t7\r"]),
+    st.sampled_from(["foo", "bar", "X", "_", "f(a)", "1a", '"open', "", "$x", "a b", "\u00a0a", "a\u2003", " -3 ", "\t7\r", "\va", "\x0cb"]),
 )
 _lines = st.builds(
     lambda rel, persp, args, tail: f"{rel}{persp}({', '.join(args)}){tail}",
