@@ -79,15 +79,14 @@ class Kernel:
         return self.add_clauses(parse_program(text, source), who, source)
 
     def load_sources(self, sources: list, evaluate_now: bool = True) -> Outcome | None:
-        """Parse every file first (a syntax error loads nothing), then add them all and evaluate once."""
+        """Parse every file first (a syntax error loads nothing), then add them all and evaluate once.
+
+        A source is ``(path, who)``, or ``(path, who, text)`` when the caller has read the file already.
+        """
         parsed = []
-        for path, who in sources:
-            try:
-                text = Path(path).read_text(encoding="utf-8")
-            except FileNotFoundError:
-                raise RoflError(f"{path}: no such file; check the path") from None
-            except (OSError, UnicodeDecodeError) as exc:
-                raise RoflError(f"{path}: cannot read ({exc}); pass a readable UTF-8 .rofl file") from None
+        for source in sources:
+            path, who = source[0], source[1]
+            text = source[2] if len(source) > 2 else _read_text(path)
             parsed.append((parse_program(text, str(path)), who, str(path)))
         journal: list = []
         try:
@@ -375,6 +374,15 @@ class Kernel:
     def _close_tick(self, limit: int) -> Outcome:
         self.tick(limit)
         return self._outcome
+
+
+def _read_text(path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RoflError(f"{path}: no such file; check the path") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RoflError(f"{path}: cannot read ({exc}); pass a readable UTF-8 .rofl file") from None
 
 
 def _perspectives(c: Clause):

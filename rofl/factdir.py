@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +25,7 @@ class FactFolder:
 
     root: Path
     manifest: dict
-    sources: tuple  # ((Path, who), ...)
+    sources: tuple  # ((Path, who, text), ...)
     warnings: tuple  # one line each
     stat_key: str  # changes whenever a fact file or the manifest changes on disk
 
@@ -72,38 +73,40 @@ def stat_key(root: Path) -> str:
     return _digest(b"\n".join(parts))
 
 
-def open_folder(root: str | Path) -> FactFolder:
+def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
+    """Read every fact file once, check it against the manifest's digest, and say who it is from."""
     root = Path(root)
     if not root.is_dir():
         raise RoflError(f"{root}: no such fact folder; run `rofl scan SRC --out {root}` first")
     manifest, _ = read_manifest(root)
-    expected: dict[Path, tuple[str, str | None]] = {}
-    preamble = manifest.get("preamble") or {}
-    if preamble.get("facts"):
-        expected[(root / preamble["facts"]).resolve()] = (str(preamble.get("digest")), None)
-    package_entries = manifest.get("package_entries") or {}
-    if package_entries.get("facts"):
-        expected[(root / package_entries["facts"]).resolve()] = (str(package_entries.get("digest")), SCANNER)
+    expected: dict[str, tuple[str, str | None]] = {}  # path relative to root -> (digest, who)
+    for record, who in ((manifest.get("preamble"), None), (manifest.get("package_entries"), SCANNER)):
+        if isinstance(record, dict) and record.get("facts"):
+            expected[posixpath.normpath(record["facts"])] = (str(record.get("digest")), who)
     for entry in manifest["files"].values():
         if isinstance(entry, dict) and entry.get("facts"):
-            expected[(root / entry["facts"]).resolve()] = (str(entry.get("digest")), SCANNER)
+            expected[posixpath.normpath(entry["facts"])] = (str(entry.get("digest")), SCANNER)
     sources: list = []
     warnings: list[str] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for path in _walk_fact_files(root):
-        resolved = path.resolve()
-        seen.add(resolved)
+        rel = path.relative_to(root).as_posix()
+        seen.add(rel)
         data = path.read_bytes()
-        want = expected.get(resolved)
+        want = expected.get(rel)
         if want is None:
             warnings.append(f"{path}: not written by the scanner (not in the manifest); its facts load as '{UNVERIFIED}'")
-            sources.append((path, UNVERIFIED))
+            who = UNVERIFIED
         elif _digest(data) != want[0]:
             warnings.append(f"{path}: changed since the scan (digest mismatch); its facts load as '{UNVERIFIED}'")
-            sources.append((path, UNVERIFIED))
+            who = UNVERIFIED
         else:
-            sources.append((path, want[1]))
-    missing = sorted(str(p) for p in expected if p not in seen)
-    for p in missing:
-        warnings.append(f"{p}: listed in the manifest but missing; run `rofl scan` again")
-    return FactFolder(root, manifest, tuple(sources), tuple(warnings), stat_key(root))
+            who = want[1]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RoflError(f"{path}: not UTF-8 text; remove it or run `rofl scan` again") from None
+        sources.append((path, who, text))
+    for rel in sorted(set(expected) - seen):
+        warnings.append(f"{root / rel}: listed in the manifest but missing; run `rofl scan` again")
+    return FactFolder(root, manifest, tuple(sources), tuple(warnings), key if key is not None else stat_key(root))

@@ -97,7 +97,8 @@ def code_kernel(facts: str, rules: tuple, budget: int) -> Kernel:
     root = Path(facts)
     if not (root / "manifest.json").is_file():
         raise RoflError(f"{root}: no manifest.json here; run `rofl scan SRC --out {root}` first")
-    parts = [__version__.encode(), stat_key(root).encode(), BOOT.read_bytes(), CODE_RULES.read_bytes()]
+    folder_key = stat_key(root)
+    parts = [__version__.encode(), folder_key.encode(), BOOT.read_bytes(), CODE_RULES.read_bytes()]
     for r in rules:
         try:
             parts.append(str(r).encode() + b"\0" + Path(r).read_bytes())
@@ -111,7 +112,7 @@ def code_kernel(facts: str, rules: tuple, budget: int) -> Kernel:
         kernel = Kernel(None, budget=budget)
         kernel.store, warnings = hit
     else:
-        folder = open_folder(root)
+        folder = open_folder(root, folder_key)
         kernel = Kernel(BOOT, budget=budget)
         sources = [(CODE_RULES, None), *folder.sources, *[(Path(r), "user") for r in rules]]
         kernel.load_sources(sources, evaluate_now=False)
