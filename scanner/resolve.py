@@ -12,7 +12,7 @@ a workspace package appearing under that name re-resolves the importer).  Order 
 * bare: the governing tsconfig's ``paths`` (longest matching pattern), then its ``baseUrl``, then
   workspace packages by package.json ``name`` (``exports`` when simple, ``types``, ``typings``,
   ``module``, ``main``, ``index``), else external: the package is the first segment, or
-  ``@scope/name``; ``node:fs`` stays ``node:fs`` and a bare builtin like ``fs`` is package ``fs``.
+  ``@scope/name``; ``node:fs`` (and ``node:fs/promises``) is package ``node:fs`` and a bare builtin like ``fs`` is package ``fs``.
 * absolute paths, ``#subpath`` imports, URLs and empty specifiers are unresolved.
 """
 
@@ -135,7 +135,7 @@ class Resolver:
             hit = self._probe(base, probed, directory_only=spec.endswith("/"))
             return (spec, "file", hit) if hit else (spec, "unresolved", "")
         if spec.startswith("node:"):
-            return (spec, "external", spec)
+            return (spec, "external", spec.split("/")[0])  # node:fs/promises is package node:fs
         if ":" in spec.split("/")[0] or "\\" in spec:
             return (spec, "unresolved", "")
         return self._resolve_bare(folder, spec, probed)

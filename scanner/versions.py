@@ -12,7 +12,7 @@ import importlib.util
 import os
 
 EXTRACTOR_VERSION = "rofl-extract-2"
-RESOLVER_VERSION = "rofl-resolve-1"
+RESOLVER_VERSION = "rofl-resolve-2"
 
 GRAMMAR_DISTRIBUTIONS = {
     "tree-sitter": "tree_sitter",

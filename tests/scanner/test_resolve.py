@@ -96,7 +96,7 @@ def test_relative_outside_src_is_unresolved(repo, out):
 
 
 def test_externals_name_their_package(repo, out):
-    src = repo({"a.ts": imports("react", "lodash/fp/map", "@scope/pkg", "@scope/pkg/deep/x", "node:fs", "fs", "path/posix")})
+    src = repo({"a.ts": imports("react", "lodash/fp/map", "@scope/pkg", "@scope/pkg/deep/x", "node:fs", "node:fs/promises", "fs", "path/posix")})
     scan_json(src, out)
     assert answers(out, "a.ts") == {
         "react": ("external", "react"),
@@ -104,6 +104,7 @@ def test_externals_name_their_package(repo, out):
         "@scope/pkg": ("external", "@scope/pkg"),
         "@scope/pkg/deep/x": ("external", "@scope/pkg"),
         "node:fs": ("external", "node:fs"),
+        "node:fs/promises": ("external", "node:fs"),
         "fs": ("external", "fs"),
         "path/posix": ("external", "path"),
     }
