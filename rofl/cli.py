@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import importlib
-import sys
 
 import click
 
-# name -> module under rofl.commands; imported lazily so `rofl --help` stays fast.
+from . import __version__
+
+# name -> (module under rofl.commands, one-line help); imported lazily so `rofl --help` stays fast.
 COMMANDS = {
-    "scan": "scan",
-    "ask": "ask",
-    "why": "explain",
-    "whynot": "explain",
-    "excise": "explain",
-    "audit": "audit",
-    "impact": "impact",
-    "export": "export",
-    "run": "run",
-    "save": "save",
-    "repl": "repl",
+    "scan": ("scan", "Scan a JS/TS tree into one [code] fact file per source file, incrementally."),
+    "ask": ("ask", "Answer a query over programs, a scan or a saved store."),
+    "why": ("explain", "Show one derivation tree of a fact down to base facts."),
+    "whynot": ("explain", "Name the failing premise of each rule that could conclude a fact."),
+    "excise": ("explain", "Facts lost and gained when one base fact is removed."),
+    "audit": ("audit", "Run the audits and layering rules; exit 1 on findings."),
+    "impact": ("impact", "Files a change affects, each with its chain of imports."),
+    "export": ("export", "Write a binary relation as GraphML, GEXF, JSON, DOT or Mermaid."),
+    "run": ("run", "Run a program tick by tick until it goes quiet."),
+    "save": ("save", "Save the whole store of loaded programs to a versioned file."),
+    "repl": ("repl", "Interactive session over a live kernel."),
 }
 
 
@@ -28,21 +29,21 @@ class LazyGroup(click.Group):
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        module_name = COMMANDS.get(name)
-        if module_name is None:
+        entry = COMMANDS.get(name)
+        if entry is None:
             return None
-        module = importlib.import_module(f"rofl.commands.{module_name}")
-        return getattr(module, name.replace("-", "_") + "_command", None) or getattr(module, "command")
+        module = importlib.import_module(f"rofl.commands.{entry[0]}")
+        return getattr(module, name + "_command", None) or getattr(module, "command")
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][1]) for name in self.list_commands(ctx)])
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="rofl")
+@click.version_option(version=__version__, prog_name="rofl")
 def main() -> None:
     """rofl: turn a JS/TS repository into facts and answer questions about them with proof."""
-
-
-def run() -> None:  # pragma: no cover - console entry
-    sys.exit(main())
 
 
 if __name__ == "__main__":  # python -m rofl.cli

@@ -97,3 +97,28 @@ def test_budget_marks_partial(rofl, tmp_path):
     code, out, _ = rofl("ask", "nat(X)", prog, "--budget", "500", "--json")
     data = json.loads(out)
     assert code == 0 and data["partial"] is True and 0 < len(data["answers"]) <= 500
+
+
+def test_help_and_version_import_no_command_module():
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from rofl.cli import main\n"
+        "for args in (['--help'], ['--version']):\n"
+        "    assert CliRunner().invoke(main, args).exit_code == 0\n"
+        "loaded = [m for m in sys.modules if m.startswith(('engine', 'scanner', 'rofl.commands.', 'networkx'))]\n"
+        "print(loaded)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_every_listed_command_resolves(rofl):
+    from rofl.cli import COMMANDS
+
+    for name in COMMANDS:
+        code, out, _ = rofl(name, "--help")
+        assert code == 0 and "Usage:" in out
