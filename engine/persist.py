@@ -12,7 +12,8 @@ Format ``rofl-store`` version 1 (one JSON object, UTF-8, no insignificant white 
   }}
 
 A term is encoded as JSON: an integer as a number, a string as a string, an atom or compound
-``f(a, b)`` as the list ``["f", a, b]``.  Rules travel as their reflected facts, so restoring never
+``f(a, b)`` as the list ``["f", a, b]`` (the tuple the kernel holds, which ``json`` writes as an
+array).  Rules travel as their reflected facts, so restoring never
 parses source text.  A file whose checksum does not match, or of another format or a newer version,
 is refused before anything is loaded.
 """
@@ -26,16 +27,10 @@ from pathlib import Path
 
 from .errors import StoreFormatError
 from .store import Store
-from .terms import fact_key
+from .terms import canonical_rows, fact_key
 
 FORMAT = "rofl-store"
 VERSION = 1
-
-
-def encode(term):
-    if type(term) is tuple:
-        return [term[0], *[encode(a) for a in term[1:]]]
-    return term
 
 
 def decode(value):
@@ -48,14 +43,10 @@ def decode(value):
     raise StoreFormatError(f"not a term: {value!r}")
 
 
-def _row(row: tuple) -> list:
-    return [encode(t) for t in row]
-
-
 def _unrow(values) -> tuple:
     if type(values) is not list or not values or type(values[0]) is not str:
         raise StoreFormatError("a row must start with its perspective")
-    return tuple(decode(v) for v in values)
+    return tuple([v if type(v) is int or type(v) is str else decode(v) for v in values])
 
 
 def _key(rel: str, row: tuple) -> tuple:
@@ -66,21 +57,21 @@ def body_of(store: Store, ctx=None) -> dict:
     base = []
     for rel in store.relations():
         for row, meta in store.sorted_rows(rel).items():
-            base.append([rel, _row(row), meta.who, meta.tick])
+            base.append([rel, row, meta.who, meta.tick])
     prov = []
     if ctx is not None:
         rules = ctx.decoded.rules
         for rel in sorted(ctx.provs):
-            for row in sorted(ctx.provs[rel], key=fact_key):
+            for row in canonical_rows(ctx.provs[rel]):
                 rix, wit, count, extra = ctx.provs[rel][row]
-                prov.append([rel, _row(row), rules[rix].rid, [_row(w) for w in wit], count, sorted(rules[e].rid for e in extra or ())])
+                prov.append([rel, row, rules[rix].rid, list(wit), count, sorted(rules[e].rid for e in extra or ())])
     return {
         "tick": store.tick,
         "counters": dict(sorted(store.counters.items())),
         "base": base,
-        "history": [[rel, _row(row), rid, tick] for rel, row, rid, tick in store.history],
-        "past": [[rel, _row(row), rid, tick] for (rel, row), (rid, tick) in sorted(store.past.items(), key=lambda kv: _key(*kv[0]))],
-        "tick_log": [[tick, [[rel, _row(row)] for rel, row in facts]] for tick, facts in store.tick_log],
+        "history": [[rel, row, rid, tick] for rel, row, rid, tick in store.history],
+        "past": [[rel, row, rid, tick] for (rel, row), (rid, tick) in sorted(store.past.items(), key=lambda kv: _key(*kv[0]))],
+        "tick_log": [[tick, [[rel, row] for rel, row in facts]] for tick, facts in store.tick_log],
         "provenance": prov,
     }
 
@@ -137,9 +128,15 @@ def _build(body: dict) -> Store:
     store = Store()
     store.tick = int(body["tick"])
     store.counters = {str(k): int(v) for k, v in body["counters"].items()}
+    metas: dict = {}
     for rel, row, who, tick in body["base"]:
-        facts = store.base.setdefault(str(rel), {})
-        facts[_unrow(row)] = store.meta(who, tick)
+        facts = store.base.get(rel)
+        if facts is None:
+            facts = store.base[str(rel)] = {}
+        meta = metas.get((who, tick))
+        if meta is None:
+            meta = metas[(who, tick)] = store.meta(who, tick)
+        facts[_unrow(row)] = meta
     store._sorted.update(store.base)  # the file is written in canonical order
     store.history = [(rel, _unrow(row), rid, int(tick)) for rel, row, rid, tick in body["history"]]
     store.past = {(rel, _unrow(row)): (rid, int(tick)) for rel, row, rid, tick in body["past"]}
