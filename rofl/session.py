@@ -73,6 +73,8 @@ def build_kernel(
 ) -> Kernel:
     """Boot (or a saved store, or a scanned fact folder with code.rofl and --rules), then each FILE
     (no who), then each --load-as file asserted by its WHO; evaluated once."""
+    if facts is not None and store:
+        raise RoflError("--facts and --store both name a starting point; give one of them")
     if facts is not None:
         kernel = code_kernel(facts, rules, budget or CODE_BUDGET)
         kernel.goals = goals
