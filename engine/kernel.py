@@ -236,6 +236,20 @@ class Kernel:
         rows = sorted(found, key=lambda r: tuple(sort_key(v) for v in r))
         return Answers(tuple(names), tuple(rows), partial)
 
+    def why(self, rel: str, persp: str, args: tuple):
+        """One derivation tree (``engine.explain.Node``) of a fact that holds, or None."""
+        from .explain import holds, why
+
+        ctx = self.evaluate().ctx
+        row = (persp, *args)
+        return why(ctx, self.store, rel, row) if holds(ctx, rel, row) else None
+
+    def whynot(self, rel: str, persp: str, args: tuple):
+        """For a fact that does not hold, the failing premise of each rule that could conclude it."""
+        from .explain import whynot
+
+        return whynot(self.evaluate().ctx, self.store, rel, (persp, *args))
+
     def holds(self, rel: str, row: tuple) -> bool:
         ctx = self.evaluate().ctx
         if rel in ctx.demand.rules:

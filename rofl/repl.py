@@ -65,10 +65,8 @@ class Repl:
         if word == "why":
             return self._why(rest)
         if word == "whynot":
-            from engine.explain import whynot
-
             lit = self._ground(rest)
-            return "\n".join(whynot(self.kernel.outcome.ctx, self.kernel.store, lit.rel, (lit.persp, *lit.args)).lines())
+            return "\n".join(self.kernel.whynot(lit.rel, lit.persp, lit.args).lines())
         if word == "excise":
             lit = self._ground(rest)
             removed, added = self.kernel.excise(lit.rel, lit.persp, lit.args)
@@ -122,10 +120,6 @@ class Repl:
         return out + ("\n-- partial: the budget ran out" if answers.partial else "")
 
     def _why(self, text: str) -> str:
-        from engine.explain import holds, why
-
         lit = self._ground(text)
-        row = (lit.persp, *lit.args)
-        ctx = self.kernel.outcome.ctx
-        node = why(ctx, self.kernel.store, lit.rel, row) if holds(ctx, lit.rel, row) else None
+        node = self.kernel.why(lit.rel, lit.persp, lit.args)
         return "\n".join(node.lines()) if node else f"{text} does not hold"

@@ -15,15 +15,9 @@ from ..session import build_kernel, program_options, emit_json, ground_fact, use
 @user_errors
 def why_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold."""
-    from engine.explain import why
-
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
-    row = (lit.persp, *lit.args)
-    ctx = kernel.outcome.ctx
-    from engine.explain import holds
-
-    node = why(ctx, kernel.store, lit.rel, row) if holds(ctx, lit.rel, row) else None
+    node = kernel.why(lit.rel, lit.persp, lit.args)
     if node is None:
         if as_json:
             emit_json({"fact": fact, "holds": False})
@@ -45,11 +39,9 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int | None, 
 
     Exit 1 when FACT holds after all.
     """
-    from engine.explain import whynot
-
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
-    node = whynot(kernel.outcome.ctx, kernel.store, lit.rel, (lit.persp, *lit.args))
+    node = kernel.whynot(lit.rel, lit.persp, lit.args)
     if as_json:
         emit_json(node.as_dict())
     else:

@@ -234,3 +234,16 @@ def test_audit_src_reports_stale_fact_files(rofl, tmp_path):
     ]
     rofl("scan", src, "--out", facts)
     assert rofl("audit", "--facts", facts, "--src", src)[0] == 0
+
+
+def test_ask_with_why_and_whynot_explains_along(rofl, scanned):
+    _, facts = scanned
+    fact = 'dependency[code]("src/domain/order.ts", "src/ui/format.ts")'
+    missing = 'dependency[code]("src/domain/order.ts", "src/services/checkout.ts")'
+    code, out, _ = rofl("ask", 'dependency[code]("src/domain/order.ts", B)', "--facts", facts, "--why", fact, "--whynot", missing, "--json")
+    data = json.loads(out)
+    assert code == 0 and {"B": '"src/ui/format.ts"'} in data["answers"]
+    (why,) = data["why"]
+    assert why["kind"] == "derived" and why["children"][0]["kind"] == "base" and why["children"][0]["who"] == "scanner"
+    (whynot,) = data["whynot"]
+    assert whynot["kind"] == "absent" and whynot["children"][0]["children"][-1]["kind"] == "fails"
