@@ -68,6 +68,11 @@ def _annotate(kernel: Kernel, graph: "nx.DiGraph") -> None:
             if row[1] in nodes:
                 data = graph.nodes[row[1]]
                 data[attr] = data.get(attr, 0) + 1
+    for rel, kind in (("src_func", "function"), ("src_class", "class")):
+        for row in rows(rel):  # (persp, file, name, line): a declaration named like the node
+            name = row[2]
+            if name in nodes and graph.nodes[name]["kind"] == "term":
+                graph.nodes[name].update(kind=kind, file=row[1], line=row[3])
     for row in rows("src_external"):
         if row[3] in nodes and graph.nodes[row[3]]["kind"] == "term":
             graph.nodes[row[3]]["kind"] = "package"

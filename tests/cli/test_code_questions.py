@@ -247,3 +247,16 @@ def test_ask_with_why_and_whynot_explains_along(rofl, scanned):
     assert why["kind"] == "derived" and why["children"][0]["kind"] == "base" and why["children"][0]["who"] == "scanner"
     (whynot,) = data["whynot"]
     assert whynot["kind"] == "absent" and whynot["children"][0]["children"][-1]["kind"] == "fails"
+
+
+def test_export_of_a_derived_relation_over_functions_carries_file_and_line(rofl, scanned, tmp_path):
+    _, facts = scanned
+    rules = tmp_path / "calls.rofl"
+    rules.write_text("calls(A, B) :- src_call[code](_, A, B), src_func[code](_, A, _), src_func[code](_, B, _).\n")
+    target = tmp_path / "calls.graphml"
+    code, _, _ = rofl("export", "calls", "--facts", facts, "--rules", rules, "--format", "graphml", "-o", target)
+    assert code == 0
+    g = nx.read_graphml(target)
+    assert g.number_of_edges() > 0
+    node, data = next(iter(g.nodes(data=True)))
+    assert data["kind"] == "function" and data["file"].startswith("src/") and int(data["line"]) > 0
