@@ -101,7 +101,7 @@ class Kernel:
             return None
         return self._evaluate_or_rollback(journal)
 
-    def add_clauses(self, clauses: list[Clause], who: str | None = None, source: str = "<input>") -> Outcome:
+    def add_clauses(self, clauses: list[Clause], who: str | None = None, source: str = "<input>", evaluate_now: bool = True) -> Outcome | None:
         journal: list = []
         try:
             self._add_clauses(clauses, who, source, journal)
@@ -109,7 +109,7 @@ class Kernel:
             self.store.rollback(journal)
             self._outcome = None
             raise
-        return self._evaluate_or_rollback(journal)
+        return self._evaluate_or_rollback(journal) if evaluate_now else None
 
     def _add_clauses(self, clauses: list[Clause], who: str | None, source: str, journal: list) -> None:
         registered: set = set()  # (rel, persp) pairs whose edb and authority facts were emitted
@@ -196,6 +196,10 @@ class Kernel:
         row = ("main", qid, (V.BUDGET_EXHAUSTED,))
         self.store.add(V.HOLE, row, None)
         outcome.ctx.table(V.HOLE).add(row, -1)
+
+    def invalidate(self) -> None:
+        """Forget the current evaluation; the next question evaluates again (e.g. under a new budget)."""
+        self._outcome = None
 
     def evaluate(self, limit: int | None = None) -> Outcome:
         if self._outcome is None or limit is not None:

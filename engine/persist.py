@@ -137,7 +137,8 @@ def _build(body: dict) -> Store:
         if meta is None:
             meta = metas[(who, tick)] = store.meta(who, tick)
         facts[_unrow(row)] = meta
-    store._sorted.update(store.base)  # the file is written in canonical order
+    for rel in list(store.base):
+        store.adopt(rel, store.base[rel])  # the file is written in canonical order
     store.history = [(rel, _unrow(row), rid, int(tick)) for rel, row, rid, tick in body["history"]]
     store.past = {(rel, _unrow(row)): (rid, int(tick)) for rel, row, rid, tick in body["past"]}
     store.tick_log = [(int(tick), tuple((rel, _unrow(row)) for rel, row in facts)) for tick, facts in body["tick_log"]]

@@ -36,7 +36,7 @@ class Store:
     memo: dict = field(default_factory=dict)  # results keyed by relation versions (not saved)
 
     def touch(self, rel: str) -> None:
-        self.versions[rel] = self.versions.get(rel, 0) + 1
+        self.touch_only(rel)
         self._sorted.discard(rel)
 
     def meta(self, who: str | None, tick: int | None) -> FactMeta:
@@ -85,6 +85,15 @@ class Store:
             self.base[rel] = facts = ordered
             self._sorted.add(rel)
         return facts
+
+    def adopt(self, rel: str, facts: dict) -> None:
+        """Install a relation's base facts that the caller already holds in canonical order."""
+        self.base[rel] = facts
+        self._sorted.add(rel)
+        self.touch_only(rel)
+
+    def touch_only(self, rel: str) -> None:
+        self.versions[rel] = self.versions.get(rel, 0) + 1
 
     def relations(self) -> list[str]:
         return sorted(self.base)

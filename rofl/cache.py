@@ -49,8 +49,7 @@ def read(root: Path, key: str) -> tuple[Store, tuple] | None:
     store.tick = tick
     store.counters = dict(counters)
     for rel, rows, whos in base:
-        store.base[rel] = {row: store.meta(who, None if tick_none else tick) for row, who, tick_none in zip(rows, whos, _timeless(rel, len(rows)))}
-        store._sorted.add(rel)
+        store.adopt(rel, {row: store.meta(who, None if tick_none else tick) for row, who, tick_none in zip(rows, whos, _timeless(rel, len(rows)))})
     return store, tuple(warnings)
 
 

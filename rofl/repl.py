@@ -54,12 +54,12 @@ class Repl:
         if m:
             saved = self.kernel.budget
             self.kernel.budget = int(m.group(1))
-            self.kernel._outcome = None
+            self.kernel.invalidate()
             try:
                 return self._dispatch(m.group(2).strip())
             finally:
                 self.kernel.budget = saved
-                self.kernel._outcome = None
+                self.kernel.invalidate()
         if line.startswith("?"):
             return self._ask(line[1:].strip())
         if word == "why":

@@ -146,7 +146,7 @@ def test_incremental_reuse_gives_the_same_store_as_one_fresh_evaluation():
     fresh = Kernel(BOOT)
     fresh.load_sources([], evaluate_now=False)
     for clause, who in clauses:
-        fresh._add_clauses([clause], who, "<test>", [])  # no evaluation in between
+        fresh.add_clauses([clause], who, evaluate_now=False)  # no evaluation in between
     assert fresh.store.memo.get("last") is None
     one_go = persist.dumps(fresh.store, fresh.evaluate().ctx)
     step_by_step = saved_bytes([(c, w) for c, w in clauses if w is None] + [(c, w) for c, w in clauses if w == "sensor_net"])
