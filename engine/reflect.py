@@ -97,7 +97,8 @@ def reflect(clause: Clause) -> tuple[str, list[tuple[str, tuple]]]:
         else:
             out.append((V.USES_BUILTIN, ("main", r, item.op)))
     head = literal_term(clause.head)
-    out.append((V.CONCLUDES, ("main", r, (clause.head.rel,))))
+    # an @next head is staged for the next tick: it is no dependency inside the current one
+    out.append((V.STAGES if clause.head.temporal == "next" else V.CONCLUDES, ("main", r, (clause.head.rel,))))
     out.append((V.HAS_CONCLUSION, ("main", r, 1)))
     out.append((V.CONCLUSION_LIT, ("main", r, 1, (WANTS, head) if clause.want else head)))
     to = _persp_atom(clause.head.persp)

@@ -12,6 +12,7 @@ HAS_PREMISE = "has_premise"
 PREMISE_POS = "premise_pos"
 PREMISE_NEG = "premise_neg"
 CONCLUDES = "concludes"
+STAGES = "stages"  # an @next rule's head: it concludes into the next tick (an addition to the spec's list)
 HAS_CONCLUSION = "has_conclusion"
 PREMISE_LIT = "premise_lit"
 CONCLUSION_LIT = "conclusion_lit"
@@ -27,7 +28,7 @@ HOLE = "hole"
 EDB = "edb"
 
 RESERVED_RELATIONS: tuple[str, ...] = (
-    DERIVED_BY, RULE, HAS_PREMISE, PREMISE_POS, PREMISE_NEG, CONCLUDES, HAS_CONCLUSION,
+    DERIVED_BY, RULE, HAS_PREMISE, PREMISE_POS, PREMISE_NEG, CONCLUDES, STAGES, HAS_CONCLUSION,
     PREMISE_LIT, CONCLUSION_LIT, READS_FROM, WRITES_TO, BRIDGE_DECL, IN_PERSPECTIVE, ASSERTED_BY,
     USES_BUILTIN, MODE, RESERVED, AUTHORITY, HOLE, EDB,
 )

@@ -107,3 +107,32 @@ def test_budget_never_completes_past_itself():
     k2 = Kernel(BOOT, budget=steps - 1)
     k2.load_text("nat(0). nat(Y) :- nat(X), X < 1000, Y is X + 1.")
     assert k2.outcome.partial and k2.outcome.ctx.steps <= steps - 1
+
+
+def test_negation_in_an_next_rule_reads_the_finished_tick(kernel):
+    kernel.load_file(EXAMPLES / "stock.rofl")
+    report = kernel.run(collect=("stock",))
+    assert report.quiescent
+    assert [facts for _, facts in report.collected] == [
+        ("stock[main](apple)", "stock[main](pear)", "stock[main](plum)"),
+        ("stock[main](pear)",),
+    ]
+
+
+def test_same_tick_negative_cycle_is_still_rejected(kernel):
+    import pytest
+
+    from engine.errors import LoadRejected
+
+    with pytest.raises(LoadRejected, match="unstratified"):
+        kernel.load_text("stock(a). sold(X) :- stock(X), order(X). stock(X) :- item(X), not sold(X).")
+
+
+def test_staged_rules_are_reflected_with_stages(kernel):
+    kernel.load_file(EXAMPLES / "counter.rofl")
+    staged = kernel.query("stages(R, count)").rows
+    assert len(staged) == 1
+    assert kernel.query("concludes(R, count)").rows == ()
+    # a hand-asserted staging into a reserved relation is a breach
+    kernel.assert_fact("stages", "main", (("rz",), ("authority",)))
+    assert (("rz",),) in kernel.query("breach[audit](R)").rows
