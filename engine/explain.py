@@ -48,7 +48,7 @@ class Node:
         label = {
             "base": "base fact" + (f", asserted by {self.who}" if self.who else ""),
             "derived": f"by {self.rule}: {self.rule_text}",
-            "past": f"[past tick] by {self.rule}",
+            "past": f"[past tick] by {self.rule}, {self.rule_text}",
             "negation": "holds by finite failure",
             "builtin": "builtin holds",
             "holds": "holds",
@@ -91,7 +91,7 @@ def why(ctx: Context, store: Store, rel: str, row: tuple, _path: frozenset = fro
     if base is not None and row in base:
         origin = store.past.get((rel, row))
         if origin is not None:
-            return Node("past", text, rule=origin[0])
+            return Node("past", text, rule=origin[0], rule_text=f"staged at tick {origin[1]}")
         return Node("base", text, who=base[row].who)
     rec = ctx.provs.get(rel, {}).get(row)
     if rec is None:
