@@ -19,8 +19,15 @@ NOW, NEXT, INIT = "now", "next", "init"
 COMPARISONS = ("=", "!=", "<", "<=", ">", ">=", "is")
 
 
+WILDCARD_PREFIX = "_$"  # "_" becomes _$1, _$2, ...: names source text cannot spell
+
+
 def var(name: str) -> tuple:
     return (VAR, name)
+
+
+def is_wildcard(name: str) -> bool:
+    return name.startswith(WILDCARD_PREFIX)
 
 
 def is_var(term: Term) -> bool:

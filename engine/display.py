@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .clauses import ARITH, VAR, Builtin, Clause, Literal, Negated, is_var
+from .clauses import ARITH, VAR, Builtin, Clause, Literal, Negated, is_var, is_wildcard
 from .terms import Term, format_term, quote
 
 
@@ -13,7 +13,7 @@ def term_text(term: Term) -> str:
     if kind is str:
         return quote(term)
     if term[0] == VAR and len(term) == 2:
-        return "_" if term[1][:1] == "_" and term[1][1:].isdigit() else term[1]
+        return "_" if is_wildcard(term[1]) else term[1]
     if term[0] == ARITH:
         return f"({term_text(term[2])} {term[1]} {term_text(term[3])})"
     if len(term) == 1:

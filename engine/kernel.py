@@ -337,7 +337,7 @@ class Kernel:
             ((rel, row) for rel in store.relations() for row, m in store.base[rel].items() if m.tick is not None),
             key=lambda f: (f[0], fact_key(f[1])),
         )
-        quiescent = not staged or [(r, w) for r, w, _ in staged] == current
+        quiescent = [(r, w) for r, w, _ in staged] == current  # the next tick would be this one again
         finished = store.tick
         for rel, row in current:
             store.remove(rel, row)
@@ -379,8 +379,7 @@ class Kernel:
             if outcome.partial:
                 partial = True
                 break
-            staged = self.staged_facts()
-            if not staged or staged == self.current_facts():
+            if self.staged_facts() == self.current_facts():  # a silent fixpoint: the next tick repeats this one
                 quiescent = True
                 break
             if (max_ticks is not None and ticks >= max_ticks) or used >= total:
@@ -410,9 +409,9 @@ def _perspectives(c: Clause):
 
 
 def _query_vars(lit: Literal) -> list[str]:
-    from .clauses import literal_vars
+    from .clauses import is_wildcard, literal_vars
 
-    return [n for n in literal_vars(lit, {}) if not (n[:1] == "_" and n[1:].isdigit())]
+    return [n for n in literal_vars(lit, {}) if not is_wildcard(n)]
 
 
 def _fact_set(outcome: Outcome, demand: frozenset) -> set:

@@ -6,7 +6,7 @@ import re
 from itertools import count
 
 from . import lexer
-from .clauses import ARITH, COMPARISONS, INIT, NEXT, NOW, Builtin, Clause, Literal, Negated, var
+from .clauses import ARITH, COMPARISONS, INIT, NEXT, NOW, WILDCARD_PREFIX, Builtin, Clause, Literal, Negated, var
 from .errors import RoflSyntaxError
 from .lexer import ATOM, EOF, INT, PUNCT, STRING, VAR, Token
 from .terms import Term
@@ -236,7 +236,7 @@ class _Parser:
 
     def variable(self, tok: Token) -> tuple:
         if tok.text == "_":
-            return var(f"_{next(self._fresh)}")
+            return var(f"{WILDCARD_PREFIX}{next(self._fresh)}")
         return var(tok.text)
 
     def arguments(self) -> list:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Callable
 
 from . import builtins as B
-from .clauses import ARITH, VAR, Builtin, Clause, Literal, Negated, NEXT, INIT, is_var, item_vars, literal_vars, term_vars
+from .clauses import ARITH, INIT, NEXT, VAR, WILDCARD_PREFIX, Builtin, Clause, Literal, Negated, is_var, is_wildcard, item_vars, literal_vars, term_vars
 from .terms import Term
 
 
@@ -33,7 +33,7 @@ def _wildcards(clause: Clause) -> set[str]:
     for it in items:
         for name in (item_vars(it) if not isinstance(it, Literal) else literal_vars(it, {})):
             counts[name] = counts.get(name, 0) + 1
-    return {n for n, c in counts.items() if c == 1 and n[:1] == "_" and n[1:].isdigit()}
+    return {n for n, c in counts.items() if c == 1 and is_wildcard(n)}
 
 
 def _simulate(clause: Clause, bound: set[str]) -> str | None:
@@ -91,7 +91,8 @@ class CompiledRule:
 
 
 def _vname(name: str) -> str:
-    return "v_" + name
+    """A Python name for a variable: v_X for source variables, w_N for the wildcard _$N."""
+    return "w_" + name[len(WILDCARD_PREFIX):] if is_wildcard(name) else "v_" + name
 
 
 class _Gen:

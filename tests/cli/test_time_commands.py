@@ -13,8 +13,8 @@ def test_run_counter_json(rofl):
     code, out, _ = rofl("run", EXAMPLES / "counter.rofl", "--collect", "count", "--json")
     data = json.loads(out)
     assert code == 0
-    assert data["quiescent"] is True and data["partial"] is False and data["ticks"] == 5
-    assert data["collected"] == [{"tick": t, "facts": [f"count[main]({t + 1})"]} for t in range(5)]
+    assert data["quiescent"] is True and data["partial"] is False and data["ticks"] == 6
+    assert data["collected"] == [{"tick": t, "facts": [f"count[main]({t + 1})"]} for t in range(5)] + [{"tick": 5, "facts": []}]
 
 
 def test_run_text_and_tick_limit(rofl):
@@ -92,7 +92,7 @@ def test_repl_through_stdin(tmp_path):
     assert "retracted\nX = 2\n" in out
     assert "- edge[main](1, 2)" in out
     assert "W = sensor" in out
-    assert "tick 1: installed 1 fact(s)" in out
+    assert "tick 1: installed 2 fact(s)" in out  # step(2) and boot's carried imports(audit, main)
     assert "saved " in out and "restored " in out
     assert "step[main](2)" in out.split("restored")[1]  # edge facts ended with tick 0
     assert "commands:" in out
