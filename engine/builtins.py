@@ -67,7 +67,8 @@ COMPARE_FUNCS = {"<": lt, "<=": le, ">": gt, ">=": ge}
 
 
 def evaluate(expr: Term, binding: dict) -> Term | None:
-    """Evaluate an arithmetic expression (or a plain term) under ``binding`` (name -> term)."""
+    """The value of a term under ``binding`` (name -> term), arithmetic evaluated at any depth;
+    None when a variable is unbound or the arithmetic is undefined."""
     kind = type(expr)
     if kind is tuple:
         if expr[0] == "$arith":
@@ -76,7 +77,15 @@ def evaluate(expr: Term, binding: dict) -> Term | None:
             return ARITH_FUNCS[expr[1]](left, right)
         if len(expr) == 2 and expr[0] == "$var":
             return binding.get(expr[1])
-        return substitute(expr, binding)
+        if len(expr) == 1:
+            return expr
+        args = []
+        for a in expr[1:]:
+            v = evaluate(a, binding)
+            if v is None:
+                return None
+            args.append(v)
+        return (expr[0], *args)
     return expr
 
 

@@ -186,7 +186,7 @@ def builtin_solutions(item: Builtin, binding: dict):
         if B.match(item.left, value, b):
             yield b
     elif item.op == "=":
-        left, right = B.substitute(item.left, binding), B.substitute(item.right, binding)
+        left, right = B.evaluate(item.left, binding), B.evaluate(item.right, binding)
         b = dict(binding)
         if left is not None and B.match(item.right, left, b):
             yield b

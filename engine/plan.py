@@ -261,29 +261,32 @@ class _Gen:
             key = vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")"
             self.emit(f"if W{pos}(I{pos}.get({key}, ())): continue")
 
+    def value(self, term: Term) -> str:
+        """Code for a bound term's value in a fresh temporary; the firing is skipped when it is undefined
+        (arithmetic on a non-integer, division by zero)."""
+        t = self.fresh()
+        self.emit(f"{t} = {self.build(term)}")
+        if _has_arith(term):
+            self.emit(f"if not _defined({t}): continue")
+        return t
+
     def builtin(self, item: Builtin) -> None:
         if item.op == "is":
-            value = self.arith(item.right)
-            t = self.fresh()
-            self.emit(f"{t} = {value}")
-            self.emit(f"if {t} is None: continue")
+            t = self.value(item.right)
+            self.emit(f"if type({t}) is not int: continue")  # integer arithmetic only
             self.match(item.left, t)
         elif item.op == "=":
             if self.ground(item.left) and self.ground(item.right):
-                self.emit(f"if {self.build(item.left)} != {self.build(item.right)}: continue")
+                self.emit(f"if {self.value(item.left)} != {self.value(item.right)}: continue")
             elif self.ground(item.left):
-                t = self.fresh()
-                self.emit(f"{t} = {self.build(item.left)}")
-                self.match(item.right, t)
+                self.match(item.right, self.value(item.left))
             else:
-                t = self.fresh()
-                self.emit(f"{t} = {self.build(item.right)}")
-                self.match(item.left, t)
+                self.match(item.left, self.value(item.right))
         elif item.op == "!=":
-            self.emit(f"if {self.arith(item.left)} == {self.arith(item.right)}: continue")
+            self.emit(f"if {self.value(item.left)} == {self.value(item.right)}: continue")
         else:
             fn = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[item.op]
-            self.emit(f"if not {fn}({self.arith(item.left)}, {self.arith(item.right)}): continue")
+            self.emit(f"if not {fn}({self.value(item.left)}, {self.value(item.right)}): continue")
 
     def ready(self, item) -> bool:
         if isinstance(item, Negated):
@@ -379,6 +382,19 @@ class _Gen:
         return "\n".join(head + self.lines + ["    ctx.steps = steps"])
 
 
+def _has_arith(term: Term) -> bool:
+    return type(term) is tuple and len(term) > 1 and (term[0] == ARITH or any(_has_arith(a) for a in term[1:]))
+
+
+def _defined(value: Term) -> bool:
+    """False when arithmetic inside a term was undefined (None)."""
+    if value is None:
+        return False
+    if type(value) is tuple:
+        return all(_defined(a) for a in value[1:])
+    return True
+
+
 def _extra(rec: list, rix: int) -> None:
     extra = rec[3]
     if extra is None:
@@ -390,7 +406,7 @@ def _extra(rec: list, rix: int) -> None:
 _GLOBALS = {
     "_add": B.add, "_sub": B.sub, "_mul": B.mul, "_div": B.div, "_mod": B.mod,
     "_lt": B.lt, "_le": B.le, "_gt": B.gt, "_ge": B.ge,
-    "_ONCE": (None,), "_BUDGET": BudgetExhausted, "_extra": _extra,
+    "_ONCE": (None,), "_BUDGET": BudgetExhausted, "_extra": _extra, "_defined": _defined,
 }
 
 
