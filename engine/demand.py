@@ -9,7 +9,7 @@ Answers are memoised per call pattern for the life of one evaluation.
 from __future__ import annotations
 
 from . import builtins as B
-from .clauses import Builtin, Literal, Negated, is_var
+from .clauses import INIT, Builtin, Literal, Negated, is_var
 from .plan import BudgetExhausted, CompiledRule
 
 
@@ -19,6 +19,10 @@ class Demand:
         self.rules = rules_by_rel
         self.memo: dict = {}
         self.seen: set = set()
+        self.stack: list = []  # call patterns being computed, outermost first
+        self.active: set = set()
+        self.reentered: set = set()  # active patterns that were called again from inside themselves
+        self.tainted: set = set()  # patterns computed while reading an unfinished caller
 
     def is_demand(self, rel: str) -> bool:
         return rel in self.rules
@@ -30,12 +34,54 @@ class Demand:
         ctx.steps += 1
 
     def call(self, rel: str, persp: str | None, args: tuple) -> list:
+        """The rows of ``rel`` matching a call pattern (None = unbound): its base facts and what its rules give.
+
+        A call that meets itself again (recursion over cyclic data) is re-run until its answers stop
+        growing; calls computed while an unfinished caller's answers were read are not memoised.
+        """
         key = (rel, persp, args)
         hit = self.memo.get(key)
         if hit is not None:
+            if key in self.active:
+                self.reentered.add(key)
+                self.tainted.update(self.stack[self.stack.index(key) + 1 :])
             return hit
-        self.memo[key] = []  # a recursive call with the same pattern sees no answers yet
+        self.memo[key] = []
+        self.stack.append(key)
+        self.active.add(key)
+        try:
+            while True:
+                answers = self._answers(rel, persp, args)
+                if key in self.reentered and len(answers) > len(self.memo[key]):
+                    self.reentered.discard(key)
+                    self.memo[key] = list(answers)
+                    continue
+                break
+        except BudgetExhausted:
+            self.memo.pop(key, None)  # never leave an unfinished answer behind
+            self.tainted.discard(key)
+            raise
+        finally:
+            self.stack.pop()
+            self.active.discard(key)
+            self.reentered.discard(key)
+        result = list(answers)
+        if key in self.tainted:
+            self.tainted.discard(key)
+            self.memo.pop(key, None)  # it read an unfinished caller: compute it again when asked
+        else:
+            self.memo[key] = result
+        return result
+
+    def _answers(self, rel: str, persp: str | None, args: tuple) -> dict:
         answers: dict = {}
+        table = self.ctx.tables.get(rel)
+        if table is not None:  # base facts of the relation hold whatever its rules say
+            for row, rnd in list(table.rows.items()):
+                if rnd == -1 and len(row) == len(args) + 1 and (persp is None or row[0] == persp) and all(
+                    a is None or a == v for a, v in zip(args, row[1:])
+                ):
+                    answers[row] = None
         for rule in self.rules.get(rel, ()):
             head = rule.clause.head
             if len(head.args) != len(args):
@@ -60,9 +106,7 @@ class Demand:
                     continue
                 self.materialise(rel, row, rule.index, wit)
                 answers[row] = None
-        result = list(answers)
-        self.memo[key] = result
-        return result
+        return answers
 
     @staticmethod
     def ground_head(head: Literal, binding: dict):
@@ -106,6 +150,8 @@ class Demand:
     def lookup(self, lit: Literal, binding: dict):
         """Rows of a table-backed literal that can match under ``binding``."""
         ctx = self.ctx
+        if lit.temporal == INIT and ctx.tick != 0:
+            return ()  # @init literals hold at tick 0 only
         persp = None
         if is_var(lit.persp):
             p = binding.get(lit.persp[1])

@@ -179,7 +179,7 @@ class Kernel:
 
     # -- evaluation --------------------------------------------------------------------------------
     def _run_evaluation(self, kind: str, limit: int | None = None) -> Outcome:
-        outcome = evaluate(self.store, self.book, limit or self.budget, self.naive, self.goals)
+        outcome = evaluate(self.store, self.book, self.budget if limit is None else limit, self.naive, self.goals)
         if outcome.partial:
             self._hole(kind, outcome)
         self._outcome = outcome
@@ -221,7 +221,7 @@ class Kernel:
         from .plan import BudgetExhausted
 
         saved = ctx.limit
-        ctx.limit = ctx.steps + (budget or self.budget)
+        ctx.limit = ctx.steps + (self.budget if budget is None else budget)
         found: dict = {}
         try:
             if lit.rel == V.DERIVED_BY:
@@ -365,7 +365,7 @@ class Kernel:
 
     def run(self, max_ticks: int | None = None, budget: int | None = None, collect: tuple = ()) -> RunReport:
         """Run ticks until a silent fixpoint, ``max_ticks`` tick evaluations, or the budget (for the whole run)."""
-        total = budget or self.budget
+        total = self.budget if budget is None else budget
         used = 0
         collected = []
         ticks = 0

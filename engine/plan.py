@@ -231,7 +231,11 @@ class _Gen:
     def demand_literal(self, pos: int, lit: Literal) -> None:
         row = f"r{pos}"
         persp, args = self.call_args(lit)
-        self.emit(f"for {row} in CALL({lit.rel!r}, {persp}, {args}):")
+        rows = self.fresh("c")
+        self.emit("ctx.steps = steps")  # a call unfolds on the shared step count
+        self.emit(f"{rows} = CALL({lit.rel!r}, {persp}, {args})")
+        self.emit("steps = ctx.steps")
+        self.emit(f"for {row} in {rows}:")
         self.depth += 1
         if is_var(lit.persp) and lit.persp[1] not in self.bound:
             self.emit(f"{_vname(lit.persp[1])} = ({row}[0],)")

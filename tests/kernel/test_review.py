@@ -104,7 +104,6 @@ def test_demand_relation_under_negation_and_reading_perspectives():
     assert rows(k, "near[s1](19)") == [()]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a demand call on a cyclic graph memoises the incomplete answer of an in-progress call and serves it to later callers")
 def test_demand_recursion_over_cyclic_data_is_complete():
     k = load("e(a, b). e(b, a).\n" "d(X, Y) :- X = Y.\n" "d(X, Y) :- e(X, Z), d(Z, Y).")
     assert rows(k, "d(a, Y)") == [(a("a"),), (a("b"),)]
@@ -119,7 +118,6 @@ def test_demand_callee_dependencies_are_computed_before_the_caller():
     assert rows(k, "d(1, Y)") == [(1,), (2,)]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: base facts of a relation that also has a demand rule are ignored by every call")
 def test_base_facts_of_a_demand_relation_are_visible():
     k = load(
         "close(1, 100).\n"
@@ -138,7 +136,6 @@ def test_demand_rule_reading_the_recursive_relation_that_calls_it():
     assert rows(k, "r(X)") == [(1,), (2,), (3,)]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a demand call cut by a budget leaves its in-progress memo entry ([]); later questions get a wrong, non-partial answer")
 def test_a_budget_cut_demand_call_does_not_poison_later_questions():
     k = load(LEN)
     cut = k.query("len(cons(1, cons(2, cons(3, nil))), N)", budget=2)
@@ -147,7 +144,6 @@ def test_a_budget_cut_demand_call_does_not_poison_later_questions():
     assert (again.rows, again.partial) == (((3,),), False)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: after a budget-cut call, 'not d(5)' reads the poisoned memo and e(5) holds, though d(5) holds")
 def test_a_budget_cut_demand_call_does_not_flip_a_negation():
     prog = "w(5, 1). w(5, 200).\nd(X) :- X > 0, w(X, Y), Y > 100.\ne(X) :- X > 0, not d(X)."
     full = load(prog)
@@ -168,7 +164,6 @@ def _len_program(calls: bool) -> str:
     return text + LEN
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: demand-unfolding steps taken inside a compiled rule are dropped when the rule writes back its own step count")
 def test_demand_steps_are_charged_to_the_budget():
     # every len/2 call unfolds 21 nodes: the 100 calls need over 2,100 steps (about 4,000 with the
     # premise steps) beyond what the same program without the calls needs
@@ -192,13 +187,11 @@ def test_demand_query_budget_exactly_at_the_limit():
     assert load(LEN).query("len(cons(1, cons(2, nil)), N)", budget=needed - 1).partial
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: query(budget=0) falls back to the kernel's default budget ('budget or self.budget')")
 def test_query_budget_zero_is_a_budget_of_zero():
     ans = load(LEN).query("len(cons(1, nil), N)", budget=0)
     assert ans.partial and ans.rows == ()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: demand rules ignore @init on body literals; bottom-up rules honour it (tick 0 only)")
 def test_init_literal_means_the_same_in_demand_and_bottom_up_rules():
     k = load(
         "x(1)@init. k(5)@init.\n"
