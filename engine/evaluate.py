@@ -96,10 +96,6 @@ class Context:
             p = self.staged_provs[rel] = {}
         return p
 
-    @staticmethod
-    def arity_filter(rel: str, width: int):
-        return lambda bucket: any(len(r) == width for r in bucket)
-
     # -- provenance as a relation ---------------------------------------------------------------------
     def _fill_history(self, table: Table) -> None:
         """derived_by rows: frozen history, plus this evaluation's derivations once it has finished."""

@@ -53,12 +53,13 @@ def _simulate(clause: Clause, bound: set[str]) -> str | None:
                     return f"'is' needs {', '.join(sorted(right - bound))} bound"
                 bound |= left
             elif item.op == "=":
-                if left <= bound:
+                # '=' binds the variables of a side it can match: a pattern, not arithmetic
+                if left <= bound and (right <= bound or not _has_arith(item.right)):
                     bound |= right
-                elif right <= bound:
+                elif right <= bound and (left <= bound or not _has_arith(item.left)):
                     bound |= left
                 else:
-                    return "'=' with unbound variables on both sides"
+                    return "'=' needs one side bound and the other a pattern (arithmetic cannot be solved for a variable)"
             elif not (left | right) <= bound:
                 return f"'{item.op}' compares unbound {', '.join(sorted((left | right) - bound))}"
     head = set(literal_vars(clause.head, {}))
@@ -245,25 +246,55 @@ class _Gen:
             if not self.ground(arg):
                 self.match(arg, f"{row}[{c}]")
 
+    def pattern(self, term: Term) -> str:
+        """Code for a term with its bound variables filled in and its wildcards left as variables."""
+        if type(term) is tuple and len(term) == 2 and term[0] == VAR:
+            return _vname(term[1]) if term[1] in self.bound else repr(term)
+        if type(term) is tuple and len(term) > 1:
+            return "(" + repr(term[0]) + ", " + ", ".join(self.pattern(a) for a in term[1:]) + ")"
+        return repr(term)
+
     def negation(self, pos: int, lit: Literal) -> None:
-        persp = self.persp_value(lit.persp)
-        if lit.rel in self.demand:
-            _, args = self.call_args(lit)
-            self.emit(f"if CALL({lit.rel!r}, {persp}, {args}): continue")
-            return
-        cols, vals = [0], [persp]
+        """Skip the firing when a fact matching the negated literal exists (its wildcards match anything)."""
+        width = len(lit.args) + 1
+        guard = None  # a perspective variable bound to a non-atom names no perspective: 'not' holds
+        if type(lit.persp) is str:
+            persp = repr(lit.persp)
+        elif lit.persp[1] in self.bound:
+            v = _vname(lit.persp[1])
+            persp, guard = f"{v}[0]", f"type({v}) is tuple and len({v}) == 1"
+        else:
+            persp = None  # a wildcard perspective
+        cols, vals, checks = [], [], []
+        if persp is not None:
+            cols.append(0)
+            vals.append(persp)
         for c, arg in enumerate(lit.args, 1):
             if self.ground(arg):
                 cols.append(c)
                 vals.append(self.build(arg))
-        if len(cols) == len(lit.args) + 1:
+            elif not is_var(arg):
+                checks.append(f"({c}, {self.pattern(arg)})")
+        if lit.rel in self.demand:
+            args = "(" + "".join(f"{self.build(a) if self.ground(a) else 'None'}, " for a in lit.args) + ")"
+            found = self.fresh("c")
+            self.emit("ctx.steps = steps")
+            self.emit(f"{found} = CALL({lit.rel!r}, {persp or 'None'}, {args}) if {guard or 'True'} else ()")
+            self.emit("steps = ctx.steps")
+            hit = f"_exists({found}, {width}, ({''.join(ch + ', ' for ch in checks)}))"
+        elif len(cols) == width:
             self.pre.append(f"R{pos} = ctx.rows({lit.rel!r})")
-            self.emit(f"if ({', '.join(vals)},) in R{pos}: continue")
+            hit = f"({', '.join(vals)},) in R{pos}"
         else:
-            self.pre.append(f"I{pos} = ctx.index({lit.rel!r}, {tuple(cols)!r})")
-            self.pre.append(f"W{pos} = ctx.arity_filter({lit.rel!r}, {len(lit.args) + 1})")
-            key = vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")"
-            self.emit(f"if W{pos}(I{pos}.get({key}, ())): continue")
+            if cols:
+                self.pre.append(f"I{pos} = ctx.index({lit.rel!r}, {tuple(cols)!r})")
+                key = vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")"
+                bucket = f"I{pos}.get({key}, ())"
+            else:
+                self.pre.append(f"R{pos} = ctx.rows({lit.rel!r})")
+                bucket = f"R{pos}"
+            hit = f"_exists({bucket}, {width}, ({''.join(ch + ', ' for ch in checks)}))"
+        self.emit(f"if {guard + ' and ' if guard else ''}{hit}: continue")
 
     def value(self, term: Term) -> str:
         """Code for a bound term's value in a fresh temporary; the firing is skipped when it is undefined
@@ -299,7 +330,9 @@ class _Gen:
         if item.op == "is":
             return right <= self.bound
         if item.op == "=":
-            return left <= self.bound or right <= self.bound
+            return (left <= self.bound and (right <= self.bound or not _has_arith(item.right))) or (
+                right <= self.bound and (left <= self.bound or not _has_arith(item.left))
+            )
         return (left | right) <= self.bound
 
     # -- whole variant ----------------------------------------------------------------------
@@ -399,6 +432,14 @@ def _defined(value: Term) -> bool:
     return True
 
 
+def _exists(rows, width: int, checks: tuple) -> bool:
+    """Whether some row of the right width matches every (column, pattern) check."""
+    for row in rows:
+        if len(row) == width and all(B.match(p, row[c], {}) for c, p in checks):
+            return True
+    return False
+
+
 def _extra(rec: list, rix: int) -> None:
     extra = rec[3]
     if extra is None:
@@ -410,7 +451,7 @@ def _extra(rec: list, rix: int) -> None:
 _GLOBALS = {
     "_add": B.add, "_sub": B.sub, "_mul": B.mul, "_div": B.div, "_mod": B.mod,
     "_lt": B.lt, "_le": B.le, "_gt": B.gt, "_ge": B.ge,
-    "_ONCE": (None,), "_BUDGET": BudgetExhausted, "_extra": _extra, "_defined": _defined,
+    "_ONCE": (None,), "_BUDGET": BudgetExhausted, "_extra": _extra, "_defined": _defined, "_exists": _exists,
 }
 
 
