@@ -168,14 +168,22 @@ class Kernel:
     def _evaluate_or_rollback(self, journal: list) -> Outcome:
         outcome = self._run_evaluation("load")
         if outcome.unstratified:
-            from .explain import explain_text
-
-            names = sorted({format_term(r[1]) for r in outcome.unstratified})
-            trace = "\n".join(explain_text(outcome.ctx, self.store, V.UNSTRATIFIED, row) for row in sorted(outcome.unstratified, key=fact_key)[:3])
+            trace = self._unstratified_trace(outcome)
             self.store.rollback(journal)
             self._outcome = None
-            raise LoadRejected(f"unstratified: negation inside a recursive cycle through {', '.join(names)}; the load was rolled back", trace)
+            raise LoadRejected(self._unstratified_message(outcome) + "; the load was rolled back", trace)
         return outcome
+
+    @staticmethod
+    def _unstratified_message(outcome: Outcome) -> str:
+        names = sorted({format_term(r[1]) for r in outcome.unstratified})
+        return f"unstratified: negation inside a recursive cycle through {', '.join(names)}"
+
+    def _unstratified_trace(self, outcome: Outcome) -> str:
+        from .explain import explain_text
+
+        rows = sorted(outcome.unstratified, key=fact_key)[:3]
+        return "\n".join(explain_text(outcome.ctx, self.store, V.UNSTRATIFIED, row) for row in rows)
 
     # -- evaluation --------------------------------------------------------------------------------
     def _run_evaluation(self, kind: str, limit: int | None = None) -> Outcome:
@@ -203,7 +211,11 @@ class Kernel:
 
     def evaluate(self, limit: int | None = None) -> Outcome:
         if self._outcome is None or limit is not None:
-            return self._run_evaluation("load", limit)
+            outcome = self._run_evaluation("load", limit)
+            if outcome.unstratified:  # facts or rules added without an evaluation made it unstratifiable
+                self._outcome = None
+                raise LoadRejected(self._unstratified_message(outcome), self._unstratified_trace(outcome))
+            return outcome
         return self._outcome
 
     @property

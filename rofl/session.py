@@ -41,6 +41,14 @@ def program_options(fn: Callable) -> Callable:
     return fn
 
 
+def warn_partial(kernel: Kernel, command: str) -> bool:
+    """Say on stderr when the evaluation behind an answer ran out of budget; return whether it did."""
+    if kernel.outcome.partial:
+        click.echo(f"rofl {command}: the budget ran out before the evaluation finished; the answer is partial, raise --budget", err=True)
+        return True
+    return False
+
+
 def fail(message: str, code: int = 2) -> None:
     click.echo(message, err=True)
     sys.exit(code)

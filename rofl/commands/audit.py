@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..session import build_kernel, emit_json, fail, program_options, user_errors
+from ..session import build_kernel, emit_json, fail, program_options, user_errors, warn_partial
 
 AUDIT = "audit"
 
@@ -50,4 +50,6 @@ def command(files: tuple, load_as: tuple, budget: int | None, as_json: bool, sto
                 click.echo(f"  {text}")
         if not found:
             click.echo("all audits are empty")
+    if warn_partial(kernel, "audit"):
+        sys.exit(2)  # an audit cut short is not clean, whatever it found so far
     sys.exit(1 if found else 0)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..session import build_kernel, program_options, emit_json, ground_fact, user_errors
+from ..session import build_kernel, emit_json, ground_fact, program_options, user_errors, warn_partial
 
 
 @click.command("why")
@@ -18,6 +18,7 @@ def why_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
     node = kernel.why(lit.rel, lit.persp, lit.args)
+    warn_partial(kernel, "why")
     if node is None:
         if as_json:
             emit_json({"fact": fact, "holds": False})
@@ -42,6 +43,7 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int | None, 
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
     node = kernel.whynot(lit.rel, lit.persp, lit.args)
+    warn_partial(kernel, "whynot")
     if as_json:
         emit_json(node.as_dict())
     else:
@@ -59,6 +61,7 @@ def excise_command(fact: str, files: tuple, load_as: tuple, budget: int | None, 
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
     removed, added = kernel.excise(lit.rel, lit.persp, lit.args)
+    warn_partial(kernel, "excise")
     if as_json:
         emit_json({"removed": removed, "added": added})
         return

@@ -411,7 +411,6 @@ def test_budget_one_and_huge(rofl):
     assert rofl("ask", "path(a, X)", TC, "--budget", str(10**30)) == (0, "X = b\nX = c\nX = d\n", "")
 
 
-@bug("audit under an exhausted --budget exits 0 'all audits are empty' with no partial warning, hiding a forged fact")
 def test_audit_with_exhausted_budget_is_not_clean(rofl, tmp_path):
     forged = write(tmp_path / "forged.rofl", "reading[s1](99).\n")
     args = ("audit", *SENSORS, "--load-as", "mallory", forged)
@@ -421,7 +420,6 @@ def test_audit_with_exhausted_budget_is_not_clean(rofl, tmp_path):
 
 
 @pytest.mark.parametrize("command, fact", [("why", "verified(20)"), ("whynot", "verified(20)"), ("excise", "reading[s1](20)")])
-@bug("why/whynot/excise under an exhausted --budget answer from a partial evaluation without saying so")
 def test_explanations_with_exhausted_budget_say_partial(rofl, command, fact):
     code, _, err = rofl(command, fact, *SENSORS, "--budget", "10")
     assert "budget" in err
@@ -675,14 +673,12 @@ def test_unstratifiable_program_file_is_refused(rofl, tiny, tmp_path):
 
 
 @pytest.mark.parametrize("command", [("ask", "p(X)"), ("ask", "dependency[code](A, B)"), ("audit",)])
-@bug("unstratifiable --rules over --facts are never checked (rofl/session.py:code_kernel loads with evaluate_now=False): exit 0, every answer empty")
 def test_unstratifiable_rules_over_facts_are_refused(rofl, facts_copy, tmp_path, command):
     rules = write(tmp_path / "u.rofl", UNSTRATIFIABLE_RULES)
     code, _, err = rofl(*command, "--facts", facts_copy, "--rules", rules)
     assert code == 2 and err.startswith("unstratified")
 
 
-@bug("an unstratifiable rule appended to a fact file loads as 'unverified' and silently empties every answer (exit 0)")
 def test_unstratifiable_rules_in_a_fact_file_are_refused(rofl, facts_copy):
     with open(first_fact_file(facts_copy), "a") as fh:
         fh.write(UNSTRATIFIABLE_RULES)
