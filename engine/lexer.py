@@ -110,7 +110,7 @@ def _read_string(text: str, i: int, line: int, line_start: int, source: str) -> 
                 digits = text[i + 3 : end] if end > 0 else ""
                 if end > 0 and 0 < len(digits) <= 6 and all(c in "0123456789abcdefABCDEF" for c in digits):
                     code = int(digits, 16)
-                    if code <= 0x10FFFF:
+                    if code <= 0x10FFFF:  # lone surrogates stand for undecodable bytes of file names
                         out.append(chr(code))
                         i = end + 1
                         continue

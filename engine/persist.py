@@ -25,7 +25,7 @@ import json
 import os
 from pathlib import Path
 
-from .errors import StoreFormatError
+from .errors import RoflError, StoreFormatError
 from .store import Store
 from .terms import canonical_rows, fact_key
 
@@ -77,7 +77,8 @@ def body_of(store: Store, ctx=None) -> dict:
 
 
 def dumps(store: Store, ctx=None) -> bytes:
-    body = json.dumps(body_of(store, ctx), ensure_ascii=False, separators=(",", ":"))
+    # ensure_ascii: any string survives, lone surrogates from undecodable file names included
+    body = json.dumps(body_of(store, ctx), ensure_ascii=True, separators=(",", ":"))
     digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
     head = json.dumps({"format": FORMAT, "version": VERSION, "sha256": digest}, separators=(",", ":"))
     return (head[:-1] + ',"body":' + body + "}\n").encode("utf-8")
@@ -87,9 +88,15 @@ def save(path: str | Path, store: Store, ctx=None) -> int:
     """Write the store atomically; return the number of bytes written."""
     data = dumps(store, ctx)
     path = Path(path)
+    if not path.name:
+        raise RoflError(f"{path}: not a file name; give the store file to write")
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise RoflError(f"{path}: cannot write the store ({exc.strerror}); choose a writable file path") from None
     return len(data)
 
 

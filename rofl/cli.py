@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
@@ -35,9 +36,40 @@ class LazyGroup(click.Group):
         module = importlib.import_module(f"rofl.commands.{entry[0]}")
         return getattr(module, name + "_command", None) or getattr(module, "command")
 
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Run a command; a usage error (bad flag, missing argument) is one line on stderr and exit 2."""
+        _configure_process()
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else "rofl"
+            click.echo(f"{where}: {exc.format_message().rstrip('.')}; see `{where} --help`", err=True)
+            sys.exit(2)
+        except click.ClickException as exc:
+            click.echo(f"rofl: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("rofl: aborted", err=True)
+            sys.exit(1)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, COMMANDS[name][1]) for name in self.list_commands(ctx)])
+
+
+def _configure_process() -> None:
+    """The command line prints any integer and any file name (undecodable bytes pass through)."""
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(0)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="surrogateescape")
+            except (ValueError, OSError):
+                pass
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

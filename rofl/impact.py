@@ -48,7 +48,9 @@ def normalise(paths: list[str], manifest: dict) -> tuple[list[str], list[str]]:
 
 def git_changed(manifest: dict, ref: str) -> list[str]:
     """Files changed in the work tree against REF (untracked files included), relative to the scanned root."""
-    src = Path(manifest.get("src", ".")).resolve()
+    if not ref or ref.startswith("-"):
+        raise RoflError(f"--git-base {ref!r}: not a git revision; give a branch, tag or commit such as origin/main")
+    src = Path(str(manifest.get("src", "."))).resolve()
 
     def git(*args: str) -> str:
         try:
@@ -60,7 +62,7 @@ def git_changed(manifest: dict, ref: str) -> list[str]:
         return proc.stdout
 
     top = Path(git("rev-parse", "--show-toplevel").strip()).resolve()
-    names = git("diff", "--name-only", "-z", ref, "--").split("\0")
+    names = git("diff", "--name-only", "-z", "--end-of-options", ref, "--").split("\0")
     names += git("ls-files", "--others", "--exclude-standard", "-z", "--full-name").split("\0")
     out = []
     for name in names:

@@ -42,6 +42,10 @@ class Repl:
             return self._dispatch(line)
         except RoflError as exc:
             return f"error: {exc}".splitlines()[0] if not getattr(exc, "trace", "") else f"error: {exc}"
+        except RecursionError:
+            return "error: nested too deeply to evaluate or explain; reduce term or proof depth"
+        except (OSError, ValueError) as exc:  # a bad number or path in a command line
+            return f"error: {exc}; type help for the commands"
 
     def _dispatch(self, line: str) -> str | None:
         word, _, rest = line.partition(" ")
@@ -85,6 +89,8 @@ class Repl:
             report = self.kernel.tick()
             return f"tick {report.tick}: installed {len(report.installed)} fact(s)" + (" (partial)" if report.partial else "")
         if word == "run":
+            if rest and not rest.isdigit():
+                raise RoflError(f"run {rest}: give a number of ticks, or nothing to run until quiet")
             report = self.kernel.run(int(rest) if rest else None)
             end = "quiescent" if report.quiescent else "partial" if report.partial else "tick limit"
             return f"ran {report.ticks} tick(s), {end}; now at tick {self.kernel.store.tick}"

@@ -70,7 +70,7 @@ def user_errors(fn: Callable) -> Callable:
 
 
 def who_name(who: str) -> str:
-    if not who or not (who[0].isalpha() and who[0].islower()) or not all(c.isalnum() or c == "_" for c in who):
+    if not who or not who.isascii() or not (who[0].isalpha() and who[0].islower()) or not all(c.isalnum() or c == "_" for c in who):
         raise RoflError(f"--load-as: '{who}' is not an atom; use a lowercase name such as sensor_net")
     return who
 

@@ -32,6 +32,9 @@ def command(files: tuple, load_as: tuple, budget: int, store: str | None) -> Non
             line = input("rofl> " if interactive else "")
         except EOFError:
             break
+        except UnicodeDecodeError:
+            click.echo("error: that line is not valid text in this terminal's encoding", err=True)
+            continue
         except KeyboardInterrupt:
             click.echo()
             continue

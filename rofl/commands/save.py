@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FILES, LOAD_AS, STORE, build_kernel, user_errors
+from ..session import BUDGET, FILES, LOAD_AS, STORE, build_kernel, fail, user_errors
 
 
 @click.command("save")
@@ -16,6 +16,11 @@ from ..session import BUDGET, FILES, LOAD_AS, STORE, build_kernel, user_errors
 @user_errors
 def command(out: str, files: tuple, load_as: tuple, budget: int, store: str | None) -> None:
     """Load boot.rofl and FILES, evaluate, and save the store to OUT (facts, rules, provenance, tick log)."""
+    from pathlib import Path
+
+    inputs = [Path(f) for f in files] + [Path(f) for _, f in load_as] + ([Path(store)] if store else [])
+    if any(p.exists() and Path(out).exists() and p.resolve() == Path(out).resolve() for p in inputs):
+        fail(f"rofl save: {out} is also an input; write the store to another file")
     kernel = build_kernel(files, load_as, budget, store=store)
     size = kernel.save(out)
     click.echo(f"saved {out} ({size} bytes)")

@@ -48,6 +48,8 @@ def command(
     """Scan the JS/TS sources under SRC into one [code] fact file per file under --out."""
     if src is None:
         _fail("missing SRC, give the folder to scan: rofl scan SRC [--out DIR]")
+    if not out.strip():
+        _fail("--out is empty, give the folder for the fact files (default facts/generated)")
     if jobs is not None and jobs < 1:
         _fail(f"--jobs {jobs} is not positive, give 1 or more")
     from scanner import progress as progress_bar
