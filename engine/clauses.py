@@ -31,7 +31,7 @@ def is_wildcard(name: str) -> bool:
 
 
 def is_var(term: Term) -> bool:
-    return type(term) is tuple and len(term) == 2 and term[0] == VAR
+    return type(term) is tuple and len(term) == 2 and term[0] == VAR and type(term[1]) is str
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,7 +109,9 @@ def loads(data: bytes, source: str = "<store>") -> Store:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise StoreFormatError(f"{source}: not a rofl store file; save it again with `rofl save`")
     version = doc.get("version")
-    if type(version) is not int or version > VERSION:
+    if type(version) is not int or version < 1:
+        raise StoreFormatError(f"{source}: the store format version {version!r} is not one rofl writes; save the store again")
+    if version > VERSION:
         raise StoreFormatError(f"{source}: store format version {version} is newer than this rofl reads ({VERSION}); upgrade rofl")
     start = text.find(',"body":')
     body_text = text[start + len(',"body":') : text.rstrip().rfind("}")] if start >= 0 else ""
@@ -117,7 +119,7 @@ def loads(data: bytes, source: str = "<store>") -> Store:
         raise StoreFormatError(f"{source}: the store file is corrupt (checksum mismatch); restore from a good copy or save again")
     try:
         return _build(doc["body"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, StoreFormatError) as exc:
         raise StoreFormatError(f"{source}: the store file is malformed ({exc}); save it again") from None
 
 

@@ -80,12 +80,14 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         raise RoflError(f"{root}: no such fact folder; run `rofl scan SRC --out {root}` first")
     manifest, _ = read_manifest(root)
     expected: dict[str, tuple[str, str | None]] = {}  # path relative to root -> (digest, who)
-    for record, who in ((manifest.get("preamble"), None), (manifest.get("package_entries"), SCANNER)):
-        if isinstance(record, dict) and record.get("facts"):
-            expected[posixpath.normpath(record["facts"])] = (str(record.get("digest")), who)
-    for entry in manifest["files"].values():
-        if isinstance(entry, dict) and entry.get("facts"):
-            expected[posixpath.normpath(entry["facts"])] = (str(entry.get("digest")), SCANNER)
+    records = [(manifest.get("preamble"), None), (manifest.get("package_entries"), SCANNER)]
+    records += [(entry, SCANNER) for entry in manifest["files"].values()]
+    for record, who in records:
+        if record is None:
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("facts"), str):
+            raise RoflError(f"{root / 'manifest.json'}: a fact-file record is malformed; run `rofl scan` again to rewrite it")
+        expected[posixpath.normpath(record["facts"])] = (str(record.get("digest")), who)
     sources: list = []
     warnings: list[str] = []
     seen: set[str] = set()

@@ -29,6 +29,8 @@ class Impact:
 
 def normalise(paths: list[str], manifest: dict) -> tuple[list[str], list[str]]:
     """Changed paths as the scan names them (relative to the scanned root); unknown ones are reported."""
+    if not isinstance(manifest.get("src", "."), str):
+        raise RoflError("manifest.json: 'src' is not a path; run `rofl scan` again to rewrite it")
     src = Path(manifest.get("src", "."))
     files = manifest.get("files", {})
     out, unknown = [], []

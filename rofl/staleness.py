@@ -17,6 +17,8 @@ def stale_sources(manifest: dict, src: str | Path) -> list[tuple[str, str]]:
     if not root.is_dir():
         raise RoflError(f"--src {src}: no such folder; give the folder that was scanned")
     options = manifest.get("options") or {}
+    if not isinstance(options, dict) or not all(isinstance(options.get(k, []), list) for k in ("include", "exclude")):
+        raise RoflError("manifest.json: 'options' is malformed; run `rofl scan` again to rewrite it")
     listing = list_files(str(root), PathFilter(tuple(options.get("include", ())), tuple(options.get("exclude", ()))))
     files = manifest.get("files", {})
     out: list[tuple[str, str]] = []

@@ -35,9 +35,25 @@ def load(out: str) -> dict[str, Any] | None:
             data = json.loads(handle.read())
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not _well_formed(data):
         return None
     return data
+
+
+def _well_formed(data: dict[str, Any]) -> bool:
+    """Every field a rescan reads has the type this scanner writes; anything else is rebuilt."""
+    files = data.get("files")
+    if not isinstance(files, dict):
+        return False
+    for entry in files.values():
+        if not isinstance(entry, dict) or not isinstance(entry.get("facts"), str) or not isinstance(entry.get("hash"), str):
+            return False
+        if not isinstance(entry.get("resolution_deps", []), list):
+            return False
+    for key in ("configs", "packages", "options"):
+        if key in data and not isinstance(data[key], dict):
+            return False
+    return isinstance(data.get("workspace", []), list)
 
 
 def write(out: str, manifest: dict[str, Any]) -> None:
