@@ -146,6 +146,13 @@ def _build(body: dict) -> Store:
         if meta is None:
             meta = metas[(who, tick)] = store.meta(who, tick)
         facts[_unrow(row)] = meta
+    from . import vocabulary as V
+    from .reflect import well_formed
+
+    for rel in (V.PREMISE_LIT, V.CONCLUSION_LIT):
+        for row in store.base.get(rel, {}):
+            if len(row) != 4 or not well_formed(row[3]):
+                raise StoreFormatError(f"a reflected rule in {rel} is malformed")
     for rel in list(store.base):
         store.adopt(rel, store.base[rel])  # the file is written in canonical order
     store.history = [(rel, _unrow(row), rid, int(tick)) for rel, row, rid, tick in body["history"]]

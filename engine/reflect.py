@@ -34,6 +34,15 @@ def fact_from_term(term: Term) -> tuple[str, tuple] | None:
     return None
 
 
+def well_formed(term: Term) -> bool:
+    """Every $var(Name) inside a reified term names its variable with a string."""
+    if type(term) is not tuple:
+        return True
+    if len(term) == 2 and term[0] == "$var":
+        return type(term[1]) is str
+    return all(well_formed(a) for a in term[1:])
+
+
 def literal_term(lit: Literal) -> tuple:
     persp = lit.persp if is_var(lit.persp) else (lit.persp,)
     return (LIT, (lit.rel,), persp, (ARGS, *lit.args), _TEMPORAL_ATOMS[lit.temporal])

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from . import vocabulary as V
 from .clauses import Clause, Literal, Negated, NEXT
 from .plan import CompiledRule, UnsafeRule, check_demand_safe, compile_variant, range_restricted
-from .reflect import WANTS, item_from_term, literal_from_term
+from .reflect import WANTS, item_from_term, literal_from_term, well_formed
 from .store import Store
 
 
@@ -51,6 +51,9 @@ def decode(store: Store) -> tuple[list[tuple[str, Clause]], list[tuple[str, str]
         except (ValueError, KeyError, IndexError, TypeError):
             skipped.append((rid, "unreadable reflection"))
             continue
+        if not well_formed(head_term) or not all(well_formed(t) for _, t in prem):
+            skipped.append((rid, "a variable without a name"))
+            continue
         out.append((rid, Clause(head, body)))
     return out, skipped
 
@@ -91,12 +94,52 @@ class RuleBook:
         return DecodedRules(compiled, frozenset(demand), tuple(skipped))
 
     def variant(self, rule: CompiledRule, delta: int, recursive: frozenset, demand: frozenset, naive: bool):
+        if len(rule.positive) > MAX_COMPILED_PREMISES:
+            return interpreted(rule)
         rec = recursive & _body_rels(rule.clause)
         key = (rule.rid, delta, rec, demand & _body_rels(rule.clause), naive)
         fn = self._cache.get(key)
         if fn is None:
             fn = self._cache[key] = compile_variant(rule, delta, rec, demand, naive)
         return fn
+
+
+# Generated code nests one loop per positive premise; Python allows 20 nested blocks in a function.
+MAX_COMPILED_PREMISES = 12
+
+
+def interpreted(rule: CompiledRule):
+    """A rule too wide to compile runs through the top-down solver over the full tables each round;
+    firings are deduplicated, so every distinct firing still counts once."""
+    head = rule.clause.head
+    staged = head.temporal == NEXT
+
+    def run(ctx, rix: int) -> None:
+        from .demand import Demand
+
+        prov = ctx.staged(head.rel) if staged else ctx.prov(head.rel)
+        rows = ctx.rows(head.rel)
+        new = ctx.new(head.rel)
+        for binding, wit in ctx.demand.solve(rule.clause.body, 0, {}, ()):
+            row = Demand.ground_head(head, binding)
+            if row is None:
+                continue
+            firing = (rix, row, wit)
+            if firing in ctx.seen:
+                continue
+            ctx.seen.add(firing)
+            ctx.demand.step()
+            rec = prov.get(row)
+            if rec is None:
+                prov[row] = [rix, wit, 1, None]
+                if not staged and row not in rows:
+                    new.append(row)
+            else:
+                rec[2] += 1
+                if rec[0] != rix and rix not in (rec[3] or ()):
+                    rec[3] = [*(rec[3] or ()), rix]
+
+    return run
 
 
 def _positive(clause: Clause) -> tuple[int, ...]:

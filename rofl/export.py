@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 from engine.errors import RoflError
@@ -21,15 +22,22 @@ def node_id(term) -> str:
     return term if type(term) is str else format_term(term)
 
 
+_RELATION = re.compile(r"([a-z][A-Za-z0-9_]*)(?:\[([a-z][A-Za-z0-9_]*)\])?")
+
+
 def parse_relation(text: str) -> tuple[str, str | None]:
-    name, _, persp = text.partition("[")
-    if persp:
-        if not persp.endswith("]"):
-            raise RoflError(f"relation '{text}': write NAME or NAME[PERSPECTIVE]")
-        persp = persp[:-1]
-    if not name or not name[0].islower() or not all(c.isalnum() or c == "_" for c in name):
-        raise RoflError(f"relation '{text}': not a relation name; write e.g. dependency or depends_on")
-    return name, persp or None
+    """``NAME`` or ``NAME[PERSPECTIVE]`` (both lowercase names)."""
+    m = _RELATION.fullmatch(text)
+    if m is None:
+        raise RoflError(f"relation '{text}': not a relation name; write NAME or NAME[PERSPECTIVE], e.g. dependency or dependency[code]")
+    return m.group(1), m.group(2)
+
+
+def xml_safe(value: object) -> object:
+    """Strings with control characters XML cannot hold get them written as \\u{hex}, as ROFL writes them."""
+    if isinstance(value, str) and any(ord(c) < 32 and c not in "\t\n\r" or 0xD800 <= ord(c) <= 0xDFFF for c in value):
+        return "".join(f"\\u{{{ord(c):x}}}" if (ord(c) < 32 and c not in "\t\n\r") or 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+    return value
 
 
 def build_graph(kernel: Kernel, relation: str) -> "nx.DiGraph":
@@ -37,6 +45,9 @@ def build_graph(kernel: Kernel, relation: str) -> "nx.DiGraph":
 
     rel, persp = parse_relation(relation)
     kernel.goals = (kernel.goals or set()) | {rel}
+    ctx = kernel.evaluate().ctx
+    if rel not in kernel.store.base and all(r.clause.head.rel != rel for r in ctx.decoded.rules):
+        raise RoflError(f"relation '{rel}': no rule or fact defines it; check the name (e.g. dependency, depends_on)")
     facts = [row for name, row in kernel.facts(rel) if persp is None or row[0] == persp]
     arities = {len(row) - 1 for row in facts}
     if arities and arities != {2}:
@@ -93,10 +104,14 @@ def _annotate(kernel: Kernel, graph: "nx.DiGraph") -> None:
 def write(graph: "nx.DiGraph", fmt: str) -> str:
     import networkx as nx
 
-    if fmt == "graphml":
-        return "\n".join(nx.generate_graphml(graph)) + "\n"
-    if fmt == "gexf":
-        return "\n".join(nx.generate_gexf(graph)) + "\n"
+    if fmt in ("graphml", "gexf"):
+        safe = nx.relabel_nodes(graph, {n: xml_safe(n) for n in graph.nodes}, copy=True)
+        for _, data in safe.nodes(data=True):
+            data.update({k: xml_safe(v) for k, v in data.items()})
+        for _, _, data in safe.edges(data=True):
+            data.update({k: xml_safe(v) for k, v in data.items()})
+        generate = nx.generate_graphml if fmt == "graphml" else nx.generate_gexf
+        return "\n".join(generate(safe)) + "\n"
     if fmt == "json":
         return json.dumps(nx.node_link_data(graph, edges="links"), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     if fmt == "dot":

@@ -32,7 +32,7 @@ def command(relation: str, files: tuple, facts: str | None, fmt: str, output: st
     text = write(graph, fmt)
     if output:
         try:
-            with open(output, "w", encoding="utf-8") as fh:
+            with open(output, "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write(text)
         except OSError as exc:
             fail(f"rofl export: cannot write {output} ({exc.strerror}); choose another -o path")

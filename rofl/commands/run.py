@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_json, user_errors
+from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_json, fail, user_errors
 
 
 @click.command("run")
@@ -18,6 +18,11 @@ from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_js
 @user_errors
 def command(files: tuple, load_as: tuple, ticks: int | None, budget: int, collect: tuple, as_json: bool, store: str | None) -> None:
     """Run FILES tick by tick; the budget bounds the whole run."""
+    import re
+
+    for rel in collect:
+        if not re.fullmatch(r"[a-z][A-Za-z0-9_]*", rel):
+            fail(f"--collect {rel!r}: not a relation name; give a name such as count")
     kernel = build_kernel(files, load_as, budget, store=store)
     report = kernel.run(ticks, budget, tuple(collect))
     if as_json:

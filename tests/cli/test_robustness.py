@@ -69,6 +69,7 @@ def cli(*args, input: str | bytes | None = None, env: dict | None = None, cwd: P
     return subprocess.run(
         [sys.executable, "-m", "rofl.cli", *[os.fsdecode(a) if isinstance(a, bytes) else str(a) for a in args]],
         input=input, capture_output=True, text=text, cwd=cwd, env=full_env, timeout=timeout,
+        errors="surrogateescape" if text else None,  # file names that are not UTF-8 come back as their bytes
     )
 
 
@@ -269,7 +270,6 @@ def test_rule_with_19_premises_runs(rofl, tmp_path):
 
 
 @pytest.mark.parametrize("premises", [20, 100])
-@bug("a rule with >= 20 positive premises compiles to nested Python blocks: SyntaxError/IndentationError in engine/plan.py:_code")
 def test_rule_with_many_premises(rofl, tmp_path, premises):
     prog = write(tmp_path / "p.rofl", "q(1).\np(X) :- " + ", ".join(["q(X)"] * premises) + ".\n")
     assert rofl("ask", "p(X)", prog) == (0, "X = 1\n", "")
@@ -505,7 +505,6 @@ def test_store_bad_term_names_the_file(rofl, sensors_store, tmp_path, row):
     assert_user_error(rofl("ask", "reading[S](V)", "--store", bad), str(bad))
 
 
-@bug("a store whose reflected rule holds [\"$var\", 5] crashes compiling it (engine/plan.py:_vname -> engine/clauses.py:is_wildcard); rules are decoded unchecked")
 def test_store_with_malformed_reflected_rule(rofl, tmp_path):
     store = tmp_path / "tc.store"
     assert rofl("save", store, TC)[0] == 0
@@ -838,18 +837,15 @@ def test_export_user_errors(rofl, tiny, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["dependency[", "dependency[]", "dependency[a][b]", "dependency[Code]"])
-@bug("rofl/export.py:parse_relation accepts a malformed or empty [PERSPECTIVE] (exit 0, unfiltered or empty graph)")
 def test_export_malformed_perspective(rofl, tiny, name):
     assert_user_error(rofl("export", name, "--facts", tiny[1]), "relation")
 
 
-@bug("export of a relation that no rule or fact defines (a typo) exits 0 with an empty graph; judgment call, see report")
 def test_export_undefined_relation(rofl, tiny):
     assert_user_error(rofl("export", "dependncy", "--facts", tiny[1]), "dependncy")
 
 
 @pytest.mark.parametrize("fmt", ["graphml", "gexf"])
-@bug("GraphML/GEXF export of strings with control characters (\\u{0}, \\u{7}) is not well-formed XML; networkx cannot read it back")
 def test_export_xml_with_control_characters_reads_back(rofl, tmp_path, fmt):
     import networkx as nx
 
@@ -876,7 +872,6 @@ def surrogate_scan(rofl, tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["json", "dot", "mermaid"])
-@bug("export -o of a graph naming a non-UTF-8 file raises UnicodeEncodeError (rofl/commands/export.py catches only OSError)")
 def test_export_to_file_with_non_utf8_file_name(rofl, surrogate_scan, tmp_path, fmt):
     assert_no_crash(rofl("export", "dependency", "--facts", surrogate_scan[1], "--format", fmt, "-o", tmp_path / "g.out"))
 
@@ -885,7 +880,6 @@ def test_export_to_file_with_non_utf8_file_name(rofl, surrogate_scan, tmp_path, 
     pytest.param(("impact", "--changed", "b.ts"), id="impact"),
     pytest.param(("export", "dependency"), id="export"),
 ])
-@bug("under a strict UTF-8 stdout (en_US.UTF-8 style locales) printing a non-UTF-8 file name raises UnicodeEncodeError")
 def test_strict_stdout_with_non_utf8_file_name(surrogate_scan, args):
     proc = cli(*args, "--facts", surrogate_scan[1], env={"PYTHONIOENCODING": "utf-8:strict"})
     assert "Traceback" not in proc.stderr
@@ -905,7 +899,6 @@ def test_run_unstratifiable_and_no_files(rofl, tmp_path):
 
 
 @pytest.mark.parametrize("rel", ["count(X)", "Count", "$x", ""])
-@bug("`run --collect` takes anything as a relation name and silently collects nothing (exit 0)")
 def test_run_collect_malformed_relation(rofl, rel):
     assert_user_error(rofl("run", COUNTER, "--collect", rel), "--collect")
 
@@ -972,7 +965,6 @@ def test_repl_deep_why_does_not_end_the_session(tmp_path):
     assert proc.returncode == 0 and proc.stdout.rstrip().endswith("X = n1")
 
 
-@bug("non-UTF-8 bytes on the REPL's stdin under a strict UTF-8 locale raise UnicodeDecodeError (rofl/commands/repl.py: input())")
 def test_repl_non_utf8_input_under_strict_locale():
     proc = cli("repl", TC, input=b"\xff\xfe garbage\n? edge(a, X)\n", env={"PYTHONIOENCODING": "utf-8:strict"})
     assert b"Traceback" not in proc.stderr
