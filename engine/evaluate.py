@@ -165,12 +165,42 @@ def cone(decoded: DecodedRules, goals: set[str]) -> set[str]:
     return seen
 
 
-def components(rules: list[CompiledRule]) -> list[list[CompiledRule]]:
-    """Split one stratum's rules into mutually recursive groups, dependencies first (canonical order)."""
+def through_demand(decoded: DecodedRules) -> dict[str, set[str]]:
+    """For each demand relation, the relations its rules read, following demand calls transitively."""
+    direct: dict[str, set[str]] = {}
+    for rule in decoded.rules:
+        if rule.clause.head.rel in decoded.demand:
+            direct.setdefault(rule.clause.head.rel, set()).update(lit.rel for lit, _ in _body_literals(rule))
+    out: dict[str, set[str]] = {}
+    for rel in direct:
+        seen, todo = set(), [rel]
+        while todo:
+            for dep in direct.get(todo.pop(), ()):
+                if dep not in seen:
+                    seen.add(dep)
+                    if dep in direct:
+                        todo.append(dep)
+        out[rel] = seen
+    return out
+
+
+def components(rules: list[CompiledRule], demand_reads: dict[str, set[str]] | None = None) -> list[list[CompiledRule]]:
+    """Split one stratum's rules into mutually recursive groups, dependencies first (canonical order).
+
+    A call to a demand relation depends on whatever the demand rules read (``demand_reads``)."""
+    demand_reads = demand_reads or {}
     by_head: dict[str, list[CompiledRule]] = {}
     for rule in rules:
         by_head.setdefault(rule.clause.head.rel, []).append(rule)
-    graph = {h: sorted({lit.rel for r in rs for lit, _ in _body_literals(r) if lit.rel in by_head}) for h, rs in by_head.items()}
+
+    def reads(rule: CompiledRule) -> set[str]:
+        out = set()
+        for lit, _ in _body_literals(rule):
+            out.add(lit.rel)
+            out |= demand_reads.get(lit.rel, set())
+        return out
+
+    graph = {h: sorted({rel for r in rs for rel in reads(r) if rel in by_head}) for h, rs in by_head.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -347,12 +377,13 @@ def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goal
             continue
         groups.setdefault(strat.strata.get(head.rel, last), []).append(rule)
     reuse = _reusable(store, decoded, naive)
+    demand_reads = through_demand(decoded)
     derived: set[str] = set()
     try:
         if strat.partial:
             raise BudgetExhausted()
         for level in sorted(groups):
-            for rules in components(groups[level]):
+            for rules in components(groups[level], demand_reads):
                 heads = {r.clause.head.rel for r in rules}
                 derived |= heads
                 if reuse is not None and all(reuse[0](h) for h in heads):

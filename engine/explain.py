@@ -10,6 +10,7 @@ from .demand import Demand, builtin_solutions
 from .display import clause_text, item_text, row_text
 from .evaluate import Context
 from .plan import BudgetExhausted
+from . import vocabulary as V
 from .store import Store
 
 SEARCH_LIMIT = 20_000
@@ -84,9 +85,21 @@ def _ground(lit: Literal, binding: dict) -> tuple | None:
     return Demand.ground_head(lit, binding)
 
 
+def _pattern_row(lit: Literal, binding: dict) -> tuple:
+    """A literal's row under ``binding``, with None where a variable is still unbound."""
+    if is_var(lit.persp):
+        p = binding.get(lit.persp[1])
+        persp = p[0] if type(p) is tuple and len(p) == 1 else None
+    else:
+        persp = lit.persp
+    return (persp, *[B.substitute(a, binding) for a in lit.args])
+
+
 def why(ctx: Context, store: Store, rel: str, row: tuple, _path: frozenset = frozenset()) -> Node | None:
     """One derivation tree of a fact that holds, or None when it does not hold."""
     text = row_text(rel, row)
+    if rel in (V.IN_PERSPECTIVE, V.ASSERTED_BY):
+        return Node("base", text)  # fact metadata, answered from the store
     base = store.base.get(rel)
     if base is not None and row in base:
         origin = store.past.get((rel, row))
@@ -110,9 +123,12 @@ def why(ctx: Context, store: Store, rel: str, row: tuple, _path: frozenset = fro
             children.append(child if child is not None else Node("missing", row_text(item.rel, prow)))
         elif isinstance(item, Negated):
             g = _ground(item.lit, binding)
-            label = "not " + (row_text(item.lit.rel, g) if g else item_text(item.lit))
-            demo = whynot(ctx, store, item.lit.rel, g) if g else None
-            children.append(Node("negation", label, children=demo.children if demo else ()))
+            if g is not None:
+                label, demo = "not " + row_text(item.lit.rel, g), whynot(ctx, store, item.lit.rel, g)
+            else:  # wildcards left: demonstrate that no fact matches the pattern
+                label = _instantiate(item, binding)
+                demo = whynot(ctx, store, item.lit.rel, _pattern_row(item.lit, binding), label[4:])
+            children.append(Node("negation", label, children=demo.children))
         else:
             binding = next(iter(builtin_solutions(item, binding)), binding)
             children.append(Node("builtin", _builtin_text(item, binding)))
@@ -146,10 +162,14 @@ def holds(ctx: Context, rel: str, row: tuple) -> bool:
     return t is not None and row in t.rows
 
 
-def whynot(ctx: Context, store: Store, rel: str, row: tuple) -> Node:
-    """For a fact that does not hold: per rule that could conclude it, the premise that fails."""
-    text = row_text(rel, row)
-    if holds(ctx, rel, row):
+def whynot(ctx: Context, store: Store, rel: str, row: tuple, text: str | None = None) -> Node:
+    """For a fact that does not hold: per rule that could conclude it, the premise that fails.
+
+    ``None`` in ``row`` stands for a wildcard (a pattern from a negated premise).
+    """
+    pattern = any(v is None for v in row)
+    text = text or row_text(rel, row)
+    if not pattern and holds(ctx, rel, row):
         return Node("holds", text)
     candidates = []
     for rule in ctx.decoded.rules:
@@ -157,11 +177,12 @@ def whynot(ctx: Context, store: Store, rel: str, row: tuple) -> Node:
         if head.rel != rel or len(head.args) != len(row) - 1:
             continue
         binding: dict = {}
-        if is_var(head.persp):
-            binding[head.persp[1]] = (row[0],)
-        elif head.persp != row[0]:
-            continue
-        if not all(B.match(p, v, binding) for p, v in zip(head.args, row[1:])):
+        if row[0] is not None:
+            if is_var(head.persp):
+                binding[head.persp[1]] = (row[0],)
+            elif head.persp != row[0]:
+                continue
+        if not all(v is None or B.match(p, v, binding) for p, v in zip(head.args, row[1:])):
             continue
         candidates.append(_best_partial(ctx, rule, binding))
     if not candidates:

@@ -110,7 +110,6 @@ def test_demand_recursion_over_cyclic_data_is_complete():
     assert rows(k, "d(b, Y)") == [(a("a"),), (a("b"),)]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the relations a demand rule reads are not ordered before its callers; the caller runs first and the empty answer is memoised")
 def test_demand_callee_dependencies_are_computed_before_the_caller():
     # h (the caller) sorts before q (what the demand rule d reads): both are stratum 0
     k = load("s(1). s(2).\n" "q(X) :- s(X).\n" "d(X, Y) :- q(Y), Y >= X.\n" "h(Y) :- s(X), d(X, Y).")
@@ -393,7 +392,6 @@ def test_why_shows_a_ground_negated_premise_as_a_failure_demonstration():
     assert neg[0].children and all(c.kind == "rule" for c in neg[0].children)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: why of a negated premise with a wildcard shows it uninstantiated (not path[main](X, _)) and with no failure demonstration")
 def test_why_instantiates_and_demonstrates_a_negated_premise_with_a_wildcard():
     k = load("node(a). node(d). edge(a, b).\npath(X, Y) :- edge(X, Y).\nlonely(X) :- node(X), not path(X, _).")
     node = k.why("lonely", "main", (a("d"),))
@@ -402,7 +400,6 @@ def test_why_instantiates_and_demonstrates_a_negated_premise_with_a_wildcard():
     assert neg.children  # the rule for path and the premise that fails for d
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: why shows premises on asserted_by/in_perspective (virtual relations) as 'no such base fact' though they hold")
 def test_why_treats_metadata_relations_like_stored_relations():
     k = load("authority(p, alice).")
     k.assert_fact("x", "p", (1,), who="mallory")
