@@ -175,11 +175,11 @@ def through_demand(decoded: DecodedRules) -> dict[str, set[str]]:
     for rel in direct:
         seen, todo = set(), [rel]
         while todo:
-            for dep in direct.get(todo.pop(), ()):
-                if dep not in seen:
-                    seen.add(dep)
-                    if dep in direct:
-                        todo.append(dep)
+            for read in direct.get(todo.pop(), ()):
+                if read not in seen:
+                    seen.add(read)
+                    if read in direct:
+                        todo.append(read)
         out[rel] = seen
     return out
 
