@@ -351,11 +351,16 @@ class Kernel:
         )
         quiescent = [(r, w) for r, w, _ in staged] == current  # the next tick would be this one again
         finished = store.tick
+        carried = {(rel, row) for rel, row, _ in staged}
         for rel, row in current:
-            store.remove(rel, row)
+            if (rel, row) not in carried:
+                store.remove(rel, row)
         store.tick += 1
         for rel, row, rid in staged:
-            self._assert(rel, row, None, [])
+            if store.has(rel, row):  # carried unchanged: it moves to the new tick, its relation stays as it was
+                store.base[rel][row] = store.meta(None, store.tick)
+            else:
+                self._assert(rel, row, None, [])
             store.past[(rel, row)] = (rid, finished)
         installed = tuple((r, w) for r, w, _ in staged)
         store.tick_log.append((store.tick, installed))
