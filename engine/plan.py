@@ -180,19 +180,21 @@ class _Gen:
         return None
 
     # -- steps ------------------------------------------------------------------------------
+    def bound_columns(self, persp: str | None, args: tuple) -> tuple[list[int], list[str]]:
+        """The columns whose values are known here (the perspective when given, ground arguments) and
+        the code for those values."""
+        cols: list[int] = [0] if persp is not None else []
+        vals: list[str] = [persp] if persp is not None else []
+        for c, arg in enumerate(args, 1):
+            if self.ground(arg):
+                cols.append(c)
+                vals.append(self.build(arg))
+        return cols, vals
+
     def table_literal(self, pos: int, lit: Literal, source: str) -> None:
         """source: 'full', 'delta' or 'old'."""
         row = f"r{pos}"
-        persp = self.persp_value(lit.persp)
-        key_cols: list[int] = []
-        key_vals: list[str] = []
-        if persp is not None:
-            key_cols.append(0)
-            key_vals.append(persp)
-        for c, arg in enumerate(lit.args, 1):
-            if self.ground(arg):
-                key_cols.append(c)
-                key_vals.append(self.build(arg))
+        key_cols, key_vals = self.bound_columns(self.persp_value(lit.persp), lit.args)
         rows_name = f"R{pos}"
         if source == "old" or (source == "full" and not key_cols):
             self.pre.append(f"{rows_name} = ctx.rows({lit.rel!r})")
@@ -265,16 +267,8 @@ class _Gen:
             persp, guard = f"{v}[0]", f"type({v}) is tuple and len({v}) == 1"
         else:
             persp = None  # a wildcard perspective
-        cols, vals, checks = [], [], []
-        if persp is not None:
-            cols.append(0)
-            vals.append(persp)
-        for c, arg in enumerate(lit.args, 1):
-            if self.ground(arg):
-                cols.append(c)
-                vals.append(self.build(arg))
-            elif not is_var(arg):
-                checks.append(f"({c}, {self.pattern(arg)})")
+        cols, vals = self.bound_columns(persp, lit.args)
+        checks = [f"({c}, {self.pattern(arg)})" for c, arg in enumerate(lit.args, 1) if not self.ground(arg) and not is_var(arg)]
         if lit.rel in self.demand:
             args = "(" + "".join(f"{self.build(a) if self.ground(a) else 'None'}, " for a in lit.args) + ")"
             found = self.fresh("c")
