@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 FORMATS = ("graphml", "gexf", "json", "dot", "mermaid")
 # per-file facts from the scanner that become node attributes: relation -> attribute name
+# the kinds an edge can carry, most significant first: `import_kind` is the first one an edge has
+KIND_ORDER = ("static", "reexport", "side_effect", "dynamic", "require", "type")
 _FILE_COUNTS = {"src_func": "functions", "src_class": "classes", "src_export": "exports", "src_import": "imports", "src_parse_error": "parse_errors"}
 
 
@@ -90,15 +92,33 @@ def _annotate(kernel: Kernel, graph: "nx.DiGraph") -> None:
     for row in rows("in_cycle"):
         if row[1] in nodes:
             graph.nodes[row[1]]["in_cycle"] = True
-    # import kinds on dependency edges: (file, specifier) -> kind, then specifier -> target
-    kinds = {(r[1], r[2]): r[3][0] for r in rows("src_import_kind") if type(r[3]) is tuple}
+    # import kinds on dependency edges: every kind of every specifier that resolves from A to B
+    kinds: dict[tuple, set[str]] = {}
+    for r in rows("src_import_kind"):
+        if type(r[3]) is tuple:
+            kinds.setdefault((r[1], r[2]), set()).add(r[3][0])
+    lines: dict[tuple, set[int]] = {}
+    for r in rows("src_import_line"):
+        if type(r[3]) is int:
+            lines.setdefault((r[1], r[2]), set()).add(r[3])
+    declarations = {r[1] for r in rows("src_declaration")}
+    edge_specs: dict[tuple[str, str], list[str]] = {}
     for r in rows("src_resolves"):
-        a, spec, b = r[1], r[2], r[3]
-        if graph.has_edge(a, b):
-            data = graph.edges[a, b]
-            data["specifier"] = spec if "specifier" not in data else data["specifier"] + " " + spec
-            if (a, spec) in kinds:
-                data["import_kind"] = kinds[(a, spec)]
+        if graph.has_edge(r[1], r[3]):
+            edge_specs.setdefault((r[1], r[3]), []).append(r[2])
+    for (a, b), specs in edge_specs.items():
+        specs = sorted(set(specs))
+        data = graph.edges[a, b]
+        data["specifier"] = " ".join(specs)
+        found = set().union(*(kinds.get((a, s), set()) for s in specs))
+        if found:
+            ordered = sorted(found, key=lambda k: (KIND_ORDER.index(k) if k in KIND_ORDER else len(KIND_ORDER), k))
+            data["import_kind"] = ordered[0]  # a value kind wins over `type`
+            data["import_kinds"] = ",".join(ordered)
+            data["runtime"] = any(k != "type" for k in found) and b not in declarations
+        at = sorted(set().union(*(lines.get((a, s), set()) for s in specs)))
+        if at:
+            data["lines"] = ",".join(map(str, at))
 
 
 def write(graph: "nx.DiGraph", fmt: str) -> str:

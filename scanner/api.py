@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from scanner import layout, manifest, state
@@ -90,6 +90,37 @@ def _remove_orphans(out: str, present: set[str], keep: set[str]) -> None:
                 os.unlink(os.path.join(folder, name))
             except FileNotFoundError:
                 pass
+
+
+def _inside_folder(rel: str, folder: str) -> bool:
+    return rel == folder or rel.startswith(folder + "/")
+
+
+def scan_listing(src: str, out: str, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> Listing:
+    """The files a scan of ``src`` into ``out`` looks at: never the output folder's own files.
+
+    Raises ``ScanError`` when --include/--exclude globs leave no source of the ones SRC holds, so
+    that a typo in a glob never empties the fact folder.
+    """
+    src_abs = os.path.abspath(src)
+    out_abs = os.path.abspath(out)
+    listing = list_files(src_abs, PathFilter(include, exclude))
+    rel = os.path.relpath(out_abs, src_abs).replace(os.sep, "/")
+    if rel != "." and rel != ".." and not rel.startswith("../"):
+        listing = replace(
+            listing,
+            sources=tuple(p for p in listing.sources if not _inside_folder(p, rel)),
+            packages=tuple(p for p in listing.packages if not _inside_folder(p, rel)),
+        )
+    if (include or exclude) and not listing.sources:
+        total = len(scan_listing(src, out).sources)
+        if total:
+            globs = " ".join([f"--include {g!r}" for g in include] + [f"--exclude {g!r}" for g in exclude])
+            raise ScanError(
+                f"{globs} match none of the {total} source files under SRC, nothing was scanned or removed",
+                "fix the globs (they match paths relative to SRC, e.g. 'src/**' or '*.test.ts')",
+            )
+    return listing
 
 
 def _tool_version() -> str:
@@ -170,7 +201,7 @@ def _scan_locked(
         "extractor_version": EXTRACTOR_VERSION,
         "resolver_version": RESOLVER_VERSION,
     }
-    listing = list_files(src, PathFilter(include, exclude))
+    listing = scan_listing(src, out, include, exclude)
     try:
         present = set(os.listdir(os.path.join(out, layout.FACTS_FOLDER)))
     except OSError:
