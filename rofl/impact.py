@@ -1,96 +1,66 @@
-"""Impact of a change: the files that transitively import a changed file, each with its import chain."""
+"""Impact of a change: the files that transitively depend on the changed paths, each with its chain.
+
+The changed paths arrive classified (``rofl.changes``); this module asserts ``changed(C)``,
+``touches(F, C)`` and, for --runtime, ``impact_via(runtime)`` in [main], evaluates ``affected`` from
+rules/code.rofl, and reads each file's chain from the witnesses of ``impact_reach``.  It also picks
+test files and workspace packages out of the answer.
+"""
 
 from __future__ import annotations
 
-import subprocess
+import posixpath
 from dataclasses import dataclass
-from pathlib import Path
 
-from engine.errors import RoflError
 from engine.kernel import Kernel
 
+from .changes import Change
+
 CHANGED = "changed"
+TOUCHES = "touches"
+VIA = "impact_via"
 REACH = "impact_reach"
 AFFECTED = "affected"
+
+# the usual test file conventions (jest, vitest, mocha, node:test)
+TEST_GLOBS = ("*.test.*", "*.spec.*", "**/__tests__/**", "**/test/**", "**/tests/**", "test/**", "tests/**")
 
 
 @dataclass(frozen=True, slots=True)
 class Affected:
     file: str
-    via: tuple[str, ...]  # the affected file, the files it imports along the chain, the changed file
+    via: tuple[str, ...]  # the affected file, the files it imports along the chain, the changed path
 
 
 @dataclass(frozen=True, slots=True)
 class Impact:
-    changed: tuple[str, ...]
+    changes: tuple[Change, ...]
     affected: tuple[Affected, ...]
     partial: bool
 
-
-def normalise(paths: list[str], manifest: dict) -> tuple[list[str], list[str]]:
-    """Changed paths as the scan names them (relative to the scanned root); unknown ones are reported."""
-    if not isinstance(manifest.get("src", "."), str):
-        raise RoflError("manifest.json: 'src' is not a path; run `rofl scan` again to rewrite it")
-    src = Path(manifest.get("src", "."))
-    files = manifest.get("files", {})
-    out, unknown = [], []
-    for p in paths:
-        cand = p.replace("\\", "/")
-        if cand not in files:
-            try:
-                rel = Path(p).resolve().relative_to(src.resolve()).as_posix()
-            except ValueError:
-                rel = cand
-            cand = rel
-        out.append(cand)
-        if cand not in files:
-            unknown.append(p)
-    return sorted(set(out)), unknown
+    @property
+    def changed(self) -> tuple[str, ...]:
+        return tuple(c.path for c in self.changes)
 
 
-def git_changed(manifest: dict, ref: str) -> list[str]:
-    """Files changed in the work tree against REF (untracked files included), relative to the scanned root."""
-    if not ref or ref.startswith("-"):
-        raise RoflError(f"--git-base {ref!r}: not a git revision; give a branch, tag or commit such as origin/main")
-    src = Path(str(manifest.get("src", "."))).resolve()
-
-    def git(*args: str) -> str:
-        try:
-            proc = subprocess.run(["git", "-C", str(src), *args], capture_output=True, text=True, check=False)
-        except FileNotFoundError:
-            raise RoflError("--git-base needs git on PATH; install git or use --changed") from None
-        if proc.returncode != 0:
-            raise RoflError(f"git {' '.join(args)}: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else 'failed'}; run inside the scanned git work tree with a valid REF")
-        return proc.stdout
-
-    top = Path(git("rev-parse", "--show-toplevel").strip()).resolve()
-    names = git("diff", "--name-only", "-z", "--end-of-options", ref, "--").split("\0")
-    names += git("ls-files", "--others", "--exclude-standard", "-z", "--full-name").split("\0")
-    out = []
-    for name in names:
-        if not name:
-            continue
-        full = top / name
-        try:
-            out.append(full.relative_to(src).as_posix())
-        except ValueError:
-            continue
-    return sorted(set(out))
-
-
-def impact(kernel: Kernel, changed: list[str]) -> Impact:
-    for path in changed:
-        kernel.assert_fact(CHANGED, "main", (path,), who="user")
+def impact(kernel: Kernel, changes: list[Change], runtime: bool = False) -> Impact:
+    """Assert the changes, evaluate ``affected``, and return each affected file with its shortest chain."""
+    for change in changes:
+        for node in change.changed:
+            kernel.assert_fact(CHANGED, "main", (node,), who="user")
+        for f, node in change.touches:
+            kernel.assert_fact(TOUCHES, "main", (f, node), who="user")
+    if runtime:
+        kernel.assert_fact(VIA, "main", (("runtime",),), who="user")
     kernel.goals = {AFFECTED}
     outcome = kernel.evaluate()
     ctx = outcome.ctx
     table = ctx.tables.get(AFFECTED)
     files = sorted(row[1] for row in (table.rows if table else ()) if row[0] == "main" and type(row[1]) is str)
-    return Impact(tuple(changed), tuple(Affected(f, chain(ctx, f)) for f in files), outcome.partial)
+    return Impact(tuple(changes), tuple(Affected(f, chain(ctx, f)) for f in files), outcome.partial)
 
 
 def chain(ctx, file: str) -> tuple[str, ...]:
-    """Follow the witnesses of impact_reach from ``file`` down to a changed file."""
+    """Follow the witnesses of impact_reach from ``file`` down to a changed path."""
     provs = ctx.provs.get(REACH, {})
     rules = ctx.decoded.rules
     out = [file]
@@ -101,10 +71,64 @@ def chain(ctx, file: str) -> tuple[str, ...]:
             break
         rule = rules[rec[0]]
         first_rel = rule.clause.body[0].rel
-        head_row, dep_row = rec[1][0], rec[1][1]
-        target = dep_row[2]
+        head_row, edge_row = rec[1][0], rec[1][1]
+        target = edge_row[2]
         out.append(target)
         if first_rel == CHANGED:
             break
         row = head_row
     return tuple(out)
+
+
+def scanned_changed(result: Impact, scanned: set[str], exists) -> list[str]:
+    """The changed nodes that are scanned files still on disk (a test runner should run those too)."""
+    return sorted({n for c in result.changes for n in c.changed if n in scanned and exists(n)})
+
+
+def test_filter(globs: tuple[str, ...] | None):
+    """A predicate over paths: the given globs, or the usual test conventions."""
+    from scanner.files import glob_to_regex
+
+    patterns = [glob_to_regex(g) for g in (globs or TEST_GLOBS)]
+    return lambda path: any(p.match(path) for p in patterns)
+
+
+def package_of(path: str, packages: dict[str, str]) -> str | None:
+    """The workspace package (by name) whose folder holds ``path``: the deepest one."""
+    best: tuple[int, str] | None = None
+    for name, folder in packages.items():
+        if not isinstance(folder, str):
+            continue
+        prefix = "" if folder in ("", ".") else folder.rstrip("/") + "/"
+        if path.startswith(prefix) and (best is None or len(prefix) > best[0]):
+            best = (len(prefix), name)
+    return best[1] if best else None
+
+
+def packages_of(paths: list[str], packages: dict[str, str]) -> list[dict]:
+    """Affected workspace packages: name, folder and how many of the paths lie in each."""
+    counts: dict[str, int] = {}
+    for p in paths:
+        name = package_of(p, packages)
+        if name is not None:
+            counts[name] = counts.get(name, 0) + 1
+    return [{"name": n, "folder": packages[n] or ".", "files": counts[n]} for n in sorted(counts)]
+
+
+def escape(text: str) -> str:
+    """Control characters, line separators and lone surrogates as \\u{hex}, so that one path is one line."""
+    if all(32 <= ord(c) < 127 or (ord(c) >= 160 and not 0xD800 <= ord(c) <= 0xDFFF and c not in "\u2028\u2029") for c in text):
+        return text
+    return "".join(
+        f"\\u{{{ord(c):x}}}" if ord(c) < 32 or 127 <= ord(c) < 160 or 0xD800 <= ord(c) <= 0xDFFF or c in "\u2028\u2029" else c
+        for c in text
+    )
+
+
+def under(path: str, folder: str) -> bool:
+    return folder in ("", ".") or path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def relative_folder(inner: str, outer: str) -> str | None:
+    rel = posixpath.relpath(inner, outer)
+    return None if rel == ".." or rel.startswith("../") else rel

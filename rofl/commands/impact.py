@@ -4,40 +4,185 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FACTS, JSON, RULES, build_kernel, emit_json, fail, user_errors
+from ..session import BUDGET, FACTS, RULES, build_kernel, emit_json, fail, user_errors
 
 
 @click.command("impact")
 @FACTS
-@click.option("--changed", multiple=True, metavar="FILE", help="A changed file, as scanned (repeatable).")
-@click.option("--git-base", "git_base", default=None, metavar="REF", help="Take the changed files from git: the work tree against REF, untracked included.")
+@click.option("--changed", multiple=True, metavar="PATH", help="A changed path relative to the scanned folder: a file, a folder, a config or lock file (repeatable).")
+@click.option("--git-base", "git_base", default=None, metavar="REF", help="Take the changed paths from git: the work tree against REF, untracked included.")
+@click.option("--runtime", is_flag=True, help="Follow runtime imports only (not `import type`, not .d.ts files).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "names"]), default=None, help="text (default), json, or names: one path per line for a test runner.")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--tests", "tests_only", is_flag=True, help="Only affected test files (*.test.*, *.spec.*, __tests__/, test/, tests/).")
+@click.option("--test-glob", "test_globs", multiple=True, metavar="GLOB", help="What counts as a test file for --tests, instead of the conventions (repeatable).")
+@click.option("--packages", "by_package", is_flag=True, help="Affected workspace packages instead of files.")
+@click.option("--no-rescan", "no_rescan", is_flag=True, help="Answer from the facts as they are (say whether they are stale) instead of rescanning first.")
 @RULES
 @BUDGET
-@JSON
 @user_errors
-def command(facts: str | None, changed: tuple, git_base: str | None, rules: tuple, budget: int | None, as_json: bool) -> None:
-    """List the files affected by a change and, per file, the import chain to a changed file."""
-    from ..factdir import read_manifest
-    from ..impact import git_changed, impact, normalise
+def command(
+    facts: str | None, changed: tuple, git_base: str | None, runtime: bool, fmt: str | None, as_json: bool,
+    tests_only: bool, test_globs: tuple, by_package: bool, no_rescan: bool, rules: tuple, budget: int | None,
+) -> None:
+    """List the files affected by a change and, per file, the chain to a changed path.
+
+    Each changed path is classified (scanned source, deleted source, asset, config, lock file, folder,
+    or outside the scan) and the output says how it was treated.
+    """
     from pathlib import Path
+
+    from engine.errors import RoflError
+
+    from ..changes import OUTSIDE, CodeFacts, Context, Git, classify, suggestions
+    from ..factdir import read_manifest
+    from ..impact import escape, impact, packages_of, scanned_changed, test_filter
 
     if facts is None:
         fail("rofl impact: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
     if bool(changed) == bool(git_base):
-        fail("rofl impact: give either --changed FILE... or --git-base REF")
-    manifest, _ = read_manifest(Path(facts))
-    paths = git_changed(manifest, git_base) if git_base else list(changed)
-    paths, unknown = normalise(paths, manifest)
-    for p in unknown:
-        click.echo(f"warning: {p} is not a scanned file; only its importers as scanned are followed", err=True)
+        fail("rofl impact: give either --changed PATH... or --git-base REF")
+    if git_base is not None and git_base.startswith("-"):
+        raise RoflError(f"--git-base {git_base!r}: not a git revision; give a branch, tag or commit such as origin/main")
+    if as_json and fmt not in (None, "json"):
+        fail(f"rofl impact: --json and --format {fmt} disagree; give one of them")
+    fmt = "json" if as_json else (fmt or "text")
+    if test_globs and not tests_only:
+        fail("rofl impact: --test-glob needs --tests; add --tests to list only the affected test files")
+    facts_dir = Path(facts)
+    before, _ = read_manifest(facts_dir)
+    src_value = before.get("src", ".")
+    if not isinstance(src_value, str):
+        raise RoflError("manifest.json: 'src' is not a path; run `rofl scan` again to rewrite it")
+    src = Path(src_value).resolve()
+    git = Git(src)
+    paths = git.changed(git_base) if git_base else list(changed)
+    stale: list[str] | None = None
+    rescan = None
+    if no_rescan:
+        stale = _staleness(before, src, facts_dir)
+        manifest = before
+    else:
+        rescan = _rescan(before, src, facts_dir)
+        manifest, _ = read_manifest(facts_dir)
     kernel = build_kernel((), (), budget, facts=facts, rules=rules, goals={"affected"})
-    result = impact(kernel, paths)
-    if as_json:
-        emit_json({"changed": list(result.changed), "affected": [{"file": a.file, "via": list(a.via)} for a in result.affected], "partial": result.partial})
+    ctx = Context(src, facts_dir.resolve(), manifest, before, CodeFacts.from_store(kernel.store.base), git_base, git)
+    if git_base:
+        paths = [p for p in paths if not _in_folder(src / p, facts_dir.resolve())]
+    changes, missing = classify(paths, ctx)
+    if missing:
+        parts = []
+        for raw in missing:
+            close = suggestions(raw, ctx)
+            parts.append(f"{raw!r}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
+        fail(f"rofl impact: {'; '.join(parts)}: exists nowhere under {src}, was never scanned and no import probes it; give paths relative to the scanned folder")
+    outside = [c for c in changes if c.kind == OUTSIDE]
+    treated = [c for c in changes if c.kind != OUTSIDE]
+    result = impact(kernel, treated, runtime=runtime)
+    scanned = set(manifest.get("files", {}))
+    changed_files = scanned_changed(result, scanned, lambda p: (src / p).exists())
+    affected = list(result.affected)
+    if tests_only:
+        is_test = test_filter(test_globs or None)
+        affected = [a for a in affected if is_test(a.file)]
+        changed_files = [f for f in changed_files if is_test(f)]
+    files = sorted(set(changed_files) | {a.file for a in affected})
+    packages = packages_of(files, manifest.get("packages") or {}) if by_package else None
+    what = "test file(s)" if tests_only else "file(s)"
+    if fmt == "json":
+        data: dict = {
+            "changed": [c.path for c in changes],
+            "classified": [{"path": c.path, "as": c.kind, "detail": c.detail} for c in changes],
+            "affected": [{"file": a.file, "via": list(a.via)} for a in affected],
+            "files": files,
+            "runtime": runtime,
+            "rescanned": rescan is not None,
+            "stale": stale,
+            "partial": result.partial,
+        }
+        if packages is not None:
+            data["packages"] = packages
+        emit_json(data)
         return
-    click.echo(f"{len(result.affected)} file(s) affected by {', '.join(result.changed) or 'nothing'}")
-    for a in result.affected:
-        click.echo(f"  {a.file}")
-        click.echo(f"      via {' -> '.join(a.via)}")
-    if result.partial:
+    if fmt == "names":
+        for line in ([p["name"] for p in packages] if packages is not None else files):
+            click.echo(escape(line))
+        _notes(stale, rescan, result.partial)
+        return
+    by = escape(changes[0].path) if len(changes) == 1 else f"{len(changes)} changed paths"
+    mode = " (runtime imports)" if runtime else ""
+    if packages is not None:
+        click.echo(f"{len(packages)} package(s) affected by {by}{mode}")
+    else:
+        click.echo(f"{len(affected)} {what} affected by {by}{mode}")
+    for c in treated:
+        click.echo(f"changed: {escape(c.path)} ({c.detail})")
+    if outside:
+        names = ", ".join(escape(c.path) for c in outside[:5]) + (f" and {len(outside) - 5} more" if len(outside) > 5 else "")
+        click.echo(f"rofl impact: {len(outside)} changed path(s) outside the scan (not a scanned file, nothing imports them): {names}", err=True)
+    if packages is not None:
+        for p in packages:
+            click.echo(f"  {escape(p['name'])}  {escape(p['folder'])}  ({p['files']} file(s))")
+    else:
+        for a in affected:
+            click.echo(f"  {escape(a.file)}")
+            click.echo(f"      via {' -> '.join(escape(v) for v in a.via)}")
+    _notes(stale, rescan, result.partial)
+
+
+def _in_folder(path, folder) -> bool:
+    try:
+        path.resolve().relative_to(folder)
+        return True
+    except ValueError:
+        return False
+
+
+def _rescan(manifest: dict, src, facts_dir):
+    """Bring the facts up to date with the incremental scan, with the options the manifest records."""
+    from engine.errors import RoflError
+    from scanner.api import ScanError, scan
+
+    options = manifest.get("options") or {}
+    if not isinstance(options, dict):
+        raise RoflError("manifest.json: 'options' is malformed; run `rofl scan` again to rewrite it")
+    include, exclude = options.get("include", []), options.get("exclude", [])
+    max_bytes = options.get("max_bytes", 2 * 1024 * 1024)
+    if not (isinstance(include, list) and isinstance(exclude, list) and type(max_bytes) is int):
+        raise RoflError("manifest.json: 'options' is malformed; run `rofl scan` again to rewrite it")
+    try:
+        summary = scan(str(src), str(facts_dir), max_bytes=max_bytes, include=tuple(include), exclude=tuple(exclude))
+    except ScanError as err:
+        raise RoflError(f"rofl impact: the rescan failed: {err} (or answer from the facts as they are with --no-rescan)") from None
+    if summary.parsed or summary.removed or summary.resolved:
+        click.echo(f"rofl impact: rescanned {summary.parsed} changed, {summary.removed} removed, {summary.resolved} re-resolved file(s) in {summary.seconds:.2f}s", err=True)
+    return summary
+
+
+def _staleness(manifest: dict, src, facts_dir) -> list[str]:
+    from engine.errors import RoflError
+
+    from ..staleness import stale_sources
+
+    try:
+        stale = [f"{p}: {why}" for p, why in stale_sources(manifest, src, facts_dir)]
+    except RoflError as err:
+        click.echo(f"warning: cannot tell whether the facts are stale ({err})", err=True)
+        return ["unknown"]
+    if stale:
+        shown = "; ".join(stale[:3]) + (f"; and {len(stale) - 3} more" if len(stale) > 3 else "")
+        click.echo(f"warning: the facts are stale ({len(stale)} path(s): {escape_line(shown)}); answering from them as they are, drop --no-rescan to rescan first", err=True)
+    else:
+        click.echo("rofl impact: the facts are up to date with the sources", err=True)
+    return stale
+
+
+def escape_line(text: str) -> str:
+    from ..impact import escape
+
+    return escape(text)
+
+
+def _notes(stale, rescan, partial: bool) -> None:
+    if partial:
         click.echo("-- partial: the budget ran out; raise --budget", err=True)

@@ -1,0 +1,388 @@
+"""What each changed path is (a source, a deleted source, an asset, a config, a lock file, a folder, or
+outside the scan) and which files it reaches first, from the manifest, the facts and git.
+
+``classify`` never answers a silent zero: every path ends in one class, and a path that exists
+nowhere, was never scanned and no import probes is refused with the closest existing paths.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import posixpath
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import RoflError
+
+from .lockfiles import (
+    changed_declarations,
+    changed_packages,
+    declared_ranges,
+    is_lock_file,
+    locked_versions,
+    package_json_text,
+)
+
+PACKAGE_DEP = "package:"
+WORKSPACE_FILES = frozenset({"pnpm-workspace.yaml"})
+
+# kinds, in the order the output lists them
+SOURCE, DELETED, ASSET, CONFIG, LOCK, FOLDER, PROBED, OUTSIDE = (
+    "source", "deleted", "asset", "config", "lockfile", "folder", "probed", "outside",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One changed path and how impact treats it.
+
+    ``changed`` are the nodes asserted as changed (the path itself, or the scanned files under a
+    folder); ``touches`` are (file, path) links for files whose resolution depended on the path
+    without an import edge to it (a config it read, a deleted file its imports named, a lock file
+    locking a package it imports).
+    """
+
+    path: str
+    kind: str
+    detail: str
+    changed: tuple[str, ...] = ()
+    touches: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CodeFacts:
+    """The [code] facts classification needs, read from the loaded store."""
+
+    files: frozenset[str]
+    targets: frozenset[str]  # every src_resolves target
+    assets: frozenset[str]
+    externals: dict[str, frozenset[str]]  # package -> files importing it
+
+    @staticmethod
+    def from_store(base: dict) -> "CodeFacts":
+        def rows(rel: str) -> Iterable[tuple]:
+            return (r for r in base.get(rel, {}) if r and r[0] == "code")
+
+        externals: dict[str, set[str]] = {}
+        for r in rows("src_external"):
+            if len(r) == 4 and isinstance(r[3], str):
+                externals.setdefault(r[3], set()).add(r[1])
+        return CodeFacts(
+            files=frozenset(r[1] for r in rows("src_file") if len(r) == 3),
+            targets=frozenset(r[3] for r in rows("src_resolves") if len(r) == 4 and isinstance(r[3], str)),
+            assets=frozenset(r[1] for r in rows("src_asset") if len(r) == 2 and isinstance(r[1], str)),
+            externals={k: frozenset(v) for k, v in externals.items()},
+        )
+
+
+class Git:
+    """git questions about the scanned work tree; every path in and out is relative to SRC."""
+
+    def __init__(self, src: Path) -> None:
+        self.src = src
+        self._top: Path | None = None
+
+    def run(self, *args: str, check: bool = True) -> str | None:
+        try:
+            proc = subprocess.run(["git", "-C", str(self.src), *args], capture_output=True, check=False)
+        except FileNotFoundError:
+            if check:
+                raise RoflError("--git-base needs git on PATH; install git or use --changed") from None
+            return None
+        if proc.returncode != 0:
+            if not check:
+                return None
+            err = proc.stderr.decode("utf-8", "replace").strip()
+            last = err.splitlines()[-1] if err else "failed"
+            raise RoflError(f"git {' '.join(args)}: {last}; run inside the scanned git work tree with a valid REF")
+        return os.fsdecode(proc.stdout)
+
+    @property
+    def top(self) -> Path:
+        if self._top is None:
+            self._top = Path((self.run("rev-parse", "--show-toplevel") or "").strip()).resolve()
+        return self._top
+
+    def to_src(self, name: str) -> str | None:
+        try:
+            return (self.top / name).relative_to(self.src).as_posix()
+        except ValueError:
+            return None
+
+    def changed(self, ref: str) -> list[str]:
+        """Paths changed in the work tree against REF (renames as both names, untracked included)."""
+        names = (self.run("diff", "--name-only", "--no-renames", "-z", "--end-of-options", ref, "--") or "").split("\0")
+        names += (self.run("ls-files", "--others", "--exclude-standard", "-z", "--full-name") or "").split("\0")
+        out = {rel for name in names if name and (rel := self.to_src(name)) is not None}
+        return sorted(out)
+
+    def show(self, ref: str, path: str) -> bytes | None:
+        """The bytes of SRC/path at REF, or None when REF has no such file."""
+        rel = (self.src / path).resolve().relative_to(self.top).as_posix() if self._inside(path) else None
+        if rel is None:
+            return None
+        try:
+            proc = subprocess.run(["git", "-C", str(self.src), "cat-file", "blob", f"{ref}:{rel}"], capture_output=True, check=False)
+        except FileNotFoundError:
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    def knows(self, ref: str, path: str) -> bool:
+        rel = (self.src / path).resolve().relative_to(self.top).as_posix() if self._inside(path) else None
+        return rel is not None and self.run("cat-file", "-e", f"{ref}:{rel}", check=False) is not None
+
+    def _inside(self, path: str) -> bool:
+        try:
+            (self.src / path).resolve().relative_to(self.top)
+            return True
+        except (ValueError, OSError, RoflError):
+            return False
+
+    def is_work_tree(self) -> bool:
+        return self.run("rev-parse", "--is-inside-work-tree", check=False) is not None
+
+
+@dataclass
+class Context:
+    """Everything classification reads; built once per impact question."""
+
+    src: Path
+    facts_dir: Path
+    manifest: dict  # after the rescan (or as it is, with --no-rescan)
+    before: dict  # the manifest before the rescan
+    facts: CodeFacts
+    ref: str | None = None
+    git: Git | None = None
+    _deps: dict[str, set[str]] | None = field(default=None, repr=False)
+
+    @property
+    def files(self) -> dict:
+        return self.manifest.get("files", {})
+
+    def deps_index(self) -> dict[str, set[str]]:
+        """resolution dependency -> files whose resolution consulted it."""
+        if self._deps is None:
+            index: dict[str, set[str]] = {}
+            for path, entry in self.files.items():
+                deps = entry.get("resolution_deps") if isinstance(entry, dict) else None
+                for dep in deps if isinstance(deps, list) else ():
+                    if isinstance(dep, str):
+                        index.setdefault(dep, set()).add(path)
+            self._deps = index
+        return self._deps
+
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(self.src / path)
+
+    def old_bytes(self, path: str) -> bytes | None:
+        if self.ref is None or self.git is None:
+            return None
+        return self.git.show(self.ref, path)
+
+    def new_bytes(self, path: str) -> bytes | None:
+        try:
+            return (self.src / path).read_bytes()
+        except OSError:
+            return None
+
+    def under(self, folder: str) -> list[str]:
+        if folder in (".", ""):
+            return sorted(self.files)
+        prefix = folder.rstrip("/") + "/"
+        return sorted(p for p in self.files if p.startswith(prefix))
+
+
+def normalise(raw: str, ctx: Context) -> str:
+    """A changed path as the scan names it: relative to SRC when it lies inside SRC (given relative to
+    SRC, relative to the working folder, or absolute), POSIX separators; otherwise as given, normalised."""
+    text = raw.replace("\\", "/")
+    if not text:
+        return text
+    rel = posixpath.normpath(text)
+    if not os.path.isabs(text):
+        if rel in ctx.files or rel in ctx.before.get("files", {}) or rel in ctx.deps_index() or ctx.exists(rel):
+            return rel
+    try:
+        return Path(os.path.abspath(raw)).relative_to(ctx.src).as_posix()
+    except ValueError:
+        return rel
+
+
+def _inside_src(path: str) -> bool:
+    return not (path.startswith("/") or path == ".." or path.startswith("../"))
+
+
+def _in_facts_dir(path: str, ctx: Context) -> bool:
+    try:
+        rel = ctx.facts_dir.resolve().relative_to(ctx.src).as_posix()
+    except ValueError:
+        return False
+    return rel != "." and (path == rel or path.startswith(rel + "/"))
+
+
+def _count(n: int, what: str) -> str:
+    if n == 1:
+        return f"{n} {what}"
+    return f"{n} {what[:-1]}ies" if what.endswith("y") else f"{n} {what}s"
+
+
+def _names(items: Iterable[str], limit: int = 5) -> str:
+    items = sorted(items)
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _folder_of(path: str) -> str:
+    folder = posixpath.dirname(path)
+    return folder or "."
+
+
+def _importers_of(packages: Iterable[str], ctx: Context, folder: str) -> set[str]:
+    out: set[str] = set()
+    prefix = "" if folder == "." else folder + "/"
+    for name in packages:
+        for f in ctx.facts.externals.get(name, ()):
+            if f.startswith(prefix):
+                out.add(f)
+    return out
+
+
+def _all_external_importers(ctx: Context, folder: str) -> set[str]:
+    return _importers_of(ctx.facts.externals, ctx, folder)
+
+
+def classify_one(path: str, ctx: Context) -> Change | None:
+    """How one changed path (relative to SRC) is treated; None when it exists nowhere (the caller
+    refuses it with suggestions)."""
+    deps = ctx.deps_index()
+    readers = sorted(deps.get(path, ()))
+    files = ctx.files
+    if not _inside_src(path) or _in_facts_dir(path, ctx):
+        return Change(path, OUTSIDE, "outside the scanned folder") if os.path.lexists(path) else None
+    base = posixpath.basename(path)
+    if is_lock_file(path):
+        return _lock_change(path, ctx)
+    if base == "package.json" or base in WORKSPACE_FILES or (base.startswith(("tsconfig", "jsconfig")) and base.endswith(".json")):
+        return _config_change(path, ctx, readers)
+    if path in files:
+        if ctx.exists(path):
+            return Change(path, SOURCE, "scanned source", changed=(path,))
+        touches = tuple((f, path) for f in readers if f != path)
+        return Change(path, DELETED, f"deleted source (the facts still hold it), named by the imports of {_count(len(touches), 'file')}", changed=(path,), touches=touches)
+    if os.path.isdir(ctx.src / path) or (not ctx.exists(path) and ctx.under(path)):
+        inside = ctx.under(path)
+        gone = [p for p in ctx.before.get("files", {}) if p not in files and (path in (".", "") or p.startswith(path.rstrip("/") + "/"))]
+        touches = tuple((f, g) for g in gone for f in deps.get(g, ()) if f != g)
+        if inside or gone:
+            detail = f"folder, {_count(len(inside), 'scanned file')} under it"
+            if gone:
+                detail += f" and {_count(len(gone), 'deleted source')}"
+            return Change(path, FOLDER, detail, changed=tuple(inside) + tuple(gone), touches=touches)
+        probing = sorted({f for dep, fs in deps.items() if dep.startswith(path.rstrip("/") + "/") for f in fs})
+        if probing:
+            return Change(path, PROBED, f"folder no scanned file lies in, probed by the imports of {_count(len(probing), 'file')}", changed=(path,), touches=tuple((f, path) for f in probing))
+        return Change(path, OUTSIDE, "folder with no scanned file") if ctx.exists(path) else None
+    if path in ctx.facts.assets or path in ctx.facts.targets:
+        what = "asset" + ("" if ctx.exists(path) else ", deleted")
+        return Change(path, ASSET, what, changed=(path,), touches=tuple((f, path) for f in readers if f != path))
+    if path in ctx.before.get("files", {}):
+        touches = tuple((f, path) for f in readers if f != path)
+        return Change(path, DELETED, f"deleted source, named by the imports of {_count(len(touches), 'file')}", changed=(path,), touches=touches)
+    if readers:
+        what = "deleted, " if not ctx.exists(path) else ""
+        return Change(path, PROBED, f"{what}not scanned, probed by the imports of {_count(len(readers), 'file')}", changed=(path,), touches=tuple((f, path) for f in readers if f != path))
+    if ctx.exists(path):
+        return Change(path, OUTSIDE, "not a scanned file and no import probes it")
+    if ctx.git is not None and ctx.git.is_work_tree() and ctx.git.knows(ctx.ref or "HEAD", path):
+        return Change(path, OUTSIDE, "deleted, never scanned and no import probes it")
+    return None
+
+
+def _config_change(path: str, ctx: Context, readers: list[str]) -> Change:
+    base = posixpath.basename(path)
+    touched: dict[str, str] = {f: "resolution" for f in readers if f != path}
+    notes: list[str] = [f"read by the resolution of {_count(len(touched), 'file')}"]
+    deps = ctx.deps_index()
+    if base == "package.json":
+        folder = _folder_of(path)
+        new_bytes = ctx.new_bytes(path)
+        names = set()
+        for data in (new_bytes, ctx.old_bytes(path)):
+            manifest = package_json_text(data)
+            if manifest is not None and isinstance(manifest.get("name"), str):
+                names.add(manifest["name"])
+        for name in names:  # files whose bare imports name this package (workspace or not)
+            for f in deps.get(PACKAGE_DEP + name, ()):
+                touched.setdefault(f, "package name")
+        if ctx.ref is not None:
+            changed = changed_declarations(declared_ranges(ctx.old_bytes(path)), declared_ranges(new_bytes))
+            how = f"{_count(len(changed), 'dependency')} changed since {ctx.ref}"
+        else:
+            changed = changed_declarations({}, declared_ranges(new_bytes))
+            how = f"no --git-base: all {_count(len(changed), 'declared dependency')} count as changed"
+        importers = _importers_of(changed, ctx, folder)
+        for f in importers:
+            touched.setdefault(f, "dependency")
+        notes.append(f"{how}" + (f" ({_names(changed, 4)})" if changed else "") + f", imported by {_count(len(importers), 'file')}")
+    elif base in WORKSPACE_FILES and not readers:
+        bare = {f for dep, fs in deps.items() if dep.startswith(PACKAGE_DEP) for f in fs}
+        for f in bare:
+            touched.setdefault(f, "workspace")
+        notes = [f"workspace list: every file with a bare import counts ({_count(len(bare), 'file')})"]
+    return Change(path, CONFIG, "config, " + "; ".join(notes), changed=(path,), touches=tuple((f, path) for f in sorted(touched)))
+
+
+def _lock_change(path: str, ctx: Context) -> Change:
+    folder = _folder_of(path)
+    after = locked_versions(path, ctx.new_bytes(path))
+    if ctx.ref is None:
+        importers = _all_external_importers(ctx, folder)
+        detail = f"lock file, no --git-base to compare with: every file importing a package counts ({_count(len(importers), 'file')})"
+    else:
+        before = locked_versions(path, ctx.old_bytes(path))
+        changed = changed_packages(before, after)
+        if changed is None:
+            importers = _all_external_importers(ctx, folder)
+            detail = f"lock file that cannot be read (here or at {ctx.ref}): every file importing a package counts ({_count(len(importers), 'file')})"
+        else:
+            importers = _importers_of(changed, ctx, folder)
+            imported = {p for p in changed if _importers_of((p,), ctx, folder)}
+            detail = (f"lock file, {_count(len(changed), 'package')} locked differently since {ctx.ref}"
+                      + (f", {_count(len(imported), 'imported one')} ({_names(imported, 4)})" if imported else ", none imported")
+                      + f": {_count(len(importers), 'file')}")
+    return Change(path, LOCK, detail, changed=(path,), touches=tuple((f, path) for f in sorted(importers)))
+
+
+def classify(paths: list[str], ctx: Context) -> tuple[list[Change], list[str]]:
+    """Each path's Change, and the paths that exist nowhere (for the caller to refuse)."""
+    seen: dict[str, Change] = {}
+    missing: list[str] = []
+    for raw in paths:
+        path = normalise(raw, ctx)
+        if path in seen:
+            continue
+        change = classify_one(path, ctx)
+        if change is None:
+            missing.append(raw)
+        else:
+            seen[path] = change
+    return sorted(seen.values(), key=lambda c: c.path), missing
+
+
+def suggestions(raw: str, ctx: Context, limit: int = 3) -> list[str]:
+    """The existing paths closest to a path that exists nowhere (scanned files, their folders, configs)."""
+    candidates: set[str] = set(ctx.files)
+    for p in ctx.files:
+        folder = posixpath.dirname(p)
+        while folder:
+            candidates.add(folder)
+            folder = posixpath.dirname(folder)
+    candidates.update(k for k, v in (ctx.manifest.get("configs") or {}).items() if v is not None)
+    target = raw.replace("\\", "/").lstrip("./")
+    close = difflib.get_close_matches(target, sorted(candidates), n=limit, cutoff=0.6)
+    if not close:
+        close = difflib.get_close_matches(posixpath.basename(target), sorted(candidates), n=limit, cutoff=0.5)
+    return close

@@ -1,0 +1,189 @@
+"""Which packages a dependency change touches: locked versions from lock files, ranges from package.json.
+
+Lock files read: ``package-lock.json``/``npm-shrinkwrap.json`` (lockfile v1 ``dependencies`` and
+v2/v3 ``packages``), ``yarn.lock`` (classic and berry) and ``pnpm-lock.yaml`` (v5 ``/name/1.0.0``,
+v6 ``/name@1.0.0`` and v9 ``name@1.0.0`` keys under ``packages:``/``snapshots:``).  Each gives
+package name -> the set of versions locked for it; a package changed when its set differs.
+A lock file that cannot be read gives None: the caller then counts every package as changed.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from typing import Any
+
+LOCK_FILES = frozenset({"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"})
+DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies", "overrides", "resolutions")
+
+Locked = dict[str, frozenset[str]]
+
+
+def is_lock_file(path: str) -> bool:
+    return posixpath.basename(path) in LOCK_FILES
+
+
+def locked_versions(path: str, data: bytes | None) -> Locked | None:
+    """Package name -> versions locked, or None when the file is missing or not a lock file we read."""
+    if data is None:
+        return None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    name = posixpath.basename(path)
+    try:
+        if name in ("package-lock.json", "npm-shrinkwrap.json"):
+            found = _npm(json.loads(text))
+        elif name == "yarn.lock":
+            found = _yarn(text)
+        elif name == "pnpm-lock.yaml":
+            found = _pnpm(text)
+        else:
+            return None
+    except (ValueError, AttributeError, TypeError):
+        return None
+    if found is None:
+        return None
+    return {k: frozenset(v) for k, v in found.items()}
+
+
+def changed_packages(before: Locked | None, after: Locked | None) -> set[str] | None:
+    """Names whose locked versions differ; None when either side could not be read."""
+    if before is None or after is None:
+        return None
+    return {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
+
+
+def _add(found: dict[str, set[str]], name: str, version: Any) -> None:
+    if name and isinstance(version, str):
+        found.setdefault(name, set()).add(version)
+
+
+def _npm(data: Any) -> dict[str, set[str]] | None:
+    if not isinstance(data, dict):
+        return None
+    found: dict[str, set[str]] = {}
+    packages = data.get("packages")
+    if isinstance(packages, dict):
+        for key, entry in packages.items():
+            if not isinstance(key, str) or not isinstance(entry, dict) or "node_modules/" not in key:
+                continue
+            name = entry.get("name") if isinstance(entry.get("name"), str) else key.rsplit("node_modules/", 1)[1]
+            _add(found, name, entry.get("resolved") if entry.get("link") else entry.get("version"))
+        return found
+
+    def walk(deps: Any) -> None:
+        if isinstance(deps, dict):
+            for name, entry in deps.items():
+                if isinstance(entry, dict):
+                    _add(found, name, entry.get("version"))
+                    walk(entry.get("dependencies"))
+
+    if not isinstance(data.get("dependencies"), dict):
+        return None
+    walk(data["dependencies"])
+    return found
+
+
+def _descriptor_name(descriptor: str) -> str:
+    """``@scope/name@npm:^1.0.0`` -> ``@scope/name``."""
+    descriptor = descriptor.strip().strip('"')
+    at = descriptor.find("@", 1)
+    return descriptor[:at] if at > 0 else descriptor
+
+
+_YARN_VERSION = re.compile(r'^\s+version:?\s+"?([^"\s]+)"?\s*$')
+
+
+def _yarn(text: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    names: list[str] = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            header = line.rstrip().rstrip(":")
+            names = [] if header == "__metadata" else [_descriptor_name(d) for d in header.split(",")]
+            continue
+        m = _YARN_VERSION.match(line)
+        if m and names and line.startswith("  ") and not line.startswith("   "):
+            for name in names:
+                _add(found, name, m.group(1))
+    return found
+
+
+def _pnpm_key(key: str) -> tuple[str, str] | None:
+    key = key.strip().strip("'\"").lstrip("/")
+    key = re.sub(r"\(.*\)$", "", key)
+    at = key.find("@", 1)
+    if at > 0:
+        return key[:at], key[at + 1 :]
+    parts = key.split("/")  # v5: name/version or @scope/name/version
+    if len(parts) >= 2:
+        return "/".join(parts[:-1]), parts[-1]
+    return None
+
+
+def _pnpm(text: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    section = None
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            section = line.rstrip().rstrip(":")
+            continue
+        if section in ("packages", "snapshots") and line.startswith("  ") and not line.startswith("   ") and line.rstrip().endswith(":"):
+            parsed = _pnpm_key(line.rstrip()[:-1])
+            if parsed is not None:
+                _add(found, *parsed)
+    return found
+
+
+def declared_ranges(data: bytes | None) -> dict[str, str] | None:
+    """A package.json's declared dependencies (every dependency field), name -> field:range; None when unreadable."""
+    if data is None:
+        return None
+    try:
+        manifest = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(manifest, dict):
+        return None
+    out: dict[str, str] = {}
+    for field in DEPENDENCY_FIELDS:
+        deps = manifest.get(field)
+        if isinstance(deps, dict):
+            for name, spec in deps.items():
+                out[f"{field}:{name}"] = json.dumps(spec, sort_keys=True)
+    pnpm = manifest.get("pnpm")
+    if isinstance(pnpm, dict) and isinstance(pnpm.get("overrides"), dict):
+        for name, spec in pnpm["overrides"].items():
+            out[f"pnpm.overrides:{name}"] = json.dumps(spec, sort_keys=True)
+    return out
+
+
+def changed_declarations(before: dict[str, str] | None, after: dict[str, str] | None) -> set[str]:
+    """Package names whose declared range changed, appeared or disappeared (overrides keys may name
+    ``a>b`` paths or ``name@range``: each package named counts)."""
+    before = before or {}
+    after = after or {}
+    names: set[str] = set()
+    for key in before.keys() | after.keys():
+        if before.get(key) != after.get(key):
+            name = key.split(":", 1)[1]
+            for part in name.split(">"):
+                names.add(_descriptor_name(part))
+    return names
+
+
+def package_json_text(data: bytes | None) -> dict | None:
+    if data is None:
+        return None
+    try:
+        value = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
