@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from engine.terms import quote as _engine_quote
 from scanner.hashing import hash_bytes
 from scanner.layout import FACTS_FOLDER
+
+if TYPE_CHECKING:
+    from scanner.resolve import Resolution
 
 RESOLUTION_MARKER = "-- resolution"
 _MARKER_BYTES = b"\n" + RESOLUTION_MARKER.encode() + b"\n"
@@ -57,17 +61,22 @@ def head_lines(path: str, content_hash: str) -> list[str]:
     return lines
 
 
-def resolution_lines(path: str, results: list[tuple[str, str, str]]) -> list[str]:
-    """Facts for (specifier, kind, value) results: kind ``file``, ``external`` or ``unresolved``."""
+def resolution_lines(path: str, results: list[Resolution]) -> list[str]:
+    """Facts for each resolution: ``src_resolves`` (+ ``src_asset``), ``src_external``,
+    ``src_workspace_import`` or ``src_unresolved``."""
     qpath = quote(path)
     lines = [RESOLUTION_MARKER]
-    for spec, kind, value in results:
-        if kind == "file":
-            lines.append(f"src_resolves[code]({qpath}, {quote(spec)}, {quote(value)}).")
-        elif kind == "external":
-            lines.append(f"src_external[code]({qpath}, {quote(spec)}, {quote(value)}).")
+    for result in results:
+        qspec = quote(result.specifier)
+        if result.targets:
+            lines.extend(f"src_resolves[code]({qpath}, {qspec}, {quote(t)})." for t in result.targets)
+            lines.extend(f"src_asset[code]({quote(t)})." for t in result.assets)
+        elif result.workspace is not None:
+            lines.append(f"src_workspace_import[code]({qpath}, {qspec}, {quote(result.workspace)}).")
+        elif result.package is not None:
+            lines.append(f"src_external[code]({qpath}, {qspec}, {quote(result.package)}).")
         else:
-            lines.append(f"src_unresolved[code]({qpath}, {quote(spec)}).")
+            lines.append(f"src_unresolved[code]({qpath}, {qspec}).")
     return lines
 
 
@@ -83,7 +92,7 @@ def extraction_part(data: bytes) -> bytes | None:
     return data[: cut + 1]
 
 
-def with_resolution(extraction: bytes, path: str, results: list[tuple[str, str, str]]) -> bytes:
+def with_resolution(extraction: bytes, path: str, results: list[Resolution]) -> bytes:
     return extraction + render(resolution_lines(path, results))
 
 
@@ -91,10 +100,11 @@ def fact_name(path: str, content_hash: str, data: bytes) -> tuple[str, str]:
     """(name relative to the output folder, digest of ``data``) of the fact file holding ``data``.
 
     The name is ``code/<path slug>.<content hash 12>-<fact digest>.rofl``: readable, keyed by the
-    source content, and unique to the exact bytes (which include the path itself).
+    source content, and unique to the exact bytes (which include the path itself).  The slug never
+    starts with ``-`` (a name a shell command would take for an option).
     """
     digest = hash_bytes(data)
-    slug = _SLUG_UNSAFE.sub("_", path).strip("._")[-80:] or "file"
+    slug = _SLUG_UNSAFE.sub("_", path).strip("._")[-80:].lstrip("-._") or "file"
     return f"{FACTS_FOLDER}/{slug}.{content_hash[:12]}-{digest}.rofl", digest
 
 

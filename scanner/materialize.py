@@ -163,8 +163,13 @@ class Materializer:
         name, digest = factfile.fact_name(path, entry["hash"], data)
         if name not in self.protected:
             factfile.write_fact_file(self.context.out, name, data)
-        kinds = [r[1] for r in results]
+        kinds = [r.kind for r in results]
         entry["facts"] = name
         entry["digest"] = digest
         entry["resolution_deps"] = deps
-        entry["resolution"] = [kinds.count("file"), kinds.count("external"), kinds.count("unresolved")]
+        # workspace imports count with the external ones: both leave the scanned files
+        entry["resolution"] = [
+            kinds.count("file"),
+            kinds.count("external") + kinds.count("workspace"),
+            kinds.count("unresolved"),
+        ]

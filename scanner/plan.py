@@ -3,8 +3,10 @@
 A file is reused when its size and mtime equal the manifest's (or, when they differ or with
 ``verify``, when its re-computed hash does) and its fact file is present.  Unchanged files are
 re-resolved when something their resolution consulted changed: a probed path that appeared or
-disappeared, a config file whose content changed (or that appeared or disappeared), or a
-workspace package name that now points elsewhere (``package:<name>``).
+disappeared, a config file or asset whose content changed (or that appeared or disappeared), a
+package.json that appeared or disappeared (package scopes), or a workspace package name that now
+points elsewhere (``package:<name>``).  Listed sources that are the same file (a symlink to another
+listed source, a path through a linked folder) count once, under their real path.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from scanner.configs import ConfigStore, Signature
 
 PACKAGE_DEP = "package:"  # scanner.resolve.PACKAGE_DEP, repeated to keep this module's imports light
+PNPM_WORKSPACE = "pnpm-workspace.yaml"  # scanner.workspaces.PNPM_WORKSPACE, likewise
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,14 +66,30 @@ def _config_changed(src: str, key: str, old: Signature) -> tuple[bool, Signature
 
 
 def workspace_packages(src: str, listing: Listing, store: ConfigStore) -> dict[str, str]:
-    """Workspace package name -> folder (relative to SRC), from every listed package.json."""
-    packages: dict[str, str] = {}
-    for rel in listing.packages:
-        data = store.read(os.path.join(src, rel))
-        if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
-            folder = rel[: -len("package.json")].rstrip("/")
-            packages.setdefault(data["name"], folder)
-    return packages
+    """Workspace package name -> folder (relative to SRC): ``scanner.workspaces`` over the listed package.json files."""
+    from scanner.workspaces import workspace_packages as packages_of
+
+    return packages_of(src, listing.packages, store)
+
+
+def _one_node_per_file(src: str, stats: dict[str, os.stat_result]) -> dict[str, str]:
+    """Alias -> real path for listed sources that are the same file (a symlink, a linked folder, a hard link).
+
+    The path that is its own real path stays; when none is, the first in sorted order does.
+    """
+    by_inode: dict[tuple[int, int], list[str]] = {}
+    for path, st in stats.items():
+        if st.st_ino:
+            by_inode.setdefault((st.st_dev, st.st_ino), []).append(path)
+    aliases: dict[str, str] = {}
+    root_real = os.path.realpath(src)
+    for paths in by_inode.values():
+        if len(paths) < 2:
+            continue
+        paths.sort()
+        keep = next((p for p in paths if os.path.realpath(os.path.join(src, p)) == os.path.join(root_real, p)), paths[0])
+        aliases.update((p, keep) for p in paths if p != keep)
+    return aliases
 
 
 def fact_file_intact(out: str, entry: dict[str, Any]) -> bool:
@@ -106,15 +125,20 @@ def make_plan(
     tampered: set[str] = set()
     cut = len(layout.FACTS_FOLDER) + 1
     root_real = os.path.realpath(src)
+    stats: dict[str, os.stat_result] = {}
     for path in listing.sources:
-        full = os.path.join(src, path)
         try:
-            st = source_stat(full, root_real)
+            st = source_stat(os.path.join(src, path), root_real)
         except OSError as err:
             unreadable[path] = err.strerror or str(err)
             continue
-        if st is None:
-            continue  # deleted in the work tree, a dangling link, or a link out of SRC
+        if st is not None:  # None: deleted in the work tree, a dangling link, or a link out of SRC
+            stats[path] = st
+    aliases = _one_node_per_file(src, stats)
+    for path, st in stats.items():
+        if path in aliases:
+            continue  # the same file as another listed path: one file, one node
+        full = os.path.join(src, path)
         sizes[path] = st.st_size
         entry = old_files.get(path)
         if entry is None or entry.get("facts", "")[cut:] not in present:
@@ -157,8 +181,13 @@ def make_plan(
             changed.add(config_key)
     old_packages: dict[str, str] = dict(old.get("packages", {})) if recorded else {}  # type: ignore[union-attr]
     old_workspace = list(old.get("workspace", [])) if recorded else []  # type: ignore[union-attr]
+    changed.update(set(old_workspace).symmetric_difference(listing.packages))  # package scopes moved
     store_seen: dict[str, Signature] = {}
-    if not recorded or old_workspace != list(listing.packages) or any(k in changed for k in listing.packages):
+    if (
+        not recorded
+        or old_workspace != list(listing.packages)
+        or any(k == "package.json" or k.endswith("/package.json") or k == PNPM_WORKSPACE for k in changed)
+    ):
         from scanner.configs import ConfigStore
 
         store = ConfigStore(src)

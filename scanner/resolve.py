@@ -1,29 +1,48 @@
 """Module resolution as Node and TypeScript do it, answering against the set of scanned files.
 
-A specifier resolves to a *scanned* file (``file``), to a package (``external``), or to nothing
+A specifier resolves to scanned files and assets (``targets``), to an external package, to a
+workspace package none of whose files could be found (``workspace``), or to nothing
 (``unresolved``).  Every answer comes with what it depended on: each candidate path probed (found
-or not), each config file read or looked for, and ``package:<name>`` for bare specifiers (so that
-a workspace package appearing under that name re-resolves the importer).  Order of probing:
+or not), each config file read or looked for, each asset path checked on disk, and
+``package:<name>`` for bare specifiers (so that a workspace package appearing under that name
+re-resolves the importer).
 
+* A ``?query`` or ``#hash`` suffix is cut before resolving (``./w.js?worker``); a leading ``#`` is
+  a package import.
 * relative (``./``, ``../``, ``.``, ``..``): a ``.js``/``.jsx``/``.mjs``/``.cjs`` specifier first tries
   the TypeScript sources it names (``.ts .tsx .d.ts`` / ``.tsx .ts .d.ts`` / ``.mts .d.mts`` /
   ``.cts .d.cts``), then the path as written, then the path plus ``.ts .tsx .d.ts .js .jsx .mjs .cjs
   .mts .cts``; then as a folder: its package.json ``types``/``typings``/``main``, then ``index.*``.
-* bare: the governing tsconfig's ``paths`` (longest matching pattern), then its ``baseUrl``, then
-  workspace packages by package.json ``name`` (``exports`` when simple, ``types``, ``typings``,
-  ``module``, ``main``, ``index``), else external: the package is the first segment, or
-  ``@scope/name``; ``node:fs`` (and ``node:fs/promises``) is package ``node:fs`` and a bare builtin like ``fs`` is package ``fs``.
-* absolute paths, ``#subpath`` imports, URLs and empty specifiers are unresolved.
+  When that finds a declaration file, the runtime file beside it (``x.js`` for ``x.d.ts``) is a
+  second target.  When no scanned file is found, a file that exists there is a symlink to a
+  scanned file (its real path is the target) or an asset (css, json, svg, ...).
+* ``#name``: the ``imports`` of the nearest package.json above the importer (Node's package scope),
+  under the condition set.
+* bare: the governing tsconfig's ``paths`` (longest matching pattern), then its ``baseUrl``; then a
+  workspace package (the importer's own package when it imports its own name, else the package
+  of that name): its ``exports`` under the condition set, or without ``exports`` its ``types``,
+  ``typings``, ``module``, ``main`` fields or the subpath itself.  A target that is not a scanned
+  file is mapped from the package's build folder to its sources (tsconfig ``outDir`` or
+  ``declarationDir`` -> ``rootDir``, e.g. ``dist/esm/index.js`` -> ``src/index.ts``).  A workspace
+  package where none of this finds a file is a ``workspace`` answer, never external.  Anything else
+  is external: the package is the first segment, or ``@scope/name``; ``node:fs`` (and
+  ``node:fs/promises``) is package ``node:fs`` and a bare builtin like ``fs`` is package ``fs``.
+* The condition set is the governing tsconfig's ``customConditions`` plus ``types``, ``import``,
+  ``require``, ``node``, ``default`` and ``module``.
+* absolute paths, URLs and empty specifiers are unresolved.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
-from typing import Any
+from dataclasses import dataclass
 
 from scanner.configs import ConfigStore
+from scanner.files import is_source
+from scanner.package_exports import export_targets, import_targets
 from scanner.tsconfig import TsConfig, TsConfigFinder
+from scanner.workspaces import PNPM_WORKSPACE
 
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 JS_TO_TS = {
@@ -32,11 +51,46 @@ JS_TO_TS = {
     ".mjs": (".mts", ".d.mts"),
     ".cjs": (".cts", ".d.cts"),
 }
-EXPORT_CONDITIONS = ("types", "import", "module", "default", "require", "node")
+DECLARATION_RUNTIME = {".d.ts": (".js", ".jsx"), ".d.mts": (".mjs",), ".d.cts": (".cjs",)}
+DECLARATION_SOURCE = {".d.ts": (".ts", ".tsx"), ".d.mts": (".mts",), ".d.cts": (".cts",)}
+BASE_CONDITIONS = frozenset({"types", "import", "require", "node", "default", "module"})
 PACKAGE_FIELDS = ("types", "typings", "module", "main")
 PACKAGE_DEP = "package:"
+BUILD_CONFIGS = (
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "tsconfig.lib.json",
+    "tsconfig.prod.json",
+    "tsconfig.esm.json",
+    "tsconfig.cjs.json",
+)
 
-Result = tuple[str, str, str]  # (specifier, "file" | "external" | "unresolved", target or package or "")
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What one specifier resolves to; ``kind`` tells which of the fields answers."""
+
+    specifier: str
+    targets: tuple[str, ...] = ()  # scanned files and assets, relative to SRC, sorted
+    assets: tuple[str, ...] = ()  # the targets that are not scanned sources
+    package: str | None = None  # the external package
+    workspace: str | None = None  # the folder of a workspace package none of whose files was found
+
+    @property
+    def kind(self) -> str:
+        if self.targets:
+            return "file"
+        if self.workspace is not None:
+            return "workspace"
+        return "external" if self.package is not None else "unresolved"
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """Targets a path led to: scanned files, or one asset."""
+
+    targets: tuple[str, ...]
+    asset: bool = False
 
 
 def package_name(spec: str) -> str:
@@ -51,42 +105,19 @@ def is_relative(spec: str) -> bool:
     return spec in (".", "..") or spec.startswith(("./", "../"))
 
 
-def _export_target(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        for condition in EXPORT_CONDITIONS:
-            if condition in value:
-                found = _export_target(value[condition])
-                if found is not None:
-                    return found
-    if isinstance(value, list):
-        for item in value:
-            found = _export_target(item)
-            if found is not None:
-                return found
-    return None
+def request_path(spec: str) -> str:
+    """The specifier without its ``?query`` or ``#hash`` suffix (a leading ``#`` is kept)."""
+    start = 1 if spec.startswith("#") else 0
+    cut = len(spec)
+    for mark in "?#":
+        at = spec.find(mark, start)
+        if at != -1 and at < cut:
+            cut = at
+    return spec[:cut]
 
 
-def exports_entry(exports: Any, subpath: str) -> str | None:
-    """The target ``exports`` gives ``subpath`` (``.`` or ``./x``), for the simple shapes."""
-    if isinstance(exports, (str, list)):
-        return _export_target(exports) if subpath == "." else None
-    if not isinstance(exports, dict):
-        return None
-    if not any(isinstance(k, str) and k.startswith(".") for k in exports):
-        return _export_target(exports) if subpath == "." else None
-    if subpath in exports:
-        return _export_target(exports[subpath])
-    for key, value in exports.items():
-        if isinstance(key, str) and key.count("*") == 1:
-            head, tail = key.split("*")
-            if subpath.startswith(head) and subpath.endswith(tail) and len(subpath) >= len(key) - 1:
-                star = subpath[len(head) : len(subpath) - len(tail)]
-                target = _export_target(value)
-                if target is not None:
-                    return target.replace("*", star)
-    return None
+def _outside(rel: str) -> bool:
+    return rel == ".." or rel.startswith("../")
 
 
 class Resolver:
@@ -105,14 +136,18 @@ class Resolver:
         self.packages = packages  # workspace package name -> folder relative to SRC ("" for SRC)
         self.store = store
         self._tsconfigs = TsConfigFinder(store, src, in_git)
-        self._memo: dict[tuple[str, str], tuple[Result, tuple[str, ...]]] = {}
+        self._memo: dict[tuple[str, str], tuple[Resolution, tuple[str, ...]]] = {}
+        self._package_memo: dict[tuple[str, str, frozenset[str]], tuple[Found | None, tuple[str, ...]]] = {}
+        self._scopes: dict[str, tuple[str | None, tuple[str, ...]]] = {}
+        self._builds: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
+        self._real_root = os.path.realpath(src)
 
     # -- entry points ----------------------------------------------------------------------------
 
-    def resolve_all(self, importer: str, specs: tuple[str, ...] | list[str]) -> tuple[list[Result], list[str]]:
-        """Results for each specifier of ``importer`` and the sorted union of their dependencies."""
+    def resolve_all(self, importer: str, specs: tuple[str, ...] | list[str]) -> tuple[list[Resolution], list[str]]:
+        """Resolutions for each specifier of ``importer`` and the sorted union of their dependencies."""
         folder = posixpath.dirname(importer)
-        results: list[Result] = []
+        results: list[Resolution] = []
         deps: set[str] = set()
         for spec in specs:
             key = (folder, spec)
@@ -127,36 +162,91 @@ class Resolver:
 
     # -- the cases ---------------------------------------------------------------------------------
 
-    def _resolve(self, folder: str, spec: str, probed: list[str]) -> Result:
-        if not spec or spec.startswith(("/", "#")):
-            return (spec, "unresolved", "")
-        if is_relative(spec):
-            base = posixpath.normpath(posixpath.join(folder, spec))
-            hit = self._probe(base, probed, directory_only=spec.endswith("/"))
-            return (spec, "file", hit) if hit else (spec, "unresolved", "")
-        if spec.startswith("node:"):
-            return (spec, "external", spec.split("/")[0])  # node:fs/promises is package node:fs
-        if ":" in spec.split("/")[0] or "\\" in spec:
-            return (spec, "unresolved", "")
-        return self._resolve_bare(folder, spec, probed)
+    def _resolve(self, folder: str, spec: str, probed: list[str]) -> Resolution:
+        path = request_path(spec)
+        if not path or path.startswith("/"):
+            return Resolution(spec)
+        if path.startswith("#"):
+            return self._resolve_import(folder, spec, path, probed)
+        if is_relative(path):
+            base = posixpath.normpath(posixpath.join(folder, path))
+            found = self._locate(base, probed, directory_only=path.endswith("/"))
+            if found is None and not path.endswith("/"):
+                found = self._on_disk(base, probed) or self._linked(base, probed)
+            return _answer(spec, found)
+        if path.startswith("node:"):
+            return Resolution(spec, package=path.split("/")[0])  # node:fs/promises is package node:fs
+        if ":" in path.split("/")[0] or "\\" in path:
+            return Resolution(spec)
+        return self._resolve_bare(folder, spec, path, probed)
 
-    def _resolve_bare(self, folder: str, spec: str, probed: list[str]) -> Result:
+    def _conditions(self, config: TsConfig | None) -> frozenset[str]:
+        return BASE_CONDITIONS | frozenset(config.custom_conditions) if config is not None else BASE_CONDITIONS
+
+    def _resolve_bare(self, folder: str, spec: str, path: str, probed: list[str]) -> Resolution:
         config, config_keys = self._tsconfigs.for_dir(os.path.join(self.src, folder))
         probed.extend(config_keys)
         if config is not None:
-            hit = self._via_tsconfig(config, spec, probed)
-            if hit:
-                return (spec, "file", hit)
-        name = package_name(spec)
+            found = self._via_tsconfig(config, path, probed)
+            if found is not None:
+                return _answer(spec, found)
+        name = package_name(path)
         probed.append(PACKAGE_DEP + name)
         package_dir = self.packages.get(name)
-        if package_dir is not None:
-            hit = self._in_package(package_dir, "." + spec[len(name) :] if spec != name else ".", probed)
-            if hit:
-                return (spec, "file", hit)
-        return (spec, "external", name)
+        if package_dir is None:
+            return Resolution(spec, package=name)
+        probed.append(PNPM_WORKSPACE)  # membership decides which folder owns a shared name
+        scope, scope_keys = self._scope(folder)
+        probed.extend(scope_keys)
+        if scope is not None and scope != package_dir:
+            data = self.store.read(os.path.join(self.src, scope, "package.json"))
+            if isinstance(data, dict) and data.get("name") == name:
+                package_dir = scope  # a package importing its own name
+        subpath = "." + path[len(name) :] if path != name else "."
+        found = self._in_package(package_dir, subpath, self._conditions(config), probed)
+        if found is not None:
+            return _answer(spec, found)
+        return Resolution(spec, workspace=package_dir or ".")
 
-    def _via_tsconfig(self, config: TsConfig, spec: str, probed: list[str]) -> str | None:
+    def _resolve_import(self, folder: str, spec: str, path: str, probed: list[str]) -> Resolution:
+        """A ``#name`` specifier through the ``imports`` of the importer's package scope."""
+        scope, scope_keys = self._scope(folder)
+        probed.extend(scope_keys)
+        if scope is None:
+            return Resolution(spec)
+        data = self.store.read(os.path.join(self.src, scope, "package.json"))
+        if not isinstance(data, dict):
+            return Resolution(spec)
+        config, config_keys = self._tsconfigs.for_dir(os.path.join(self.src, folder))
+        probed.extend(config_keys)
+        for target in import_targets(data.get("imports"), path, self._conditions(config)):
+            if target.startswith("./"):
+                found = self._package_target(scope, target, probed)
+                if found is not None:
+                    return _answer(spec, found)
+                continue
+            answer = self._resolve_bare(scope, spec, request_path(target), probed)
+            if answer.kind != "unresolved":
+                return answer
+        return Resolution(spec)
+
+    def _scope(self, folder: str) -> tuple[str | None, tuple[str, ...]]:
+        """The nearest folder at or above ``folder`` (inside SRC) with a package.json, and the keys looked at."""
+        known = self._scopes.get(folder)
+        if known is not None:
+            return known
+        key = posixpath.join(folder, "package.json") if folder not in ("", ".") else "package.json"
+        if self.store.read(os.path.join(self.src, key)) is not None or os.path.isfile(os.path.join(self.src, key)):
+            answer: tuple[str | None, tuple[str, ...]] = ("" if folder in ("", ".") else folder, (key,))
+        elif folder in ("", "."):
+            answer = (None, (key,))
+        else:
+            parent, keys = self._scope(posixpath.dirname(folder))
+            answer = (parent, (key, *keys))
+        self._scopes[folder] = answer
+        return answer
+
+    def _via_tsconfig(self, config: TsConfig, spec: str, probed: list[str]) -> Found | None:
         best: tuple[int, str, tuple[str, ...]] | None = None
         for pattern, targets in config.paths:
             if "*" in pattern:
@@ -170,58 +260,130 @@ class Resolver:
                 break
         if best is not None:
             for target in best[2]:
-                hit = self._probe_absolute(os.path.join(config.paths_base, target.replace("*", best[1])), probed)
-                if hit:
-                    return hit
+                found = self._locate_absolute(os.path.join(config.paths_base, target.replace("*", best[1])), probed)
+                if found is not None:
+                    return found
         if config.base_url is not None:
-            return self._probe_absolute(os.path.join(config.base_url, spec), probed)
+            last = spec.rsplit("/", 1)[-1]
+            return self._locate_absolute(os.path.join(config.base_url, spec), probed, on_disk="." in last)
         return None
 
-    def _in_package(self, package_dir: str, subpath: str, probed: list[str]) -> str | None:
-        manifest_path = os.path.join(self.src, package_dir, "package.json")
-        probed.append(self.store.key(manifest_path))
-        data = self.store.read(manifest_path)
-        entries: list[str] = []
-        if isinstance(data, dict):
-            if "exports" in data:
-                target = exports_entry(data["exports"], subpath)
-                if target is not None:
-                    entries.append(target)
-            if subpath == ".":
-                entries.extend(data[f] for f in PACKAGE_FIELDS if isinstance(data.get(f), str))
-        entries.append(subpath)
-        for entry in entries:
-            base = posixpath.normpath(posixpath.join(package_dir, entry))
-            hit = self._probe(base, probed, directory_only=False)
-            if hit:
-                return hit
+    # -- packages ----------------------------------------------------------------------------------
+
+    def _in_package(self, package_dir: str, subpath: str, conditions: frozenset[str], probed: list[str]) -> Found | None:
+        key = (package_dir, subpath, conditions)
+        known = self._package_memo.get(key)
+        if known is None:
+            own: list[str] = []
+            known = self._package_memo[key] = (self._search_package(package_dir, subpath, conditions, own), tuple(own))
+        probed.extend(known[1])
+        return known[0]
+
+    def _search_package(self, package_dir: str, subpath: str, conditions: frozenset[str], probed: list[str]) -> Found | None:
+        manifest_key = posixpath.join(package_dir, "package.json") if package_dir else "package.json"
+        probed.append(manifest_key)
+        data = self.store.read(os.path.join(self.src, manifest_key))
+        if not isinstance(data, dict):
+            data = {}
+        exports = data.get("exports")
+        if exports is not None:
+            candidates = list(export_targets(exports, subpath, conditions))
+        elif subpath == ".":
+            candidates = [data[f] for f in PACKAGE_FIELDS if isinstance(data.get(f), str) and data[f]] + ["."]
+        else:
+            candidates = [subpath]
+        for target in candidates:
+            found = self._package_target(package_dir, target, probed)
+            if found is not None:
+                return found
         return None
+
+    def _package_target(self, package_dir: str, target: str, probed: list[str]) -> Found | None:
+        """A path inside a package: a scanned file, its source through the build mapping, or an asset."""
+        base = posixpath.normpath(posixpath.join(package_dir, target)) if package_dir else posixpath.normpath(target)
+        if _outside(base):
+            return None
+        found = self._locate(base, probed, directory_only=target in (".", "./"))
+        if found is not None:
+            return found
+        for out_dir, root_dir in self._build_map(package_dir, probed):
+            if base == out_dir or base.startswith(out_dir + "/") or out_dir == ".":
+                rest = base if out_dir == "." else base[len(out_dir) + 1 :] if base != out_dir else "."
+                mapped = posixpath.normpath(posixpath.join(root_dir, rest))
+                found = self._locate(mapped, probed, directory_only=False, from_build=True)
+                if found is not None:
+                    return found
+        if not is_source(base):
+            return self._on_disk(base, probed)
+        return None
+
+    def _build_map(self, package_dir: str, probed: list[str]) -> tuple[tuple[str, str], ...]:
+        """(build folder, source folder) pairs of the package's tsconfig files, relative to SRC."""
+        known = self._builds.get(package_dir)
+        if known is None:
+            pairs: list[tuple[str, str]] = []
+            keys: list[str] = []
+            folder = os.path.join(self.src, package_dir)
+            for name in BUILD_CONFIGS:
+                config, config_keys = self._tsconfigs.at(os.path.join(folder, name))
+                keys.extend(config_keys)
+                if config is None:
+                    continue
+                roots = (config.root_dir,) if config.root_dir else (os.path.join(folder, "src"), folder)
+                for out in (config.out_dir, config.declaration_dir):
+                    for root in roots if out is not None else ():
+                        pair = (self._rel(out), self._rel(root))
+                        if not _outside(pair[0]) and not _outside(pair[1]) and pair[0] != pair[1] and pair not in pairs:
+                            pairs.append(pair)
+            known = self._builds[package_dir] = (tuple(pairs), tuple(keys))
+        probed.extend(known[1])
+        return known[0]
+
+    def _rel(self, absolute: str) -> str:
+        rel = os.path.relpath(os.path.normpath(absolute), self.src)
+        return rel.replace(os.sep, "/") if os.sep != "/" else rel
 
     # -- probing -----------------------------------------------------------------------------------
 
-    def _probe_absolute(self, absolute: str, probed: list[str]) -> str | None:
-        rel = os.path.relpath(os.path.normpath(absolute), self.src)
-        if os.sep != "/":
-            rel = rel.replace(os.sep, "/")
-        if rel == "..." or rel.startswith("../") or rel == "..":
+    def _locate_absolute(self, absolute: str, probed: list[str], on_disk: bool = True) -> Found | None:
+        rel = posixpath.normpath(self._rel(absolute))
+        if _outside(rel):
             return None
-        return self._probe(posixpath.normpath(rel), probed, directory_only=False)
+        found = self._locate(rel, probed, directory_only=False)
+        return found if found is not None or not on_disk else self._on_disk(rel, probed)
 
-    def _probe(self, base: str, probed: list[str], directory_only: bool) -> str | None:
+    def _locate(self, base: str, probed: list[str], directory_only: bool, from_build: bool = False) -> Found | None:
         """The scanned file ``base`` names (as a file, then as a folder), recording every probe."""
-        if base == ".." or base.startswith("../"):
+        if _outside(base):
             return None  # outside SRC: never a scanned file
         files = self.files
         if not directory_only and base != ".":
-            for candidate in self._file_candidates(base):
+            for candidate in self._file_candidates(base, from_build):
                 probed.append(candidate)
                 if candidate in files:
-                    return candidate
+                    return self._with_runtime(candidate, probed)
         return self._probe_folder(base, probed)
 
+    def _with_runtime(self, hit: str, probed: list[str]) -> Found:
+        """The hit, plus the runtime file beside it when the hit is a declaration file."""
+        for decl, runtimes in DECLARATION_RUNTIME.items():
+            if hit.endswith(decl):
+                stem = hit[: -len(decl)]
+                for ext in runtimes:
+                    probed.append(stem + ext)
+                    if stem + ext in self.files:
+                        return Found(tuple(sorted((hit, stem + ext))))
+                break
+        return Found((hit,))
+
     @staticmethod
-    def _file_candidates(base: str) -> list[str]:
+    def _file_candidates(base: str, from_build: bool = False) -> list[str]:
         candidates: list[str] = []
+        if from_build:  # a build output path: the sources that compile to it come first
+            for decl, sources in DECLARATION_SOURCE.items():
+                if base.endswith(decl):
+                    candidates.extend(base[: -len(decl)] + s for s in sources)
+                    break
         stem, ext = posixpath.splitext(base)
         mapped = JS_TO_TS.get(ext)
         if mapped is not None:
@@ -230,7 +392,7 @@ class Resolver:
         candidates.extend(base + e for e in EXTENSIONS)
         return candidates
 
-    def _probe_folder(self, folder: str, probed: list[str]) -> str | None:
+    def _probe_folder(self, folder: str, probed: list[str]) -> Found | None:
         prefix = "" if folder == "." else folder + "/"
         manifest_path = os.path.join(self.src, prefix + "package.json")
         probed.append(prefix + "package.json")
@@ -241,15 +403,59 @@ class Resolver:
                 entry = data.get(field)
                 if isinstance(entry, str) and entry:
                     base = posixpath.normpath(prefix + entry)
-                    if base.startswith("../") or base == "..":
+                    if _outside(base):
                         continue
                     for candidate in self._file_candidates(base):
                         probed.append(candidate)
                         if candidate in files:
-                            return candidate
+                            return self._with_runtime(candidate, probed)
         for ext in EXTENSIONS:
             candidate = prefix + "index" + ext
             probed.append(candidate)
             if candidate in files:
-                return candidate
+                return self._with_runtime(candidate, probed)
         return None
+
+    def _on_disk(self, base: str, probed: list[str]) -> Found | None:
+        """A file that exists at ``base`` but is not scanned: a symlink to a scanned file, or an asset.
+
+        Its signature is recorded (``ConfigStore.is_file``), so that it appearing, disappearing or
+        changing re-resolves the importer.
+        """
+        if _outside(base) or base == ".":
+            return None
+        absolute = os.path.join(self.src, base)
+        probed.append(base)
+        if not self.store.is_file(absolute):
+            return None
+        real = self._real_target(absolute)
+        if real is not None:
+            return self._with_runtime(real, probed)
+        return Found((base,), asset=True)
+
+    def _real_target(self, absolute: str) -> str | None:
+        """The scanned file a symlink (or a path through a linked folder) really is, else None."""
+        real = os.path.realpath(absolute)
+        if real == os.path.normpath(absolute) or not real.startswith(self._real_root + os.sep):
+            return None
+        rel = os.path.relpath(real, self._real_root)
+        rel = rel.replace(os.sep, "/") if os.sep != "/" else rel
+        return rel if rel in self.files else None
+
+    def _linked(self, base: str, probed: list[str]) -> Found | None:
+        """``base`` plus a source extension naming a symlink to a scanned file (one that dedup dropped)."""
+        for ext in EXTENSIONS:
+            absolute = os.path.join(self.src, base + ext)
+            if os.path.islink(absolute):
+                real = self._real_target(absolute)
+                if real is not None:
+                    probed.append(base + ext)
+                    self.store.is_file(absolute)  # recorded: removing the link re-resolves the importer
+                    return self._with_runtime(real, probed)
+        return None
+
+
+def _answer(spec: str, found: Found | None) -> Resolution:
+    if found is None:
+        return Resolution(spec)
+    return Resolution(spec, targets=found.targets, assets=found.targets if found.asset else ())

@@ -63,19 +63,30 @@ def write(out: str, manifest: dict[str, Any], key: dict[str, Any]) -> None:
     os.replace(tmp, final)
 
 
+def _links_to_one_of(src: str, path: str, files: dict[str, Any]) -> bool:
+    """True when ``path`` is a symlink whose real path is one of ``files`` (the same file, one node)."""
+    full = os.path.join(src, path)
+    if not os.path.islink(full):
+        return False
+    rel = os.path.relpath(os.path.realpath(full), os.path.realpath(src))
+    return (rel.replace(os.sep, "/") if os.sep != "/" else rel) in files
+
+
 def unchanged(
     src: str, out: str, saved: dict[str, Any], listing: Listing, present: set[str]
 ) -> tuple[int, int] | None:
     """(files, errors) when the saved state shows that nothing changed at all, else None.
 
-    Nothing changed means: the same sources with the same size and mtime, their fact files and no
+    Nothing changed means: the same sources with the same size and mtime (a listed symlink to
+    another listed source is that source), their fact files and no
     other file in the facts folder, the same recorded config stamps and workspace package.json
     list, and the preamble as written.
     """
     files = saved.get("files")
     if not isinstance(files, dict) or saved.get("unreadable") or saved.get("workspace") != list(listing.packages):
         return None
-    if len(files) != len(listing.sources) or len(present) != len(files):
+    aliases = len(listing.sources) - len(files)  # listed symlinks to another listed source (scanner.plan)
+    if aliases < 0 or len(present) != len(files):
         return None
     cut = len(layout.FACTS_FOLDER) + 1
     join = os.path.join
@@ -85,7 +96,10 @@ def unchanged(
         for path in listing.sources:
             known = files.get(path)
             if known is None:
-                return None
+                if aliases == 0 or not _links_to_one_of(src, path, files):
+                    return None
+                aliases -= 1
+                continue
             st = lstat(join(src, path))
             if link(st.st_mode):
                 st = os.stat(join(src, path))  # a link's own mtime does not move when its target changes
@@ -94,7 +108,7 @@ def unchanged(
         for config, stamp in saved.get("configs", {}).items():
             try:
                 st = os.stat(os.path.normpath(join(src, config)))
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):  # absent, or under a file (x.css/package.json)
                 if stamp is not None:
                     return None
                 continue

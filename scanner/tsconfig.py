@@ -1,10 +1,13 @@
-"""tsconfig.json: finding the one that governs a folder and reading its baseUrl/paths through extends.
+"""tsconfig.json: finding the one that governs a folder and reading its resolution options through extends.
 
 The governing tsconfig is the nearest ``tsconfig.json`` in the folder or its ancestors, up to a
 stop folder (the git work tree's root, else the filesystem root), as editors and ``tsc`` do.
 ``extends`` may be a relative path (with or without ``.json``) or a list of them; package-name
 extends (``@tsconfig/node20``) are not followed.  ``baseUrl`` is relative to the config that
 sets it; ``paths`` are relative to ``baseUrl`` when one is set, else to the config that sets them.
+``customConditions`` (package.json ``exports``/``imports`` conditions) and the build folders
+``outDir``, ``rootDir`` and ``declarationDir`` (each relative to the config that sets it) are read
+through the same chain, a child's value replacing its base's.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from scanner.configs import ConfigStore
 
 TSCONFIG = "tsconfig.json"
 MAX_EXTENDS_DEPTH = 16
+BUILD_FOLDERS = ("outDir", "rootDir", "declarationDir")
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +30,10 @@ class TsConfig:
     paths: tuple[tuple[str, tuple[str, ...]], ...]
     paths_base: str  # absolute folder that ``paths`` substitutions are relative to
     files: tuple[str, ...]  # config keys read to build it (the file and its extends chain)
+    custom_conditions: tuple[str, ...] = ()
+    out_dir: str | None = None  # absolute folders, None when not set
+    root_dir: str | None = None
+    declaration_dir: str | None = None
 
 
 def _extends_targets(config_path: str, extends: object) -> list[str]:
@@ -43,7 +51,7 @@ def _extends_targets(config_path: str, extends: object) -> list[str]:
 
 def load(config_path: str, store: ConfigStore) -> TsConfig:
     """The effective baseUrl/paths of ``config_path`` after following its extends chain."""
-    state: dict[str, object] = {"base_url": None, "paths": None, "paths_dir": None}
+    state: dict[str, object] = {"base_url": None, "paths": None, "paths_dir": None, "conditions": ()}
     files: list[str] = []
     _apply(config_path, store, state, files, 0, set())
     base_url = state["base_url"]
@@ -60,7 +68,15 @@ def load(config_path: str, store: ConfigStore) -> TsConfig:
         paths,
         str(paths_base),
         tuple(files),
+        tuple(state["conditions"]),  # type: ignore[arg-type]
+        _folder(state.get("outDir")),
+        _folder(state.get("rootDir")),
+        _folder(state.get("declarationDir")),
     )
+
+
+def _folder(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _apply(
@@ -90,6 +106,12 @@ def _apply(
     if isinstance(options.get("paths"), dict):
         state["paths"] = options["paths"]
         state["paths_dir"] = here
+    conditions = options.get("customConditions")
+    if isinstance(conditions, list):
+        state["conditions"] = tuple(c for c in conditions if isinstance(c, str))
+    for option in BUILD_FOLDERS:
+        if isinstance(options.get(option), str):
+            state[option] = os.path.normpath(os.path.join(here, options[option]))
 
 
 class TsConfigFinder:
@@ -114,6 +136,18 @@ class TsConfigFinder:
                 top = os.fsdecode(out).strip() if code == 0 else ""
             self._stop = os.path.normpath(top) if top else os.path.abspath(os.sep)
         return self._stop
+
+    def at(self, config_path: str) -> tuple[TsConfig | None, tuple[str, ...]]:
+        """The config in the file ``config_path`` (None when absent) and the keys consulted for it."""
+        config_path = os.path.normpath(config_path)
+        config = self._loaded.get(config_path)
+        if config is not None:
+            return config, config.files
+        if not os.path.isfile(config_path):
+            self._store.read(config_path)  # records that it is absent
+            return None, (self._store.key(config_path),)
+        config = self._loaded[config_path] = load(config_path, self._store)
+        return config, config.files
 
     def for_dir(self, folder: str) -> tuple[TsConfig | None, tuple[str, ...]]:
         """(governing config or None, keys of every tsconfig path probed or read for the answer)."""

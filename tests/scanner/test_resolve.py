@@ -6,11 +6,19 @@ from tests.scanner.conftest import read_facts, rel, scan_json
 
 
 def answers(out, path: str) -> dict[str, tuple]:
+    """Specifier -> ("file", target) (or ("file", (t1, t2)) when it has several), ("external", package),
+    ("workspace", folder) or ("unresolved",)."""
     facts = read_facts(out)
     found: dict[str, tuple] = {}
+    targets: dict[str, list[str]] = {}
     for (p, spec, target) in rel(facts, "src_resolves"):
         if p == path:
-            found[spec] = ("file", target)
+            targets.setdefault(spec, []).append(target)
+    for spec, hits in targets.items():
+        found[spec] = ("file", hits[0] if len(hits) == 1 else tuple(sorted(hits)))
+    for (p, spec, folder) in rel(facts, "src_workspace_import"):
+        if p == path:
+            found[spec] = ("workspace", folder)
     for (p, spec, package) in rel(facts, "src_external"):
         if p == path:
             found[spec] = ("external", package)
@@ -40,7 +48,7 @@ def test_relative_extension_probing_and_index(repo, out):
         "./comp": ("file", "app/comp.tsx"),
         "./dir": ("file", "app/dir/index.js"),
         "../shared/x": ("file", "shared/x.mjs"),
-        "./data.json": ("unresolved",),  # not a scanned file
+        "./data.json": ("file", "app/data.json"),  # an asset
         "./missing": ("unresolved",),
         ".": ("file", "app/index.ts"),
         "./dir/": ("file", "app/dir/index.js"),
@@ -50,7 +58,8 @@ def test_relative_extension_probing_and_index(repo, out):
 def test_extension_order_prefers_typescript(repo, out):
     src = repo({"a.ts": imports("./both", "./decl"), "both.ts": "", "both.js": "", "decl.d.ts": "", "decl.js": ""})
     scan_json(src, out)
-    assert answers(out, "a.ts") == {"./both": ("file", "both.ts"), "./decl": ("file", "decl.d.ts")}
+    # the declaration and the runtime file beside it are both targets
+    assert answers(out, "a.ts") == {"./both": ("file", "both.ts"), "./decl": ("file", ("decl.d.ts", "decl.js"))}
 
 
 def test_js_specifiers_name_typescript_sources(repo, out):

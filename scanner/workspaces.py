@@ -1,0 +1,173 @@
+"""Workspace packages: package name -> folder, from npm/yarn ``workspaces``, ``pnpm-workspace.yaml`` and named package.json files.
+
+The root's package.json ``workspaces`` (an array of globs, or ``{"packages": [...]}``) and
+``pnpm-workspace.yaml``'s ``packages:`` list (a ``!`` glob excludes) name the member folders.
+Every listed package.json with a ``name`` is a package too (a folder outside the globs is still
+importable through a tsconfig ``paths`` or a link); when two declare the same name, a member wins,
+then the first path in sorted order.  Globs: ``*`` stays inside one folder name, ``**`` spans
+folders.  Both root files are read through the ``ConfigStore``, so their signatures are recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+
+from scanner.configs import ConfigStore
+
+PNPM_WORKSPACE = "pnpm-workspace.yaml"
+PACKAGE_JSON = "package.json"
+
+
+def pnpm_globs(text: str) -> list[str]:
+    """The ``packages:`` list of a pnpm-workspace.yaml (block or flow list; quotes and comments allowed)."""
+    globs: list[str] = []
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        match = re.match(r"packages\s*:\s*(.*)$", line)
+        if match is None:
+            continue
+        rest = _strip_comment(match.group(1)).strip()
+        if rest.startswith("["):
+            return [_unquote(item) for item in rest.strip("[]").split(",") if item.strip()]
+        for item in lines[index + 1 :]:
+            stripped = _strip_comment(item).strip()
+            if not stripped:
+                continue
+            if not item[:1].isspace() and not stripped.startswith("-"):
+                break
+            if stripped.startswith("-"):
+                globs.append(_unquote(stripped[1:]))
+        return globs
+    return globs
+
+
+def _strip_comment(text: str) -> str:
+    quote = ""
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or text[i - 1].isspace()):
+            return text[:i]
+    return text
+
+
+def _unquote(item: str) -> str:
+    item = item.strip()
+    if len(item) >= 2 and item[0] == item[-1] and item[0] in "'\"":
+        return item[1:-1]
+    return item
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A folder glob relative to the workspace root: ``*`` within a name, ``**`` across folders."""
+    pattern = pattern.strip()
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    pattern = pattern.rstrip("/")
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("/**", i) and i + 3 == len(pattern):
+            out.append("(?:/.*)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        else:
+            ch = pattern[i]
+            out.append("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch))
+            i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def _matches(folder: str, globs: list[str]) -> bool:
+    included = False
+    for pattern in globs:
+        negated = pattern.startswith("!")
+        if glob_regex(pattern[1:] if negated else pattern).match(folder):
+            included = not negated
+    return included
+
+
+def workspace_globs(src: str, store: ConfigStore) -> list[str]:
+    """The member globs the root package.json and pnpm-workspace.yaml declare (both recorded)."""
+    globs: list[str] = []
+    root = store.read(os.path.join(src, PACKAGE_JSON))
+    if isinstance(root, dict):
+        declared = root.get("workspaces")
+        if isinstance(declared, dict):
+            declared = declared.get("packages")
+        if isinstance(declared, list):
+            globs.extend(g for g in declared if isinstance(g, str))
+    text = store.read_text(os.path.join(src, PNPM_WORKSPACE))
+    if text is not None:
+        globs.extend(pnpm_globs(text))
+    return globs
+
+
+def _expand(src: str, pattern: str) -> list[str]:
+    """Folders under SRC (relative, POSIX) that a positive glob names and that hold a package.json."""
+    pattern = pattern.strip()
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    parts = [p for p in pattern.rstrip("/").split("/") if p]
+    found: list[str] = []
+    stack: list[tuple[str, int]] = [("", 0)]
+    while stack:
+        folder, index = stack.pop()
+        if index == len(parts):
+            if os.path.isfile(os.path.join(src, folder, PACKAGE_JSON)):
+                found.append(folder)
+            continue
+        part = parts[index]
+        if "*" not in part and "?" not in part:
+            stack.append((posixpath.join(folder, part) if folder else part, index + 1))
+            continue
+        if part == "**":
+            stack.append((folder, index + 1))  # zero folders
+        regex = re.compile("".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part) + r"\Z")
+        try:
+            entries = list(os.scandir(os.path.join(src, folder) if folder else src))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name == "node_modules" or name.startswith(".") or not entry.is_dir():
+                continue
+            child = posixpath.join(folder, name) if folder else name
+            if part == "**":
+                stack.append((child, index))  # one more folder, still inside **
+            elif regex.match(name):
+                stack.append((child, index + 1))
+    return found
+
+
+def workspace_packages(src: str, package_files: tuple[str, ...], store: ConfigStore) -> dict[str, str]:
+    """Package name -> folder relative to SRC (``""`` for SRC itself), members of the workspace first.
+
+    Members are the folders the globs name on disk (a package.json git ignores still counts), the
+    others every listed package.json.
+    """
+    globs = workspace_globs(src, store)
+    manifests = set(package_files)
+    for pattern in globs:
+        if not pattern.startswith("!"):
+            manifests.update(posixpath.join(f, PACKAGE_JSON) if f else PACKAGE_JSON for f in _expand(src, pattern))
+    members: dict[str, str] = {}
+    others: dict[str, str] = {}
+    for rel in sorted(manifests):
+        data = store.read(os.path.join(src, rel))
+        if not (isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]):
+            continue
+        folder = rel[: -len(PACKAGE_JSON)].rstrip("/")
+        member = folder == "" or _matches(folder, globs)
+        (members if member else others).setdefault(data["name"], folder)
+    return {**others, **members}
