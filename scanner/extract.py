@@ -9,19 +9,35 @@ What is extracted (all facts in ``[code]``):
 * ``src_class``: class declarations, named class expressions, anonymous classes bound to a name
   (``default`` for ``export default class {}``).
 * ``src_method``: methods, getters, setters and arrow/function class fields (``Class.name``).
-* ``src_import`` / ``src_import_kind`` / ``src_import_name``: every import form (see ``KINDS``):
-  ``import``/``import type`` (``type``), ``export ... from`` (``reexport``, or ``type`` for
-  ``export type``), side-effect ``import "x"``, ``require("x")`` and TS ``import x = require("x")``
-  (``require``), ``import("x")`` with a literal or a template without substitutions (``dynamic``),
-  and TS ``/// <reference path="x" />`` (``type``).  Names: ``default``, ``*`` for namespaces,
-  ``*``/``*`` for ``export * from``.
+* ``src_import`` / ``src_import_kind`` / ``src_import_line`` / ``src_import_name``: every import
+  form (see ``KINDS``): ``import`` (``static``; ``type`` for ``import type`` and for named imports
+  that are all ``type X``), ``export ... from`` (``reexport``, or ``type`` for ``export type``,
+  ``export type *`` and all-``type`` specifiers), side-effect ``import "x"``, ``require("x")`` and
+  TS ``import x = require("x")`` (``require``), ``import("x")`` with a literal or a template
+  without substitutions (``dynamic``; ``type`` in a type position such as ``typeof import("x")``),
+  and TS ``/// <reference path="x" />`` (``type``).  Comments inside the parentheses are ignored.
+  One ``src_import_line`` per statement or call (1-based).  Names: ``default``, ``*`` for
+  namespaces, ``*``/``*`` for ``export * from``.
+* ``src_declaration``: the file is a declaration file (``.d.ts``, ``.d.mts``, ``.d.cts``,
+  ``.d.css.ts``).
 * ``src_export``: exported names, ``default`` for default exports, ``export =`` and
   ``module.exports =``; ``exports.x =`` and ``module.exports.x =`` export ``x``.
 * ``src_call(Path, Caller, Callee)``: ``f()`` and ``new F()`` whose callee is a dotted name as
   written (``foo``, ``obj.method``, ``this.a.b``); the caller is the innermost named function
   (``Class.method`` inside classes; a named function expression names its own body) or
   ``<module>``; anonymous callbacks are transparent.
-* ``src_parse_error``: ``line N: syntax error`` / ``line N: missing X`` for each error node.
+* ``src_parse_error``: ``line N: syntax error`` / ``line N: missing X`` for each error node left
+  after the second chances below, naming the grammar that parsed the file.
+
+Second chances, taken only for a file whose first parse has errors: JavaScript files (JSX in
+``.js``/``.jsx``: ``class=`` attributes) are parsed again with the tsx grammar; TypeScript files
+get ``scanner.repair``'s rewrites of constructs the grammar lacks.  The tree with fewer errors
+wins.  Imports in what is still unparsable are recovered from the error nodes' text.
+``.vue``/``.svelte``/``.astro`` files are extracted from their script blocks (``scanner.sfc``).
+
+A query that does not compile is a bug of this module, not of the user's file: queries are compiled
+before their parser is kept, ``prepare`` compiles them before any file is read, and a test compiles
+every query against every grammar.
 """
 
 from __future__ import annotations
@@ -32,14 +48,33 @@ from typing import Any
 
 from scanner.factfile import quote
 from scanner.jsstrings import unescape
+from scanner.repair import IMPORT_PLACEHOLDER, Repair, repair
+from scanner.sfc import SFC_KINDS, script_texts
 
 KINDS = ("static", "type", "dynamic", "require", "reexport", "side_effect")
 MAX_ERRORS_PER_FILE = 20
+_SNIPPET = 40  # characters of an error node's text quoted in its message
 MODULE_CALLER = "<module>"
 
 _REFERENCE_PATH = re.compile(rb"///[ \t]*<reference[ \t]+path[ \t]*=[ \t]*([\"'])(.*?)\1")
 _DOTTED = re.compile(r"(?:[^\W\d]|[$#])[\w$#]*(?:\??\.#?[^\W\d][\w$]*|\??\.[$][\w$]*)*\Z")
 _SPACE = re.compile(r"\s+")
+_DECLARATION_FILE = re.compile(r"\.d\.(?:[^/.]+\.)?[mc]?ts\Z")
+_PLACEHOLDER = IMPORT_PLACEHOLDER.decode()
+# imports in the text of an error node, when the parse could not make them statements
+_RECOVERED_IMPORT = re.compile(
+    rb"\b(?:(import|export)(\s+type\b)?[^;'\"`]*?\bfrom\s*|(import|require)\s*\(\s*|(import)\s*)([\"'])([^\"'\n]+)\5"
+)
+# node types that only occur in type positions: an import() below one of them is a type import
+_TYPE_CONTEXTS = frozenset({
+    "type_query", "type_annotation", "type_arguments", "type_alias_declaration", "generic_type",
+    "constraint", "default_type", "union_type", "intersection_type", "array_type", "tuple_type",
+    "object_type", "lookup_type", "index_type_query", "function_type", "conditional_type",
+    "parenthesized_type", "readonly_type", "type_predicate", "type_parameter", "optional_type",
+    "rest_type", "infer_type", "property_signature", "method_signature", "call_signature",
+    "construct_signature", "index_signature", "interface_body", "asserts_annotation",
+    "opting_type_annotation", "omitting_type_annotation", "adding_type_annotation",
+})
 
 _FUNCTION_VALUES = "[(arrow_function) (function_expression) (generator_function)]"
 
@@ -61,18 +96,22 @@ _COMMON = f"""
 (function_expression name: (identifier) @name) @scope
 """
 
+_TYPESCRIPT_ONLY = f"""
+(abstract_class_declaration name: (_) @name) @class
+(public_field_definition name: (_) @name value: {_FUNCTION_VALUES}) @method
+"""
+
+# one query per grammar, each compiled against its own grammar (tsx is not typescript: a pattern
+# valid in one may not compile in the other)
 QUERY_SOURCES = {
     "javascript": _COMMON
     + f"""
 (field_definition property: (_) @name value: {_FUNCTION_VALUES}) @method
 """,
-    "typescript": _COMMON
-    + f"""
-(abstract_class_declaration name: (_) @name) @class
-(public_field_definition name: (_) @name value: {_FUNCTION_VALUES}) @method
-""",
+    "typescript": _COMMON + _TYPESCRIPT_ONLY,
+    "tsx": _COMMON + _TYPESCRIPT_ONLY,
 }
-QUERY_SOURCES["tsx"] = QUERY_SOURCES["typescript"]
+GRAMMARS = tuple(QUERY_SOURCES)
 
 _ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
 
@@ -89,6 +128,8 @@ _COMMONJS_QUERY = """
   (#eq? @cjs_module "module") (#eq? @cjs_exports "exports"))
 """
 
+EXTRA_QUERIES = (_ERROR_QUERY, _COMMONJS_QUERY)  # compiled on first need, against each grammar
+
 _DECLARATION_WRAPPERS = frozenset({"ambient_declaration"})
 
 
@@ -104,13 +145,14 @@ class Extraction:
 class _Facts:
     """Ordered, de-duplicated fact lines of one file."""
 
-    __slots__ = ("qpath", "seen", "lines", "specifiers", "errors")
+    __slots__ = ("qpath", "seen", "lines", "specifiers", "sites", "errors")
 
     def __init__(self, qpath: str) -> None:
         self.qpath = qpath
         self.seen: set[str] = set()
         self.lines: list[str] = []
         self.specifiers: dict[str, None] = {}
+        self.sites: set[tuple[str, int]] = set()  # (source, line) of every import found
         self.errors = 0
 
     def add(self, rel: str, *args: str | int) -> None:
@@ -125,11 +167,13 @@ class _Facts:
             self.seen.add(line)
             self.lines.append(line)
 
-    def import_(self, source: str, kind: str) -> None:
+    def import_(self, source: str, kind: str, line: int) -> None:
         self.specifiers[source] = None
+        self.sites.add((source, line))
         q = quote(source)
         self.add_raw(f"src_import[code]({self.qpath}, {q}).")
         self.add_raw(f"src_import_kind[code]({self.qpath}, {q}, {kind}).")
+        self.add_raw(f"src_import_line[code]({self.qpath}, {q}, {line}).")
 
 
 def _text(node: Any) -> str:
@@ -240,6 +284,42 @@ def _specifier_name(node: Any) -> str:
     return value if value is not None else _text(node)
 
 
+@dataclass(frozen=True, slots=True)
+class _Grammar:
+    """One grammar's parser and its compiled main query."""
+
+    parser: Any
+    query: Any
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    """The tree kept for a text: the grammar that made it and the rewrites it was made from."""
+
+    tree: Any
+    grammar: str
+    fix: Repair | None
+    errors: int
+
+
+_NO_SPANS: list[tuple[int, int]] = []
+
+
+def _in_type_position(node: Any) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _TYPE_CONTEXTS:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _all_type_specifiers(container: Any, specifier_type: str) -> bool:
+    """True when a named import/export list has specifiers and every one is ``type X``."""
+    specifiers = [c for c in container.named_children if c.type == specifier_type]
+    return bool(specifiers) and all(spec.child(0).type == "type" for spec in specifiers)
+
+
 class Extractor:
     """Parsers and compiled queries for the three grammars; make one per process and reuse it."""
 
@@ -247,14 +327,21 @@ class Extractor:
         import tree_sitter as ts
 
         self._ts = ts
-        self._parsers: dict[str, Any] = {}
-        self._queries: dict[str, Any] = {}
+        self._grammars: dict[str, _Grammar] = {}
         self._extra_queries: dict[tuple[str, str], Any] = {}
 
     def prepare(self, grammars: set[str]) -> None:
-        """Make the parsers and compile the queries of ``grammars`` now, e.g. before forking helpers."""
+        """Make the parsers and compile the queries of ``grammars`` now, e.g. before forking helpers.
+
+        Component kinds (``vue``...) prepare the grammars of their scripts.  A query that does not
+        compile raises here, before any file is extracted.
+        """
         for grammar in grammars:
-            self._parser(grammar)
+            if grammar in SFC_KINDS:
+                self._grammar("javascript")
+                self._grammar("typescript")
+            else:
+                self._grammar(grammar)
 
     def _language(self, grammar: str) -> Any:
         if grammar == "javascript":
@@ -265,32 +352,103 @@ class Extractor:
 
         if grammar == "tsx":
             return self._ts.Language(tsts.language_tsx())
-        return self._ts.Language(tsts.language_typescript())
+        if grammar == "typescript":
+            return self._ts.Language(tsts.language_typescript())
+        raise ValueError(f"no grammar named {grammar!r}")
 
-    def _parser(self, grammar: str) -> Any:
-        """The parser of ``grammar``, made (with its queries compiled) on first use."""
-        parser = self._parsers.get(grammar)
-        if parser is None:
+    def _grammar(self, grammar: str) -> _Grammar:
+        """The parser and query of ``grammar``, made on first use: the query compiles first, so a
+        query error never leaves a parser behind that later files would use without a query."""
+        made = self._grammars.get(grammar)
+        if made is None:
             ts = self._ts
             lang = self._language(grammar)
-            parser = self._parsers[grammar] = ts.Parser(lang)
-            self._queries[grammar] = ts.Query(lang, QUERY_SOURCES[grammar])
-        return parser
+            query = ts.Query(lang, QUERY_SOURCES[grammar])
+            made = self._grammars[grammar] = _Grammar(ts.Parser(lang), query)
+        return made
 
     def _extra_query(self, grammar: str, source: str) -> Any:
         """A query compiled on first use (errors, CommonJS): most files never need it."""
         query = self._extra_queries.get((grammar, source))
         if query is None:
-            query = self._ts.Query(self._parsers[grammar].language, source)
+            query = self._ts.Query(self._grammar(grammar).parser.language, source)
             self._extra_queries[(grammar, source)] = query
         return query
 
+    def compile_all(self) -> None:
+        """Compile every query against every grammar it is used with (for tests and diagnostics)."""
+        for grammar in GRAMMARS:
+            self._grammar(grammar)
+            for source in EXTRA_QUERIES:
+                self._extra_query(grammar, source)
+
     def extract(self, path: str, data: bytes, grammar: str) -> Extraction:
-        """Facts of one file (already known to be valid UTF-8 and small enough)."""
+        """Facts of one file (already known to be valid UTF-8 and small enough).
+
+        ``grammar`` is ``javascript``, ``typescript``, ``tsx``, or a component kind (``vue``,
+        ``svelte``, ``astro``) whose script blocks are extracted.
+        """
         facts = _Facts(quote(path))
-        tree = self._parser(grammar).parse(data)
-        root = tree.root_node
-        matches = self._ts.QueryCursor(self._queries[grammar]).matches(root)
+        if _DECLARATION_FILE.search(path):
+            facts.add_raw(f"src_declaration[code]({facts.qpath}).")
+        if grammar in SFC_KINDS:
+            for block_grammar, text in script_texts(data, grammar):
+                self._extract_text(text, block_grammar, facts)
+        else:
+            self._extract_text(data, grammar, facts)
+        return Extraction(tuple(facts.lines), tuple(facts.specifiers), facts.errors)
+
+    # -- parsing -------------------------------------------------------------------------------
+
+    def _error_nodes(self, root: Any, grammar: str) -> dict[str, list[Any]]:
+        return self._ts.QueryCursor(self._extra_query(grammar, _ERROR_QUERY)).captures(root)
+
+    def _count_errors(self, root: Any, grammar: str) -> int:
+        caps = self._error_nodes(root, grammar)
+        return max(1, len(caps.get("error", ())) + len(caps.get("missing", ())))
+
+    def _parse(self, data: bytes, grammar: str) -> _Parsed:
+        """Parse ``data``; on errors, try the second chances and keep the tree with the fewest."""
+        tree = self._grammar(grammar).parser.parse(data)
+        if not tree.root_node.has_error:
+            return _Parsed(tree, grammar, None, 0)
+        best = _Parsed(tree, grammar, None, self._count_errors(tree.root_node, grammar))
+        if grammar == "javascript":  # JSX the JavaScript grammar rejects (class=, ...): try tsx
+            best = self._better(best, self._grammar("tsx").parser.parse(data), "tsx", None)
+            return best
+        for _ in range(3):  # a rewrite may uncover the next place that needs one
+            spans = [(n.start_byte, n.end_byte) for n in self._error_nodes(best.tree.root_node, best.grammar).get("error", ())]
+            base = best.fix.data if best.fix is not None else data
+            fix = repair(base, spans, grammar == "typescript")
+            if fix is None:
+                break
+            if best.fix is not None:  # keep what the earlier rounds took out
+                fix = Repair(fix.data, fix.type_star_exports | best.fix.type_star_exports,
+                             fix.type_imports | best.fix.type_imports)
+            better = self._better(best, self._grammar(grammar).parser.parse(fix.data), grammar, fix)
+            if better is best:
+                break
+            best = better
+            if best.errors == 0:
+                break
+        return best
+
+    def _better(self, best: _Parsed, tree: Any, grammar: str, fix: Repair | None) -> _Parsed:
+        if not tree.root_node.has_error:
+            return _Parsed(tree, grammar, fix, 0)
+        errors = self._count_errors(tree.root_node, grammar)
+        return _Parsed(tree, grammar, fix, errors) if errors < best.errors else best
+
+    # -- one text ------------------------------------------------------------------------------
+
+    def _extract_text(self, data: bytes, grammar: str, facts: _Facts) -> None:
+        parsed = self._parse(data, grammar)
+        grammar = parsed.grammar
+        fix = parsed.fix
+        type_star = fix.type_star_exports if fix is not None else frozenset()
+        placeholders = fix.type_imports if fix is not None else frozenset()
+        root = parsed.tree.root_node
+        matches = self._ts.QueryCursor(self._grammar(grammar).query).matches(root)
 
         scopes: list[tuple[int, int, str]] = []
         calls: list[tuple[int, str]] = []
@@ -299,7 +457,10 @@ class Extractor:
                 node = caps["call_name"][0]
                 name = node.text.decode()
                 if name == "require":
-                    self._require(node, facts)
+                    self._call_import(node, "require", facts)
+                elif name == _PLACEHOLDER and node.start_byte in placeholders:
+                    self._call_import(node, "type", facts)
+                    continue  # a repaired `typeof import("x")`, not a call
                 calls.append((node.start_byte, name))
             elif "call_member" in caps:
                 node = caps["call_member"][0]
@@ -307,7 +468,8 @@ class Extractor:
                 if name is not None:
                     calls.append((node.start_byte, name))
             elif "call_import" in caps:
-                self._dynamic_import(caps["call_import"][0], facts)
+                node = caps["call_import"][0]
+                self._call_import(node, "type" if _in_type_position(node) else "dynamic", facts)
             elif "newee" in caps:
                 node = caps["newee"][0]
                 name = _callee_text(node)
@@ -340,7 +502,8 @@ class Extractor:
             elif "import" in caps:
                 self._import(caps["import"][0], facts)
             elif "export" in caps:
-                self._export(caps["export"][0], facts)
+                node = caps["export"][0]
+                self._export(node, node.start_byte in type_star, facts)
 
         if b"exports" in data:
             self._commonjs(root, grammar, facts)
@@ -348,8 +511,7 @@ class Extractor:
             self._references(data, facts)
         self._calls(calls, scopes, facts)
         if root.has_error:
-            self._errors(root, grammar, facts)
-        return Extraction(tuple(facts.lines), tuple(facts.specifiers), facts.errors)
+            self._errors(root, grammar, data, facts)
 
     # -- imports -------------------------------------------------------------------------------
 
@@ -360,7 +522,7 @@ class Extractor:
         The path is relative to the file even without ``./``; it is recorded with ``./`` added so
         that it resolves as the relative path it is.  Kind ``type``: it brings declarations only.
         """
-        for raw in data.split(b"\n"):
+        for number, raw in enumerate(data.split(b"\n"), start=1):
             line = raw.strip()
             if not line:
                 continue
@@ -375,7 +537,7 @@ class Extractor:
                 continue
             if target and not target.startswith((".", "/")):
                 target = "./" + target
-            facts.import_(target, "type")
+            facts.import_(target, "type", number)
 
     @staticmethod
     def _import(node: Any, facts: _Facts) -> None:
@@ -402,8 +564,9 @@ class Extractor:
         source = string_value(source_node)
         if source is None:
             return
+        line = node.start_point[0] + 1
         if require_clause is not None:
-            facts.import_(source, "type" if type_only else "require")
+            facts.import_(source, "type" if type_only else "require", line)
             local = None
             for child in require_clause.named_children:
                 if child.type == "identifier":
@@ -413,9 +576,12 @@ class Extractor:
                 facts.add("src_import_name", source, "*", local)
             return
         if clause is None:
-            facts.import_(source, "side_effect")
+            facts.import_(source, "side_effect", line)
             return
-        facts.import_(source, "type" if type_only else "static")
+        if not type_only and clause.named_child_count == 1:
+            only = clause.named_children[0]
+            type_only = only.type == "named_imports" and _all_type_specifiers(only, "import_specifier")
+        facts.import_(source, "type" if type_only else "static", line)
         for child in clause.named_children:
             ctype = child.type
             if ctype == "identifier":
@@ -437,10 +603,10 @@ class Extractor:
                     facts.add("src_import_name", source, imported, local)
 
     @staticmethod
-    def _export(node: Any, facts: _Facts) -> None:
+    def _export(node: Any, type_only: bool, facts: _Facts) -> None:
+        """One export statement; ``type_only`` when a repair took ``type`` out of ``export type *``."""
         source_node = node.child_by_field_name("source")
         is_default = False
-        type_only = False
         star = False
         namespace = None
         clause = None
@@ -461,7 +627,9 @@ class Extractor:
                 equals = True
         source = string_value(source_node) if source_node is not None else None
         if source is not None:
-            facts.import_(source, "type" if type_only else "reexport")
+            if not type_only and clause is not None:
+                type_only = _all_type_specifiers(clause, "export_specifier")
+            facts.import_(source, "type" if type_only else "reexport", node.start_point[0] + 1)
         parent = node.parent
         if parent is not None and parent.type != "program":
             return  # exports of a namespace or an ambient module are not the file's exports
@@ -500,30 +668,54 @@ class Extractor:
                 facts.add("src_export", name)
 
     @staticmethod
-    def _first_argument(callee: Any) -> Any | None:
+    def _only_argument(callee: Any) -> Any | None:
+        """The single argument of the call ``callee`` names, comments around it ignored."""
         call = callee.parent
         if call is None:
             return None
         args = call.child_by_field_name("arguments")
-        if args is None or args.named_child_count != 1:
+        if args is None:
             return None
-        return args.named_children[0]
+        found = None
+        for child in args.named_children:
+            if child.type == "comment":
+                continue
+            if found is not None:
+                return None
+            found = child
+        return found
 
-    def _dynamic_import(self, callee: Any, facts: _Facts) -> None:
-        arg = self._first_argument(callee)
+    def _call_import(self, callee: Any, kind: str, facts: _Facts) -> None:
+        """``import("x")``, ``require("x")`` (and repaired ``typeof import("x")``) with a literal."""
+        arg = self._only_argument(callee)
         if arg is None:
             return
         source = string_value(arg)
         if source is not None:
-            facts.import_(source, "dynamic")
+            facts.import_(source, kind, callee.start_point[0] + 1)
 
-    def _require(self, callee: Any, facts: _Facts) -> None:
-        arg = self._first_argument(callee)
-        if arg is None:
-            return
-        source = string_value(arg)
-        if source is not None:
-            facts.import_(source, "require")
+    @staticmethod
+    def _recover_imports(data: bytes, spans: list[tuple[int, int]], facts: _Facts) -> None:
+        """Imports written in regions the parser gave up on (error nodes), found in their text."""
+        for start, end in spans:
+            for match in _RECOVERED_IMPORT.finditer(data, start, end):
+                try:
+                    source = match.group(7).decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                line = data.count(b"\n", 0, match.start()) + 1
+                if (source, line) in facts.sites:
+                    continue
+                if match.group(1) is not None:
+                    if match.group(2) is not None:
+                        kind = "type"
+                    else:
+                        kind = "static" if match.group(1) == b"import" else "reexport"
+                elif match.group(3) is not None:
+                    kind = "dynamic" if match.group(3) == b"import" else "require"
+                else:
+                    kind = "side_effect"
+                facts.import_(source, kind, line)
 
     # -- calls and errors ----------------------------------------------------------------------
 
@@ -568,18 +760,26 @@ class Extractor:
             elif prop == "exports":
                 facts.add("src_export", "default")
 
-    def _errors(self, root: Any, grammar: str, facts: _Facts) -> None:
-        caps = self._ts.QueryCursor(self._extra_query(grammar, _ERROR_QUERY)).captures(root)
-        found: list[tuple[int, str]] = []
+    def _errors(self, root: Any, grammar: str, data: bytes, facts: _Facts) -> None:
+        """One ``src_parse_error`` per line with an error node, saying what and which grammar failed.
+
+        Imports inside error nodes that the query could not see are recovered from their text.
+        """
+        caps = self._error_nodes(root, grammar)
+        found: dict[int, str] = {}
+        spans: list[tuple[int, int]] = []
         for node in caps.get("error", ()):
-            found.append((node.start_point[0] + 1, "syntax error"))
+            spans.append((node.start_byte, node.end_byte))
+            snippet = _SPACE.sub(" ", _text(node).split("\n", 1)[0].strip())
+            if len(snippet) > _SNIPPET:
+                snippet = snippet[: _SNIPPET - 3] + "..."
+            found.setdefault(node.start_point[0] + 1, f"syntax error at {snippet!r}" if snippet else "syntax error")
         for node in caps.get("missing", ()):
-            found.append((node.start_point[0] + 1, f"missing {node.type}"))
+            found.setdefault(node.start_point[0] + 1, f"missing {node.type}")
         if not found:  # has_error without an error node: report the root
-            found.append((1, "syntax error"))
-        messages: dict[str, None] = {}
-        for line, what in sorted(found):
-            messages[f"line {line}: {what}"] = None
-        for message in list(messages)[:MAX_ERRORS_PER_FILE]:
-            facts.add("src_parse_error", message)
+            found[1] = "syntax error"
+        for line in sorted(found)[:MAX_ERRORS_PER_FILE]:
+            facts.add("src_parse_error", f"line {line}: {found[line]} ({grammar} grammar)")
             facts.errors += 1
+        if spans:
+            self._recover_imports(data, spans, facts)

@@ -14,7 +14,8 @@ import re
 import stat
 from dataclasses import dataclass
 
-SOURCE_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+SOURCE_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".vue", ".svelte", ".astro")
+COMPONENT_SUFFIXES = {".vue": "vue", ".svelte": "svelte", ".astro": "astro"}
 SKIPPED_FOLDERS = frozenset({"node_modules", ".git", "dist", "build", "coverage"})
 PACKAGE_JSON = "package.json"
 
@@ -29,12 +30,14 @@ class Listing:
 
 
 def grammar_for(path: str) -> str:
-    """The tree-sitter grammar for a source path: ``javascript``, ``typescript`` or ``tsx``."""
+    """The tree-sitter grammar for a source path: ``javascript``, ``typescript`` or ``tsx``; or, for a
+    single-file component, its kind (``vue``, ``svelte``, ``astro``), whose script blocks say their grammar."""
     if path.endswith(".tsx"):
         return "tsx"
     if path.endswith((".ts", ".mts", ".cts")):
         return "typescript"
-    return "javascript"
+    dot = path.rfind(".")
+    return COMPONENT_SUFFIXES.get(path[dot:], "javascript") if dot != -1 else "javascript"
 
 
 def is_source(path: str) -> bool:

@@ -82,17 +82,24 @@ def extract_all(
     jobs: int,
     on_done: Callable[[int], None],
 ) -> Iterator[Outcome]:
-    """Extract ``paths``; with forked helpers when there are enough files, else in this process."""
-    if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL or not hasattr(os, "fork"):
-        for path in paths:
-            yield materializer.extract(path)
-            on_done(1)
+    """Extract ``paths``; with forked helpers when there are enough files, else in this process.
+
+    The grammars and queries the files need are made first, outside any file's extraction: a
+    query that does not compile is the extractor's bug and stops the scan here, instead of
+    becoming a ``src_parse_error`` in every file.
+    """
+    if not paths:
         return
     from scanner.files import grammar_for
 
     # loaded once here rather than once per process: forked helpers share it (less CPU when the
     # machine is busy, the same wall time when it is not)
     materializer.extractor().prepare({grammar_for(p) for p in paths})
+    if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL or not hasattr(os, "fork"):
+        for path in paths:
+            yield materializer.extract(path)
+            on_done(1)
+        return
     chunks = chunk_paths(paths, sizes)
     tasks, feed = os.pipe()
     os.write(feed, b"".join(_INDEX.pack(i) for i in range(len(chunks))))

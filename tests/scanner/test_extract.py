@@ -74,7 +74,7 @@ def test_typescript_imports_declarations_and_exports(repo, out):
     kinds = {(s, k[0]) for (_, s, k) in rel(facts, "src_import_kind")}
     assert kinds == {
         ("./dep", "static"), ("./dep2", "static"), ("./ns", "static"), ("./side", "side_effect"),
-        ("./types", "type"), ("./types2", "static"), ("./legacy", "require"), ("./all", "reexport"),
+        ("./types", "type"), ("./types2", "type"), ("./legacy", "require"), ("./all", "reexport"),
         ("./grouped", "reexport"), ("./xy", "reexport"), ("./z", "type"), ("./strname", "reexport"),
         ("./lazy", "dynamic"), ("./req", "require"), ("./tmpl", "dynamic"),
     }
@@ -114,7 +114,13 @@ def test_typescript_imports_declarations_and_exports(repo, out):
     } <= calls
     assert not any(callee == "import" for (_, callee) in calls)
 
+    lines = {(s, line) for (_, s, line) in rel(facts, "src_import_line")}
+    assert {("./dep", 1), ("./types2", 6), ("./legacy", 7), ("./z", 11), ("./lazy", 35), ("./req", 36),
+            ("./tmpl", 37)} <= lines
+    assert len(lines) == len(expected_sources)  # one row per statement or call, each source once here
+
     assert rel(facts, "src_parse_error") == set()
+    assert rel(facts, "src_declaration") == set()
     (path, hash12), = rel(facts, "src_file")
     assert path == "mod.ts" and len(hash12) == 12
 
@@ -148,6 +154,7 @@ def test_grammar_by_extension(repo, out):
     assert rel(facts, "src_parse_error") == set(), rel(facts, "src_parse_error")
     assert ("e.d.ts", "e") in rel(facts, "src_export")
     assert ("f.tsx", "F", 1) in rel(facts, "src_func")
+    assert rel(facts, "src_declaration") == {("e.d.ts",)}
 
 
 def test_nested_dirs_give_every_ancestor(repo, out):
