@@ -126,7 +126,9 @@ def _pnpm_key(key: str) -> tuple[str, str] | None:
     return None
 
 
-def _pnpm(text: str) -> dict[str, set[str]]:
+def _pnpm(text: str) -> dict[str, set[str]] | None:
+    if not re.search(r"^lockfileVersion:", text, re.MULTILINE):
+        return None
     found: dict[str, set[str]] = {}
     section = None
     for line in text.splitlines():

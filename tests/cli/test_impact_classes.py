@@ -1,0 +1,422 @@
+"""`rofl impact` classifies every changed path and never answers a silent zero.
+
+A pnpm monorepo modelled on TanStack/query and zod (packages/*, a root tsconfig with paths, a pnpm
+lock file, css next to components, tests beside and under the sources).  Each answer is compared
+with networkx ancestors over the edges read straight from the fact files (not through the rules).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.cli.impact_fixtures import affected_of, commit_all, git, import_graph, write_tree
+
+LOCK = """lockfileVersion: '9.0'
+
+importers:
+
+  .:
+    devDependencies:
+      vitest:
+        specifier: ^1.0.0
+        version: 1.6.0
+
+packages:
+
+  lodash@4.17.21:
+    resolution: {integrity: sha512-x}
+
+  react@18.2.0:
+    resolution: {integrity: sha512-y}
+
+  vitest@1.6.0:
+    resolution: {integrity: sha512-z}
+
+snapshots:
+
+  lodash@4.17.21: {}
+
+  react@18.2.0: {}
+
+  vitest@1.6.0: {}
+"""
+
+MONOREPO = {
+    "package.json": json.dumps({"name": "demo-root", "private": True, "devDependencies": {"vitest": "^1.0.0"}}),
+    "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n",
+    "pnpm-lock.yaml": LOCK,
+    "tsconfig.json": json.dumps({"compilerOptions": {"baseUrl": ".", "paths": {"@core/*": ["packages/core/src/*"]}}}),
+    "README.md": "# demo\n",
+    "docs/logo.png": b"\x89PNG\r\n\x1a\n",
+    "packages/core/package.json": json.dumps({"name": "@demo/core", "main": "src/index.ts", "dependencies": {"lodash": "^4.17.0"}}),
+    "packages/core/src/index.ts": 'export * from "./math";\nexport type { Num } from "./types";\n',
+    "packages/core/src/math.ts": 'import lodash from "lodash";\nimport type { Num } from "./types";\nexport const add = (a: Num, b: Num): Num => lodash.add(a, b);\n',
+    "packages/core/src/types.ts": "export type Num = number;\n",
+    "packages/core/tests/math.test.ts": 'import { add } from "../src/math";\nimport { describe } from "vitest";\ndescribe("add", () => add(1, 2));\n',
+    "packages/ui/package.json": json.dumps({"name": "@demo/ui", "main": "src/index.ts", "dependencies": {"react": "^18.2.0", "@demo/core": "workspace:*"}}),
+    "packages/ui/src/index.ts": 'export { Button } from "./Button";\nexport { legacy } from "./legacy";\n',
+    "packages/ui/src/Button.tsx": 'import React from "react";\nimport "./Button.css";\nimport { add } from "@core/math";\nexport const Button = () => React.createElement("b", null, add(1, 2));\n',
+    "packages/ui/src/Button.css": ".b { color: red; }\n",
+    "packages/ui/src/Button.spec.tsx": 'import { Button } from "./Button";\nButton();\n',
+    "packages/ui/src/legacy.ts": 'import { old } from "./old";\nexport const legacy = old;\n',
+    "packages/ui/src/old.ts": "export const old = 1;\n",
+    "packages/app/package.json": json.dumps({"name": "@demo/app", "dependencies": {"@demo/ui": "workspace:*"}}),
+    "packages/app/src/main.ts": 'import { Button } from "../../ui/src/index";\nButton();\n',
+}
+
+
+@pytest.fixture
+def repo(tmp_path, rofl):
+    """``(src, facts)``: the monorepo committed to git and scanned."""
+    src = tmp_path / "repo"
+    src.mkdir()
+    write_tree(src, MONOREPO)
+    commit_all(src)
+    facts = tmp_path / "facts"
+    code, _, err = rofl("scan", src, "--out", facts)
+    assert code == 0, err
+    return src, facts
+
+
+def impact_json(rofl, facts, *args: str) -> dict:
+    code, out, err = rofl("impact", "--facts", facts, *args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def affected(data: dict) -> set[str]:
+    return {a["file"] for a in data["affected"]}
+
+
+def deps_readers(facts, path: str) -> set[str]:
+    """Files whose resolution consulted ``path``, read from the manifest."""
+    manifest = json.loads((facts / "manifest.json").read_text())
+    return {f for f, e in manifest["files"].items() if path in e.get("resolution_deps", [])}
+
+
+def externals(facts, packages: set[str] | None = None) -> set[str]:
+    from tests.cli.impact_fixtures import code_facts
+
+    return {r[1] for r in code_facts(facts) if r[0] == "src_external" and (packages is None or r[3] in packages)}
+
+
+def check_chains(data: dict, edges: set[tuple[str, str]], extra: set[tuple[str, str]] = frozenset()) -> None:
+    changed = {c for c in data["changed"]}
+    for item in data["affected"]:
+        via = item["via"]
+        assert via[0] == item["file"]
+        for a, b in zip(via, via[1:]):
+            assert (a, b) in edges or (a, b) in extra or b in changed, via
+
+
+def test_scanned_source_affects_its_importers_transitively(rofl, repo):
+    src, facts = repo
+    graph = import_graph(facts)
+    data = impact_json(rofl, facts, "--changed", "packages/core/src/math.ts")
+    assert data["classified"] == [{"path": "packages/core/src/math.ts", "as": "source", "detail": "scanned source"}]
+    assert affected(data) == affected_of(graph, {"packages/core/src/math.ts"})
+    assert {"packages/ui/src/Button.tsx", "packages/app/src/main.ts", "packages/core/tests/math.test.ts"} <= affected(data)
+    check_chains(data, set(graph.edges))
+
+
+def test_runtime_follows_value_imports_only(rofl, repo):
+    _, facts = repo
+    changed = "packages/core/src/types.ts"
+    everything = impact_json(rofl, facts, "--changed", changed)
+    runtime = impact_json(rofl, facts, "--changed", changed, "--runtime")
+    assert affected(everything) == affected_of(import_graph(facts), {changed})
+    assert affected(runtime) == affected_of(import_graph(facts, runtime=True), {changed})
+    assert "packages/core/src/math.ts" in affected(everything) and "packages/core/src/math.ts" not in affected(runtime)
+    assert runtime["runtime"] is True
+
+
+def test_deleted_source_affects_the_files_that_named_it(rofl, repo):
+    src, facts = repo
+    expected = affected_of(import_graph(facts), {"packages/ui/src/old.ts"})  # before the deletion
+    (src / "packages/ui/src/old.ts").unlink()
+    data = impact_json(rofl, facts, "--changed", "packages/ui/src/old.ts")
+    (entry,) = data["classified"]
+    assert entry["as"] == "deleted" and "named by the imports of 1 file" in entry["detail"]
+    assert affected(data) == expected == {"packages/ui/src/legacy.ts", "packages/ui/src/index.ts", "packages/app/src/main.ts"}
+    assert data["rescanned"] is True
+    # the rescan dropped it; asked again (or by git), the manifest's resolution dependencies still know
+    again = impact_json(rofl, facts, "--changed", "packages/ui/src/old.ts")
+    by_git = impact_json(rofl, facts, "--git-base", "HEAD")
+    assert affected(again) == affected(by_git) == expected
+    assert by_git["changed"] == ["packages/ui/src/old.ts"]
+
+
+def test_deleted_source_without_rescan_uses_the_facts_as_they_are(rofl, repo):
+    src, facts = repo
+    expected = affected_of(import_graph(facts), {"packages/ui/src/old.ts"})
+    (src / "packages/ui/src/old.ts").unlink()
+    code, out, err = rofl("impact", "--facts", facts, "--changed", "packages/ui/src/old.ts", "--no-rescan", "--json")
+    data = json.loads(out)
+    assert code == 0 and affected(data) == expected
+    assert data["stale"] == ["packages/ui/src/old.ts: deleted since the scan"] and "stale" in err
+
+
+def test_asset_affects_its_importers(rofl, repo):
+    _, facts = repo
+    data = impact_json(rofl, facts, "--changed", "packages/ui/src/Button.css")
+    (entry,) = data["classified"]
+    # the resolver names the css file as a target (src_asset) or at least probes it
+    assert entry["as"] in ("asset", "probed")
+    graph = import_graph(facts)
+    expected = {"packages/ui/src/Button.tsx"} | affected_of(graph, {"packages/ui/src/Button.tsx"})
+    assert affected(data) == expected
+
+
+def test_tsconfig_affects_every_file_its_resolution_read_and_their_importers(rofl, repo):
+    _, facts = repo
+    readers = deps_readers(facts, "tsconfig.json")
+    assert "packages/ui/src/Button.tsx" in readers  # its @core/math import went through paths
+    data = impact_json(rofl, facts, "--changed", "tsconfig.json")
+    assert data["classified"][0]["as"] == "config"
+    graph = import_graph(facts)
+    assert affected(data) == readers | affected_of(graph, readers)
+
+
+def test_package_json_dependency_change_against_git(rofl, repo):
+    src, facts = repo
+    pkg = src / "packages/ui/package.json"
+    manifest = json.loads(pkg.read_text())
+    manifest["dependencies"]["react"] = "^18.3.0"
+    pkg.write_text(json.dumps(manifest))
+    data = impact_json(rofl, facts, "--git-base", "HEAD")
+    (entry,) = data["classified"]
+    assert entry["path"] == "packages/ui/package.json" and entry["as"] == "config"
+    assert "1 dependency changed since HEAD (react)" in entry["detail"]
+    importers = externals(facts, {"react"})
+    assert importers == {"packages/ui/src/Button.tsx"}
+    readers = deps_readers(facts, "packages/ui/package.json")
+    seeds = importers | readers
+    assert affected(data) == seeds | affected_of(import_graph(facts), seeds)
+
+
+def test_lock_file_against_git_affects_importers_of_the_packages_whose_versions_changed(rofl, repo):
+    src, facts = repo
+    lock = src / "pnpm-lock.yaml"
+    lock.write_text(lock.read_text().replace("lodash@4.17.21", "lodash@4.17.22"))
+    data = impact_json(rofl, facts, "--git-base", "HEAD")
+    (entry,) = data["classified"]
+    assert entry["as"] == "lockfile" and "1 package locked differently since HEAD" in entry["detail"] and "(lodash)" in entry["detail"]
+    importers = externals(facts, {"lodash"})
+    assert importers == {"packages/core/src/math.ts"}
+    assert affected(data) == importers | affected_of(import_graph(facts), importers)
+
+
+def test_lock_file_without_a_base_or_unreadable_counts_every_package(rofl, repo):
+    src, facts = repo
+    everyone = externals(facts)
+    expected = everyone | affected_of(import_graph(facts), everyone)
+    data = impact_json(rofl, facts, "--changed", "pnpm-lock.yaml")
+    assert "no --git-base" in data["classified"][0]["detail"] and affected(data) == expected
+    (src / "pnpm-lock.yaml").write_text("\x00garbage")
+    (src / "yarn.lock").write_text("")
+    git(src, "add", "yarn.lock")
+    data = impact_json(rofl, facts, "--git-base", "HEAD")
+    lock = next(c for c in data["classified"] if c["path"] == "pnpm-lock.yaml")
+    assert lock["as"] == "lockfile" and "cannot be read" in lock["detail"]
+    assert affected(data) == expected
+
+
+def test_folder_changes_every_scanned_file_under_it(rofl, repo):
+    _, facts = repo
+    data = impact_json(rofl, facts, "--changed", "packages/core")
+    (entry,) = data["classified"]
+    inside = {f for f in json.loads((facts / "manifest.json").read_text())["files"] if f.startswith("packages/core/")}
+    assert entry["as"] == "folder" and entry["detail"] == f"folder, {len(inside)} scanned files under it"
+    assert affected(data) == affected_of(import_graph(facts), inside)
+    assert set(data["files"]) == inside | affected(data)
+
+
+def test_path_that_exists_nowhere_is_refused_with_the_closest_paths(rofl, repo):
+    _, facts = repo
+    code, out, err = rofl("impact", "--facts", facts, "--changed", "packages/core/src/mth.ts")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "'packages/core/src/mth.ts'" in err and "did you mean packages/core/src/math.ts" in err and "Traceback" not in err
+
+
+def test_paths_outside_the_scan_are_counted_in_one_line(rofl, repo):
+    src, facts = repo
+    (src / "docs" / "guide.md").write_text("hi\n")
+    code, out, err = rofl("impact", "--facts", facts, "--changed", "README.md", "--changed", "docs/logo.png", "--changed", "docs/guide.md")
+    assert code == 0
+    assert out.splitlines()[0] == "0 file(s) affected by 3 changed paths"
+    lines = [line for line in err.splitlines() if "outside the scan" in line]
+    assert len(lines) == 1 and "3 changed path(s)" in lines[0] and "README.md" in lines[0]
+
+
+def test_formats_tests_and_packages(rofl, repo):
+    _, facts = repo
+    changed = "packages/core/src/math.ts"
+    data = impact_json(rofl, facts, "--changed", changed)
+    code, names, _ = rofl("impact", "--facts", facts, "--changed", changed, "--format", "names")
+    assert code == 0 and names.splitlines() == data["files"] == sorted({changed} | affected(data))
+    code, alias, _ = rofl("impact", "--facts", facts, "--changed", changed, "--format", "json")
+    assert json.loads(alias) == data
+    code, text, _ = rofl("impact", "--facts", facts, "--changed", changed)
+    head, *rest = text.splitlines()
+    assert head == f"{len(data['affected'])} file(s) affected by {changed}" and len(head) < 80
+    assert f"changed: {changed} (scanned source)" in rest
+    # tests: by convention (*.test.*, *.spec.*, tests/), or by the globs given
+    code, tests, _ = rofl("impact", "--facts", facts, "--changed", changed, "--tests", "--format", "names")
+    assert tests.splitlines() == ["packages/core/tests/math.test.ts", "packages/ui/src/Button.spec.tsx"]
+    code, tests, _ = rofl("impact", "--facts", facts, "--changed", changed, "--tests", "--test-glob", "*.spec.tsx", "--format", "names")
+    assert tests.splitlines() == ["packages/ui/src/Button.spec.tsx"]
+    code, text, _ = rofl("impact", "--facts", facts, "--changed", changed, "--tests")
+    assert text.splitlines()[0] == f"2 test file(s) affected by {changed}"
+    # packages: the workspace packages holding a changed or affected file
+    code, pkgs, _ = rofl("impact", "--facts", facts, "--changed", changed, "--packages", "--format", "names")
+    assert pkgs.splitlines() == ["@demo/app", "@demo/core", "@demo/ui"]
+    code, pkgs, _ = rofl("impact", "--facts", facts, "--changed", "packages/ui/src/legacy.ts", "--packages", "--json")
+    assert [p["name"] for p in json.loads(pkgs)["packages"]] == ["@demo/app", "@demo/ui"]
+
+
+def test_bad_flag_combinations_are_one_line_errors(rofl, repo):
+    _, facts = repo
+    for args, needle in [
+        (("--changed", "README.md", "--json", "--format", "names"), "disagree"),
+        (("--changed", "README.md", "--test-glob", "*.t.ts"), "--test-glob needs --tests"),
+        (("--git-base", "-x"), "--git-base"),
+    ]:
+        code, out, err = rofl("impact", "--facts", facts, *args)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err
+
+
+def test_rescan_brings_new_edges_and_no_rescan_says_stale(rofl, repo):
+    src, facts = repo
+    (src / "packages/core/src/extra.ts").write_text('import { add } from "./math";\nexport const two = add(1, 1);\n')
+    code, out, err = rofl("impact", "--facts", facts, "--changed", "packages/core/src/math.ts", "--no-rescan", "--json")
+    data = json.loads(out)
+    assert "packages/core/src/extra.ts" not in affected(data)
+    assert data["stale"] == ["packages/core/src/extra.ts: added since the scan"] and data["rescanned"] is False
+    data = impact_json(rofl, facts, "--changed", "packages/core/src/math.ts")
+    assert "packages/core/src/extra.ts" in affected(data) and data["stale"] is None
+    code, out, err = rofl("impact", "--facts", facts, "--changed", "packages/core/src/math.ts", "--no-rescan")
+    assert "up to date" in err
+
+
+def test_text_output_escapes_control_characters_in_names(rofl, tmp_path):
+    src = tmp_path / "src"
+    evil = "evil\n  fake.ts\n      via x.ts"
+    write_tree(src, {"b.ts": "export const b = 1;\n", f"{evil}.ts": 'import { b } from "./b";\nexport const e = b;\n'})
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    code, out, _ = rofl("impact", "--facts", facts, "--changed", "b.ts")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "1 file(s) affected by b.ts" and len(lines) == 4
+    assert lines[2] == "  evil\\u{a}  fake.ts\\u{a}      via x.ts.ts"
+    code, names, _ = rofl("impact", "--facts", facts, "--changed", "b.ts", "--format", "names")
+    assert names.splitlines() == ["b.ts", "evil\\u{a}  fake.ts\\u{a}      via x.ts.ts"]
+    code, out, _ = rofl("impact", "--facts", facts, "--changed", "b.ts", "--json")
+    assert json.loads(out)["affected"][0]["file"] == f"{evil}.ts"
+
+
+def test_fact_folder_inside_the_tree_is_never_a_change(rofl, tmp_path):
+    src = tmp_path / "repo"
+    write_tree(src, MONOREPO)
+    commit_all(src)
+    facts = src / "facts" / "generated"
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    shutil.copy(src / "README.md", facts / "notes.md")
+    data = impact_json(rofl, facts, "--git-base", "HEAD")
+    assert data["changed"] == [] and data["affected"] == []
+
+
+# -- facts the resolver and extractor of issue 8 write, written here by hand into a scanned folder ----
+
+HANDMADE = {
+    "packages/icons/package.json": json.dumps({"name": "@demo/icons", "main": "dist/index.js"}),
+    "packages/icons/src/index.ts": 'export { star } from "./star";\n',
+    "packages/icons/src/star.ts": "export const star = '*';\n",
+    "app/main.ts": 'import { star } from "@demo/icons";\nimport type { Shape } from "@demo/icons";\nimport { Button } from "./Button";\nButton(star);\n',
+    "app/Button.tsx": 'import logo from "./logo.svg";\nimport { fmt } from "./fmt.js";\nexport const Button = (s: string) => logo + fmt(s);\n',
+    "app/logo.svg": "<svg/>\n",
+    "app/fmt.js": "export const fmt = (s) => s;\n",
+    "app/fmt.d.ts": "export declare const fmt: (s: string) => string;\n",
+    "app/page.ts": 'import { fmt } from "./fmt.js";\nexport const page = fmt("p");\n',
+}
+
+
+def add_facts(facts, path: str, lines: list[str], drop: str | None = None) -> None:
+    """Append [code] facts to the fact file of ``path`` and record its new digest in the manifest."""
+    import xxhash
+
+    manifest_path = facts / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    entry = manifest["files"][path]
+    target = facts / entry["facts"]
+    text = target.read_text()
+    if drop is not None:
+        text = "".join(line for line in text.splitlines(keepends=True) if drop not in line)
+    data = (text + "".join(line + "\n" for line in lines)).encode()
+    target.write_bytes(data)
+    entry["digest"] = xxhash.xxh3_64_hexdigest(data)
+    manifest_path.write_text(json.dumps(manifest))
+
+
+@pytest.fixture
+def handmade(tmp_path, rofl):
+    src = tmp_path / "repo"
+    write_tree(src, HANDMADE)
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    add_facts(facts, "app/main.ts", [
+        'src_workspace_import[code]("app/main.ts", "@demo/icons", "packages/icons").',
+    ], drop='src_external[code]("app/main.ts", "@demo/icons"')
+    add_facts(facts, "app/Button.tsx", [
+        'src_resolves[code]("app/Button.tsx", "./logo.svg", "app/logo.svg").',
+        'src_asset[code]("app/logo.svg").',
+        'src_resolves[code]("app/Button.tsx", "./fmt.js", "app/fmt.d.ts").',
+        'src_resolves[code]("app/Button.tsx", "./fmt.js", "app/fmt.js").',
+    ], drop='src_unresolved[code]("app/Button.tsx", "./logo.svg")')
+    add_facts(facts, "app/page.ts", [  # ./fmt.js names both the runtime file and its declaration
+        'src_resolves[code]("app/page.ts", "./fmt.js", "app/fmt.d.ts").',
+        'src_resolves[code]("app/page.ts", "./fmt.js", "app/fmt.js").',
+    ])
+    add_facts(facts, "app/fmt.d.ts", ['src_declaration[code]("app/fmt.d.ts").'])
+    return src, facts
+
+
+def handmade_json(rofl, facts, *args: str) -> dict:
+    code, out, err = rofl("impact", "--facts", facts, "--no-rescan", *args, "--json")
+    assert code == 0, err
+    assert "not written by the scanner" not in err and "changed since the scan" not in err
+    return json.loads(out)
+
+
+def test_workspace_import_depends_on_every_file_of_the_package(rofl, handmade):
+    _, facts = handmade
+    graph = import_graph(facts)
+    assert graph.has_edge("app/main.ts", "packages/icons/src/star.ts")
+    data = handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts")
+    assert affected(data) == affected_of(graph, {"packages/icons/src/star.ts"}) == {"app/main.ts", "packages/icons/src/index.ts"}
+    main = next(a for a in data["affected"] if a["file"] == "app/main.ts")
+    assert main["via"] == ["app/main.ts", "packages/icons/src/star.ts"]
+
+
+def test_asset_target_is_classified_as_an_asset(rofl, handmade):
+    _, facts = handmade
+    data = handmade_json(rofl, facts, "--changed", "app/logo.svg")
+    assert data["classified"] == [{"path": "app/logo.svg", "as": "asset", "detail": "asset"}]
+    assert affected(data) == affected_of(import_graph(facts), {"app/logo.svg"}) == {"app/Button.tsx", "app/main.ts"}
+
+
+def test_runtime_skips_declaration_files_and_type_only_workspace_imports(rofl, handmade):
+    _, facts = handmade
+    for changed in ("app/fmt.d.ts", "app/fmt.js", "packages/icons/src/star.ts"):
+        everything = handmade_json(rofl, facts, "--changed", changed)
+        runtime = handmade_json(rofl, facts, "--changed", changed, "--runtime")
+        assert affected(everything) == affected_of(import_graph(facts), {changed})
+        assert affected(runtime) == affected_of(import_graph(facts, runtime=True), {changed})
+    assert affected(handmade_json(rofl, facts, "--changed", "app/fmt.d.ts", "--runtime")) == set()
+    assert "app/page.ts" in affected(handmade_json(rofl, facts, "--changed", "app/fmt.d.ts"))
+    assert affected(handmade_json(rofl, facts, "--changed", "app/fmt.js", "--runtime")) == {"app/page.ts", "app/Button.tsx", "app/main.ts"}
+    # main imports a value (and a type) from the workspace package: a runtime edge to each of its files
+    assert affected(handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts", "--runtime")) == {"app/main.ts", "packages/icons/src/index.ts"}
