@@ -96,7 +96,10 @@ _COMMON = f"""
 (function_expression name: (identifier) @name) @scope
 """
 
+# `await f<T>()` is read by the TypeScript grammars as `(await f)<T>()`: the callee is still `f`
 _TYPESCRIPT_ONLY = f"""
+(call_expression function: (await_expression (identifier) @call_name) type_arguments: (_))
+(call_expression function: (await_expression (member_expression) @call_member) type_arguments: (_))
 (abstract_class_declaration name: (_) @name) @class
 (public_field_definition name: (_) @name value: {_FUNCTION_VALUES}) @method
 """
@@ -700,7 +703,7 @@ class Extractor:
         for start, end in spans:
             for match in _RECOVERED_IMPORT.finditer(data, start, end):
                 try:
-                    source = match.group(7).decode("utf-8")
+                    source = match.group(6).decode("utf-8")
                 except UnicodeDecodeError:
                     continue
                 line = data.count(b"\n", 0, match.start()) + 1

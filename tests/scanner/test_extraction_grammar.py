@@ -1,0 +1,207 @@
+"""Valid code the grammars lack is not a syntax error; what is left names its line and reason; queries fail loudly."""
+
+from __future__ import annotations
+
+import pytest
+
+from scanner import extract
+from tests.scanner.conftest import read_facts, rel, run_scan, scan_json
+
+
+def kinds_of(facts, path):
+    return {(s, k[0]) for (p, s, k) in rel(facts, "src_import_kind") if p == path}
+
+
+# zod's packages/zod/src/v4/core: variance annotations on interface and class type parameters
+ZOD_SCHEMAS = """\
+import * as util from "./util.js";
+export interface $ZodCheck<in T = never> {
+  _zod: T;
+}
+export interface ZodType<
+  out Output = unknown,
+  out Input = unknown,
+  out Internals extends util.Internals<Output, Input> = util.Internals<Output, Input>,
+> {
+  parse(data: unknown): Output;
+}
+export interface ZodObject<
+  /** @ts-ignore Cast variance */
+  out Shape extends util.Shape = util.LooseShape,
+> extends ZodType<Shape> {}
+export class Box<in out T> {
+  value!: T;
+  unwrap(): T { return helper(this.value); }
+}
+type Setter<in T> = (value: T) => void;
+const inside = "a, out of range";
+export function safeParse() { return out(1); }
+"""
+
+# zod's and vite's index files: export type * (as N) from
+ZOD_INDEX = """\
+export * from "./schemas.js";
+export type * from "./types.js";
+export type * as HttpProxy from "http-proxy-3";
+export { helper } from "./util.js";
+"""
+
+# excalidraw's setupTests.ts / tests/*.test.tsx: vitest mocks with importOriginal<typeof import()>
+VITEST_SETUP = """\
+import { vi } from "vitest";
+import { render } from "./helpers";
+
+vi.mock("@excalidraw/common", async (importOriginal) => {
+  const module = await importOriginal<typeof import("@excalidraw/common")>();
+  return { ...module, debounce: vi.fn() };
+});
+
+it("loads", async () => {
+  const { module } = await runnerImport<
+    typeof import("./fixtures/basic")
+  >(fixture("basic"));
+  render(module);
+});
+"""
+
+# vite's packages/create-vite/template-preact/src/app.jsx: class= attributes in a .jsx file
+PREACT_APP = """\
+import { useState } from 'preact/hooks'
+import preactLogo from './assets/preact.svg'
+import './app.css'
+
+export function App() {
+  const [count, setCount] = useState(0)
+  return (
+    <>
+      <div class="hero">
+        <img src={preactLogo} class="framework" alt="Preact logo" />
+      </div>
+      <button class="counter" onClick={() => setCount((count) => count + 1)}>
+        Count is {count}
+      </button>
+    </>
+  )
+}
+"""
+
+# vite's types/importGlob.d.ts: generic call signatures, each on its own line after a member
+IMPORT_GLOB = """\
+export interface ImportGlobFunction {
+  /**
+   * Overload 1
+   */
+  <
+    Eager extends boolean,
+    T = unknown,
+  >(
+    glob: string | string[],
+  ): (Eager extends true ? true : false) extends true
+    ? Record<string, T>
+    : Record<string, () => Promise<T>>
+  /**
+   * Overload 2
+   */
+  <M>(glob: string | string[]): Record<string, () => Promise<M>>
+  <M>(glob: string): Record<string, M>
+}
+"""
+
+
+def test_variance_annotations_are_not_errors(repo, out):
+    src = repo({"schemas.ts": ZOD_SCHEMAS, "util.ts": "export type Internals<A, B> = [A, B];\n"})
+    summary = scan_json(src, out)
+    facts = read_facts(out)
+    assert rel(facts, "src_parse_error") == set()
+    assert summary["errors"] == 0
+    assert {n for (p, n) in rel(facts, "src_export") if p == "schemas.ts"} == {
+        "$ZodCheck", "ZodType", "ZodObject", "Box", "safeParse"}
+    assert ("schemas.ts", "Box", "unwrap", 18) in rel(facts, "src_method")
+    assert ("schemas.ts", "Box.unwrap", "helper") in rel(facts, "src_call")
+    assert ("schemas.ts", "safeParse", "out") in rel(facts, "src_call")
+
+
+def test_export_type_star_is_a_type_import(repo, out):
+    src = repo({"index.ts": ZOD_INDEX, "schemas.ts": "export const s = 1;\n", "types.ts": "export type T = 1;\n",
+                "util.ts": "export const helper = 1;\n"})
+    summary = scan_json(src, out)
+    facts = read_facts(out)
+    assert summary["errors"] == 0, rel(facts, "src_parse_error")
+    assert kinds_of(facts, "index.ts") == {
+        ("./schemas.js", "reexport"), ("./types.js", "type"), ("http-proxy-3", "type"), ("./util.js", "reexport")}
+    assert ("index.ts", "./types.js", "*", "*") in rel(facts, "src_import_name")
+    assert ("index.ts", "HttpProxy") in rel(facts, "src_export")
+    assert ("index.ts", "./types.js", 2) in rel(facts, "src_import_line")
+    assert ("index.ts", "./types.js", "types.ts") in rel(facts, "src_resolves")
+
+
+def test_vitest_import_original_with_typeof_import(repo, out):
+    src = repo({"setupTests.ts": VITEST_SETUP, "helpers.ts": "export const render = (x: unknown) => x;\n",
+                "fixtures/basic.ts": "export const test = 1;\n"})
+    summary = scan_json(src, out)
+    facts = read_facts(out)
+    assert summary["errors"] == 0, rel(facts, "src_parse_error")
+    assert kinds_of(facts, "setupTests.ts") == {
+        ("vitest", "static"), ("./helpers", "static"), ("@excalidraw/common", "type"), ("./fixtures/basic", "type")}
+    assert ("setupTests.ts", "@excalidraw/common", 5) in rel(facts, "src_import_line")
+    assert ("setupTests.ts", "./fixtures/basic", 11) in rel(facts, "src_import_line")
+    calls = {(c, f) for (p, c, f) in rel(facts, "src_call") if p == "setupTests.ts"}
+    assert {("<module>", "vi.mock"), ("<module>", "importOriginal"), ("<module>", "runnerImport"),
+            ("<module>", "render")} <= calls
+    assert not any(f in ("import", extract.IMPORT_PLACEHOLDER.decode()) for (_, f) in calls)
+
+
+def test_jsx_class_attributes_in_jsx_files(repo, out):
+    src = repo({"src/app.jsx": PREACT_APP, "src/legacy.js": "export const el = <div class='x'>{1}</div>;\n"})
+    summary = scan_json(src, out)
+    facts = read_facts(out)
+    assert summary["errors"] == 0, rel(facts, "src_parse_error")
+    assert kinds_of(facts, "src/app.jsx") == {
+        ("preact/hooks", "static"), ("./assets/preact.svg", "static"), ("./app.css", "side_effect")}
+    assert ("src/app.jsx", "App", 5) in rel(facts, "src_func")
+    assert ("src/app.jsx", "App", "setCount") in rel(facts, "src_call")
+    assert ("src/legacy.js", "el") in rel(facts, "src_export")
+
+
+def test_generic_call_signatures_on_their_own_lines(repo, out):
+    src = repo({"importGlob.d.ts": IMPORT_GLOB})
+    summary = scan_json(src, out)
+    facts = read_facts(out)
+    assert summary["errors"] == 0, rel(facts, "src_parse_error")
+    assert ("importGlob.d.ts", "ImportGlobFunction") in rel(facts, "src_export")
+
+
+def test_invalid_code_names_line_reason_grammar_and_keeps_imports(repo, out):
+    src = repo({
+        "broken.ts": 'import { a } from "./a";\nexport const x = ;;{{\nimport { b } from "./b";\nlet y = 1;\n',
+        "garbage.js": "invalid code\nconst z = require('./z');\n",
+        "a.ts": "", "b.ts": "", "z.js": "",
+    })
+    summary = scan_json(src, out)
+    facts = read_facts(out)
+    assert summary["errors"] == 2
+    messages = {m for (p, m) in rel(facts, "src_parse_error") if p == "garbage.js"}
+    assert messages == {"line 1: syntax error at 'invalid' (javascript grammar)"}
+    broken = {m for (p, m) in rel(facts, "src_parse_error") if p == "broken.ts"}
+    assert broken and all(m.startswith("line 2: ") and m.endswith("(typescript grammar)") for m in broken), broken
+    assert {(s, t) for (p, s, t) in rel(facts, "src_resolves") if p == "broken.ts"} == {("./a", "a.ts"), ("./b", "b.ts")}
+    assert ("garbage.js", "./z", "z.js") in rel(facts, "src_resolves")
+
+
+def test_every_query_compiles_against_its_grammars():
+    extractor = extract.Extractor()
+    extractor.compile_all()
+    assert set(extract.QUERY_SOURCES) == {"javascript", "typescript", "tsx"}
+    tsx = extractor._grammar("tsx")
+    assert tsx.parser.language == extractor._language("tsx")  # tsx has its own query and parser
+
+
+@pytest.mark.parametrize("files", [1, 60], ids=["in-process", "pool"])
+def test_a_query_that_does_not_compile_stops_the_scan(repo, out, monkeypatch, files):
+    bad = dict(extract.QUERY_SOURCES, typescript=extract.QUERY_SOURCES["typescript"] + "(jsx_element) @jsx\n")
+    monkeypatch.setattr(extract, "QUERY_SOURCES", bad)
+    src = repo({f"m{i}.ts": f"export const v{i} = {i};\n" for i in range(files)})
+    with pytest.raises(Exception) as raised:
+        run_scan(src, out, "--jobs", "2")
+    assert type(raised.value).__name__ == "QueryError"
+    assert not (out / "manifest.json").exists()
