@@ -72,8 +72,36 @@ def _configure_process() -> None:
                 pass
 
 
+# the distributions whose versions decide the scanner's output (scanner/versions.py records the same
+# three in each manifest); read from package metadata here because `--version` imports no scanner
+# module and never tree-sitter itself
+GRAMMAR_DISTRIBUTIONS = ("tree-sitter", "tree-sitter-javascript", "tree-sitter-typescript")
+
+
+def version_text() -> str:
+    """``rofl, version X`` and one ``NAME VERSION`` line per grammar distribution."""
+    from importlib import metadata
+
+    lines = [f"rofl, version {__version__}"]
+    for dist in GRAMMAR_DISTRIBUTIONS:
+        try:
+            version = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            version = "missing"
+        lines.append(f"{dist} {version}")
+    return "\n".join(lines)
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(version_text())
+    ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(version=__version__, prog_name="rofl")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version of rofl and of the tree-sitter grammars, and exit.")
 def main() -> None:
     """rofl: turn a JS/TS repository into facts and answer questions about them with proof."""
 
