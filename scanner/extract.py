@@ -671,26 +671,26 @@ class Extractor:
                 facts.add("src_export", name)
 
     @staticmethod
-    def _only_argument(callee: Any) -> Any | None:
-        """The single argument of the call ``callee`` names, comments around it ignored."""
+    def _specifier_argument(callee: Any, options: bool) -> Any | None:
+        """The first argument of the call ``callee`` names, comments ignored; None when there are other
+        arguments, except for one options object when ``options`` (``import("x", { with: ... })``)."""
         call = callee.parent
         if call is None:
             return None
         args = call.child_by_field_name("arguments")
         if args is None:
             return None
-        found = None
+        found = []
         for child in args.named_children:
-            if child.type == "comment":
-                continue
-            if found is not None:
-                return None
-            found = child
-        return found
+            if child.type != "comment":
+                found.append(child)
+        if len(found) == 1 or (options and len(found) == 2):
+            return found[0]
+        return None
 
     def _call_import(self, callee: Any, kind: str, facts: _Facts) -> None:
         """``import("x")``, ``require("x")`` (and repaired ``typeof import("x")``) with a literal."""
-        arg = self._only_argument(callee)
+        arg = self._specifier_argument(callee, kind != "require")
         if arg is None:
             return
         source = string_value(arg)

@@ -12,6 +12,8 @@ removed so that the facts can still tell it:
 * ``typeof import("x")`` where the grammar reads ``f<typeof import("x")>()`` as comparisons
   (vitest's ``importOriginal<typeof import("x")>()``): ``import`` becomes the identifier
   ``_mport``, whose offset is recorded so that the call is still a type import of ``"x"``.
+* auto-accessor fields (``accessor x = 1``, ``static accessor y: T``, TS 4.9): ``accessor`` is
+  blanked when a field name follows it on the same line.
 * a generic call signature on its own line after another interface member (``a: A`` newline
   ``<T>(x: T): T``), which the grammar reads as ``A<T>``: a ``;`` goes into the indentation
   before the ``<``.  Applied only where the previous parse put an error, and only to the
@@ -30,6 +32,7 @@ _GAP = rb"(?:\s|//[^\n]*\n|/\*(?:[^*]|\*(?!/))*\*/)*"
 _VARIANCE = re.compile(
     rb"[<,]" + _GAP + rb"((?:in\s+out|in|out)\s+)(?=[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))"
 )
+_ACCESSOR = re.compile(rb"(?:^|[{;}]|\b(?:static|public|private|protected|readonly|override|abstract|declare))[ \t]*(accessor)[ \t]+(?=[#A-Za-z_$\[\"'])", re.MULTILINE)
 _TYPEOF_IMPORT = re.compile(rb"\btypeof\s+(import)(?=\s*\()")
 _SIGNATURE_LINE = re.compile(rb"\n[ \t]*([ \t])<(?:[ \t]*\r?$|[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))", re.MULTILINE)
 
@@ -65,6 +68,10 @@ def repair(data: bytes, error_spans: list[tuple[int, int]], typescript_only: boo
             changed = True
     if b"in " in data or b"out " in data or b"in\n" in data or b"out\n" in data:
         for match in _VARIANCE.finditer(data):
+            _blank(buffer, *match.span(1))
+            changed = True
+    if b"accessor" in data:
+        for match in _ACCESSOR.finditer(data):
             _blank(buffer, *match.span(1))
             changed = True
     if b"typeof" in data:

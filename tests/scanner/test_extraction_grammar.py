@@ -171,6 +171,21 @@ def test_generic_call_signatures_on_their_own_lines(repo, out):
     assert ("importGlob.d.ts", "ImportGlobFunction") in rel(facts, "src_export")
 
 
+def test_auto_accessor_fields(repo, out):
+    src = repo({"store.ts": (
+        "export class Store {\n"
+        "  accessor count = 0;\n"
+        "  static accessor shared: Store;\n"
+        "  @observable accessor onChange = () => notify();\n"
+        "}\n"
+    )})
+    summary = scan_json(src, out)
+    facts = read_facts(out)
+    assert summary["errors"] == 0, rel(facts, "src_parse_error")
+    assert ("store.ts", "Store", "onChange", 4) in rel(facts, "src_method")
+    assert ("store.ts", "Store.onChange", "notify") in rel(facts, "src_call")
+
+
 def test_invalid_code_names_line_reason_grammar_and_keeps_imports(repo, out):
     src = repo({
         "broken.ts": 'import { a } from "./a";\nexport const x = ;;{{\nimport { b } from "./b";\nlet y = 1;\n',

@@ -23,6 +23,8 @@ const c = () => import(
 const d = require(/* x */ "./d");
 const e = require("./e" /* trailing */);
 const notOne = require("./f", "./g");
+const data = await import("./data.json", { with: { type: "json" } });
+const notTwo = import("./h", {}, "./i");
 """
 
 
@@ -30,15 +32,16 @@ def test_comments_inside_import_and_require_calls(repo, out):
     src = repo({
         "app.js": CHUNKS_JS,
         "legacy.ts": 'import fs = require(/* node */ "fs");\n',
-        "b.js": "", "c.js": "", "d.js": "", "e.js": "",
+        "b.js": "", "c.js": "", "d.js": "", "e.js": "", "data.json": "{}",
     })
     summary = scan_json(src, out)
     assert summary["errors"] == 0
     facts = read_facts(out)
-    assert kinds_of(facts, "app.js") == {("./b", "dynamic"), ("./c", "dynamic"), ("./d", "require"), ("./e", "require")}
+    assert kinds_of(facts, "app.js") == {
+        ("./b", "dynamic"), ("./c", "dynamic"), ("./d", "require"), ("./e", "require"), ("./data.json", "dynamic")}
     assert {(s, t) for (p, s, t) in rel(facts, "src_resolves") if p == "app.js"} == {
-        ("./b", "b.js"), ("./c", "c.js"), ("./d", "d.js"), ("./e", "e.js")}
-    assert lines_of(facts, "app.js") == {("./b", 1), ("./c", 2), ("./d", 6), ("./e", 7)}
+        ("./b", "b.js"), ("./c", "c.js"), ("./d", "d.js"), ("./e", "e.js"), ("./data.json", "data.json")}
+    assert lines_of(facts, "app.js") == {("./b", 1), ("./c", 2), ("./d", 6), ("./e", 7), ("./data.json", 9)}
     assert kinds_of(facts, "legacy.ts") == {("fs", "require")}
     assert ("legacy.ts", "fs", "*", "fs") in rel(facts, "src_import_name")
 
