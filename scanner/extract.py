@@ -305,10 +305,8 @@ class _Parsed:
     errors: int
 
 
-_NO_SPANS: list[tuple[int, int]] = []
-
-
 def _in_type_position(node: Any) -> bool:
+    """True when ``node`` sits in a type (``typeof import("x")``, ``import("x").T`` as a type)."""
     parent = node.parent
     while parent is not None:
         if parent.type in _TYPE_CONTEXTS:
@@ -417,24 +415,28 @@ class Extractor:
             return _Parsed(tree, grammar, None, 0)
         best = _Parsed(tree, grammar, None, self._count_errors(tree.root_node, grammar))
         if grammar == "javascript":  # JSX the JavaScript grammar rejects (class=, ...): try tsx
-            best = self._better(best, self._grammar("tsx").parser.parse(data), "tsx", None)
-            return best
+            return self._better(best, self._grammar("tsx").parser.parse(data), "tsx", None)
         for _ in range(3):  # a rewrite may uncover the next place that needs one
-            spans = [(n.start_byte, n.end_byte) for n in self._error_nodes(best.tree.root_node, best.grammar).get("error", ())]
-            base = best.fix.data if best.fix is not None else data
-            fix = repair(base, spans, grammar == "typescript")
-            if fix is None:
-                break
-            if best.fix is not None:  # keep what the earlier rounds took out
-                fix = Repair(fix.data, fix.type_star_exports | best.fix.type_star_exports,
-                             fix.type_imports | best.fix.type_imports)
-            better = self._better(best, self._grammar(grammar).parser.parse(fix.data), grammar, fix)
+            better = self._repaired(data, best)
             if better is best:
                 break
             best = better
             if best.errors == 0:
                 break
         return best
+
+    def _repaired(self, data: bytes, best: _Parsed) -> _Parsed:
+        """``best``, or the parse of a repaired copy of ``data`` when it has fewer errors."""
+        errors = self._error_nodes(best.tree.root_node, best.grammar).get("error", ())
+        spans = [(node.start_byte, node.end_byte) for node in errors]
+        earlier = best.fix
+        fix = repair(earlier.data if earlier is not None else data, spans, best.grammar == "typescript")
+        if fix is None:
+            return best
+        if earlier is not None:  # keep what the earlier rounds took out
+            fix = Repair(fix.data, fix.type_star_exports | earlier.type_star_exports,
+                         fix.type_imports | earlier.type_imports)
+        return self._better(best, self._grammar(best.grammar).parser.parse(fix.data), best.grammar, fix)
 
     def _better(self, best: _Parsed, tree: Any, grammar: str, fix: Repair | None) -> _Parsed:
         if not tree.root_node.has_error:
@@ -446,6 +448,7 @@ class Extractor:
 
     def _extract_text(self, data: bytes, grammar: str, facts: _Facts) -> None:
         parsed = self._parse(data, grammar)
+        typescript = grammar != "javascript"  # as the file is named, even when tsx parsed its JSX
         grammar = parsed.grammar
         fix = parsed.fix
         type_star = fix.type_star_exports if fix is not None else frozenset()
@@ -510,7 +513,7 @@ class Extractor:
 
         if b"exports" in data:
             self._commonjs(root, grammar, facts)
-        if grammar != "javascript" and b"<reference" in data[:16384]:
+        if typescript and b"<reference" in data[:16384]:
             self._references(data, facts)
         self._calls(calls, scopes, facts)
         if root.has_error:
