@@ -52,7 +52,14 @@ JS_TO_TS = {
     ".cjs": (".cts", ".d.cts"),
 }
 DECLARATION_RUNTIME = {".d.ts": (".js", ".jsx"), ".d.mts": (".mjs",), ".d.cts": (".cjs",)}
-DECLARATION_SOURCE = {".d.ts": (".ts", ".tsx"), ".d.mts": (".mts",), ".d.cts": (".cts",)}
+# a build output path: the sources that compile to it (a dual build emits .cjs/.d.cts from .ts too)
+BUILD_SOURCE = {
+    ".d.ts": (".ts", ".tsx"),
+    ".d.mts": (".mts", ".ts", ".tsx"),
+    ".d.cts": (".cts", ".ts", ".tsx"),
+    ".mjs": (".mts", ".ts", ".tsx"),
+    ".cjs": (".cts", ".ts", ".tsx"),
+}
 BASE_CONDITIONS = frozenset({"types", "import", "require", "node", "default", "module"})
 PACKAGE_FIELDS = ("types", "typings", "module", "main")
 PACKAGE_DEP = "package:"
@@ -209,7 +216,13 @@ class Resolver:
         return Resolution(spec, workspace=package_dir or ".")
 
     def _resolve_import(self, folder: str, spec: str, path: str, probed: list[str]) -> Resolution:
-        """A ``#name`` specifier through the ``imports`` of the importer's package scope."""
+        """A ``#name`` specifier: tsconfig ``paths`` first (as TypeScript), then the ``imports`` of the package scope."""
+        config, config_keys = self._tsconfigs.for_dir(os.path.join(self.src, folder))
+        probed.extend(config_keys)
+        if config is not None and config.paths:
+            found = self._via_tsconfig(config, path, probed, base_url=False)
+            if found is not None:
+                return _answer(spec, found)
         scope, scope_keys = self._scope(folder)
         probed.extend(scope_keys)
         if scope is None:
@@ -217,8 +230,6 @@ class Resolver:
         data = self.store.read(os.path.join(self.src, scope, "package.json"))
         if not isinstance(data, dict):
             return Resolution(spec)
-        config, config_keys = self._tsconfigs.for_dir(os.path.join(self.src, folder))
-        probed.extend(config_keys)
         for target in import_targets(data.get("imports"), path, self._conditions(config)):
             if target.startswith("./"):
                 found = self._package_target(scope, target, probed)
@@ -246,7 +257,7 @@ class Resolver:
         self._scopes[folder] = answer
         return answer
 
-    def _via_tsconfig(self, config: TsConfig, spec: str, probed: list[str]) -> Found | None:
+    def _via_tsconfig(self, config: TsConfig, spec: str, probed: list[str], base_url: bool = True) -> Found | None:
         best: tuple[int, str, tuple[str, ...]] | None = None
         for pattern, targets in config.paths:
             if "*" in pattern:
@@ -263,7 +274,7 @@ class Resolver:
                 found = self._locate_absolute(os.path.join(config.paths_base, target.replace("*", best[1])), probed)
                 if found is not None:
                     return found
-        if config.base_url is not None:
+        if config.base_url is not None and base_url:
             last = spec.rsplit("/", 1)[-1]
             return self._locate_absolute(os.path.join(config.base_url, spec), probed, on_disk="." in last)
         return None
@@ -380,9 +391,9 @@ class Resolver:
     def _file_candidates(base: str, from_build: bool = False) -> list[str]:
         candidates: list[str] = []
         if from_build:  # a build output path: the sources that compile to it come first
-            for decl, sources in DECLARATION_SOURCE.items():
-                if base.endswith(decl):
-                    candidates.extend(base[: -len(decl)] + s for s in sources)
+            for built, sources in BUILD_SOURCE.items():
+                if base.endswith(built):
+                    candidates.extend(base[: -len(built)] + s for s in sources)
                     break
         stem, ext = posixpath.splitext(base)
         mapped = JS_TO_TS.get(ext)
@@ -443,10 +454,10 @@ class Resolver:
         return rel if rel in self.files else None
 
     def _linked(self, base: str, probed: list[str]) -> Found | None:
-        """``base`` plus a source extension naming a symlink to a scanned file (one that dedup dropped)."""
+        """``base`` plus a source extension naming, through a symlink, a scanned file (a path dedup dropped)."""
         for ext in EXTENSIONS:
             absolute = os.path.join(self.src, base + ext)
-            if os.path.islink(absolute):
+            if os.path.exists(absolute):
                 real = self._real_target(absolute)
                 if real is not None:
                     probed.append(base + ext)
