@@ -147,3 +147,27 @@ def test_components_are_scanned_and_imports_resolve(repo, out):
         ("../components/SolidApp", 2), ("../types", 3), ("../client/register", 11)}
     assert ("src/layouts/Main.astro", "../client/register", "src/client/register.ts") in rel(facts, "src_resolves")
     assert ("src/layouts/Main.astro", "<module>", "register") in rel(facts, "src_call")
+
+
+def test_blocks_of_different_languages_and_errors_on_original_lines(repo, out):
+    src = repo({
+        "Mixed.vue": (
+            "<template><div /></template>\n"
+            "<script>\n"
+            "import legacy from './legacy.js'\n"
+            "export default { mixins: [legacy] }\n"
+            "</script>\n"
+            "<script setup lang=\"ts\">\n"
+            "import { ref } from 'vue'\n"
+            "const n = ref<number>(\n"
+            "</script>\n"
+        ),
+        "legacy.js": "export default {};\n",
+    })
+    summary = scan_json(src, out)
+    facts = read_facts(out)
+    assert {(s, n) for (_, s, n) in rel(facts, "src_import_line")} == {("./legacy.js", 3), ("vue", 7)}
+    assert ("Mixed.vue", "./legacy.js", "legacy.js") in rel(facts, "src_resolves")
+    assert summary["errors"] == 1
+    errors = {m for (_, m) in rel(facts, "src_parse_error")}
+    assert errors and all(m.startswith("line 8: ") and m.endswith("(typescript grammar)") for m in errors), errors
