@@ -303,11 +303,23 @@ class Resolver:
             candidates = [data[f] for f in PACKAGE_FIELDS if isinstance(data.get(f), str) and data[f]] + ["."]
         else:
             candidates = [subpath]
-        for target in candidates:
+        for index, target in enumerate(candidates):
             found = self._package_target(package_dir, target, probed)
             if found is not None:
-                return found
+                return self._with_package_runtime(package_dir, found, candidates[index + 1 :], probed)
         return None
+
+    def _with_package_runtime(self, package_dir: str, found: Found, rest: list[str], probed: list[str]) -> Found:
+        """A declaration found through ``types`` plus the runtime file a later condition or field names."""
+        if found.asset or not all(t.endswith(tuple(DECLARATION_RUNTIME)) for t in found.targets):
+            return found
+        for target in rest:
+            more = self._package_target(package_dir, target, probed)
+            if more is not None and not more.asset:
+                runtime = [t for t in more.targets if not t.endswith(tuple(DECLARATION_RUNTIME))]
+                if runtime:
+                    return Found(tuple(sorted({*found.targets, *runtime})))
+        return found
 
     def _package_target(self, package_dir: str, target: str, probed: list[str]) -> Found | None:
         """A path inside a package: a scanned file, its source through the build mapping, or an asset."""

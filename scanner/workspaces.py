@@ -88,11 +88,15 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z", re.DOTALL)
 
 
-def _matches(folder: str, globs: list[str]) -> bool:
+def _matcher(globs: list[str]) -> list[tuple[bool, re.Pattern[str]]]:
+    return [(g.startswith("!"), glob_regex(g[1:] if g.startswith("!") else g)) for g in globs]
+
+
+def _matches(folder: str, compiled: list[tuple[bool, re.Pattern[str]]]) -> bool:
+    """True when the last glob that names ``folder`` is not a ``!`` exclusion."""
     included = False
-    for pattern in globs:
-        negated = pattern.startswith("!")
-        if glob_regex(pattern[1:] if negated else pattern).match(folder):
+    for negated, regex in compiled:
+        if regex.match(folder):
             included = not negated
     return included
 
@@ -161,6 +165,7 @@ def workspace_packages(src: str, package_files: tuple[str, ...], store: ConfigSt
     for pattern in globs:
         if not pattern.startswith("!"):
             manifests.update(posixpath.join(f, PACKAGE_JSON) if f else PACKAGE_JSON for f in _expand(src, pattern))
+    compiled = _matcher(globs)
     members: dict[str, str] = {}
     others: dict[str, str] = {}
     for rel in sorted(manifests):
@@ -168,6 +173,6 @@ def workspace_packages(src: str, package_files: tuple[str, ...], store: ConfigSt
         if not (isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]):
             continue
         folder = rel[: -len(PACKAGE_JSON)].rstrip("/")
-        member = folder == "" or _matches(folder, globs)
+        member = folder == "" or _matches(folder, compiled)
         (members if member else others).setdefault(data["name"], folder)
     return {**others, **members}

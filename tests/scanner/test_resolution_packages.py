@@ -153,7 +153,7 @@ def test_exports_sugar_string_and_conditions_without_dot(repo, out):
     scan_json(src, out)
     assert answers(out, "main.ts") == {
         "a-sugar": ("file", "libs/a/src/main.ts"),
-        "b-sugar": ("file", "libs/deep/b/types/index.d.ts"),
+        "b-sugar": ("file", ("libs/deep/b/src/index.js", "libs/deep/b/types/index.d.ts")),  # declaration + runtime
         "a-sugar/src/main.ts": ("workspace", "libs/a"),  # exports hide every other path
     }
 
