@@ -122,6 +122,7 @@ def test_rofl_looking_specifiers_stay_one_string(repo, out):
     assert {f[0] for f in facts} <= {
         "src_file", "src_in_dir", "src_import", "src_import_kind", "src_import_name", "src_export",
         "src_func", "src_call", "src_unresolved", "src_external", "src_resolves", "src_parse_error",
+        "src_import_line", "src_declaration", "src_asset", "src_workspace_import",
     }
     assert ("evil.ts", evil) in rel(facts, "src_import")
     assert ("evil.ts", evil) in rel(facts, "src_unresolved")
