@@ -247,7 +247,7 @@ class Resolver:
         if known is not None:
             return known
         key = posixpath.join(folder, "package.json") if folder not in ("", ".") else "package.json"
-        if self.store.read(os.path.join(self.src, key)) is not None or os.path.isfile(os.path.join(self.src, key)):
+        if self.store.read(os.path.join(self.src, key)) is not None or self.store.seen.get(key) is not None:  # read, or there but not JSON
             answer: tuple[str | None, tuple[str, ...]] = ("" if folder in ("", ".") else folder, (key,))
         elif folder in ("", "."):
             answer = (None, (key,))
