@@ -362,6 +362,9 @@ def classify(paths: list[str], ctx: Context) -> tuple[list[Change], list[str]]:
     missing: list[str] = []
     for raw in paths:
         path = normalise(raw, ctx)
+        if not path.strip():
+            missing.append(raw)
+            continue
         if path in seen:
             continue
         change = classify_one(path, ctx)

@@ -55,6 +55,8 @@ def command(
     if not isinstance(src_value, str):
         raise RoflError("manifest.json: 'src' is not a path; run `rofl scan` again to rewrite it")
     src = Path(src_value).resolve()
+    if not src.is_dir():
+        raise RoflError(f"rofl impact: the scanned folder {src} is gone; scan the tree where it is now with `rofl scan SRC --out {facts}`")
     git = Git(src)
     paths = git.changed(git_base) if git_base else list(changed)
     stale: list[str] | None = None
@@ -87,7 +89,8 @@ def command(
         affected = [a for a in affected if is_test(a.file)]
         changed_files = [f for f in changed_files if is_test(f)]
     files = sorted(set(changed_files) | {a.file for a in affected})
-    packages = packages_of(files, manifest.get("packages") or {}) if by_package else None
+    workspace = manifest.get("packages")
+    packages = packages_of(files, workspace if isinstance(workspace, dict) else {}) if by_package else None
     what = "test file(s)" if tests_only else "file(s)"
     if fmt == "json":
         data: dict = {

@@ -420,3 +420,24 @@ def test_runtime_skips_declaration_files_and_type_only_workspace_imports(rofl, h
     assert affected(handmade_json(rofl, facts, "--changed", "app/fmt.js", "--runtime")) == {"app/page.ts", "app/Button.tsx", "app/main.ts"}
     # main imports a value (and a type) from the workspace package: a runtime edge to each of its files
     assert affected(handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts", "--runtime")) == {"app/main.ts", "packages/icons/src/index.ts"}
+
+
+def test_workspace_list_affects_the_files_whose_resolution_read_it(rofl, repo):
+    _, facts = repo
+    readers = deps_readers(facts, "pnpm-workspace.yaml")
+    data = impact_json(rofl, facts, "--changed", "pnpm-workspace.yaml")
+    assert data["classified"][0]["as"] == "config"
+    if not readers:  # a resolver that does not record it: every file with a bare import counts
+        manifest = json.loads((facts / "manifest.json").read_text())
+        readers = {f for f, e in manifest["files"].items() if any(d.startswith("package:") for d in e.get("resolution_deps", []))}
+    assert readers and affected(data) == readers | affected_of(import_graph(facts), readers)
+
+
+def test_empty_path_and_vanished_source_folder_are_one_line_errors(rofl, repo, tmp_path):
+    src, facts = repo
+    code, _, err = rofl("impact", "--facts", facts, "--changed", "")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    shutil.move(src, tmp_path / "moved")
+    for extra in ((), ("--no-rescan",)):
+        code, _, err = rofl("impact", "--facts", facts, "--changed", "README.md", *extra)
+        assert code == 2 and "is gone" in err and len(err.strip().splitlines()) == 1
