@@ -190,11 +190,20 @@ def test_invalid_code_names_line_reason_grammar_and_keeps_imports(repo, out):
     src = repo({
         "broken.ts": 'import { a } from "./a";\nexport const x = ;;{{\nimport { b } from "./b";\nlet y = 1;\n',
         "garbage.js": "invalid code\nconst z = require('./z');\n",
+        "unclosed.ts": (
+            'function f( {\nimport { b } from "./b";\nexport * from "./c";\n'
+            'import type { T } from "./t";\nimport "./side";\n'
+        ),
         "a.ts": "", "b.ts": "", "z.js": "",
     })
     summary = scan_json(src, out)
     facts = read_facts(out)
-    assert summary["errors"] == 2
+    assert summary["errors"] == 3
+    assert {(s, k[0]) for (p, s, k) in rel(facts, "src_import_kind") if p == "unclosed.ts"} == {
+        ("./b", "static"), ("./c", "reexport"), ("./t", "type"), ("./side", "side_effect")}
+    assert {(s, n) for (p, s, n) in rel(facts, "src_import_line") if p == "unclosed.ts"} == {
+        ("./b", 2), ("./c", 3), ("./t", 4), ("./side", 5)}
+    assert ("unclosed.ts", "./b", "b.ts") in rel(facts, "src_resolves")
     messages = {m for (p, m) in rel(facts, "src_parse_error") if p == "garbage.js"}
     assert messages == {"line 1: syntax error at 'invalid' (javascript grammar)"}
     broken = {m for (p, m) in rel(facts, "src_parse_error") if p == "broken.ts"}
