@@ -60,6 +60,7 @@ class CodeFacts:
     targets: frozenset[str]  # every src_resolves target
     assets: frozenset[str]
     externals: dict[str, frozenset[str]]  # package -> files importing it
+    workspace: dict[str, frozenset[str]]  # workspace package folder -> files importing it unresolved
 
     @staticmethod
     def from_store(base: dict) -> "CodeFacts":
@@ -70,12 +71,21 @@ class CodeFacts:
         for r in rows("src_external"):
             if len(r) == 4 and isinstance(r[3], str):
                 externals.setdefault(r[3], set()).add(r[1])
+        workspace: dict[str, set[str]] = {}
+        for r in rows("src_workspace_import"):
+            if len(r) == 4 and isinstance(r[3], str):
+                workspace.setdefault(r[3], set()).add(r[1])
         return CodeFacts(
             files=frozenset(r[1] for r in rows("src_file") if len(r) == 3),
             targets=frozenset(r[3] for r in rows("src_resolves") if len(r) == 4 and isinstance(r[3], str)),
             assets=frozenset(r[1] for r in rows("src_asset") if len(r) == 2 and isinstance(r[1], str)),
             externals={k: frozenset(v) for k, v in externals.items()},
+            workspace={k: frozenset(v) for k, v in workspace.items()},
         )
+
+    def package_importers(self, path: str) -> set[str]:
+        """Files importing (unresolved) a workspace package whose folder holds ``path``."""
+        return {f for folder, fs in self.workspace.items() if folder in (".", "") or path.startswith(folder + "/") for f in fs}
 
 
 class Git:
@@ -270,7 +280,7 @@ def classify_one(path: str, ctx: Context) -> Change | None:
     if path in files:
         if ctx.exists(path):
             return Change(path, SOURCE, "scanned source", changed=(path,))
-        touches = tuple((f, path) for f in readers if f != path)
+        touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
         return Change(path, DELETED, f"deleted source (the facts still hold it), named by the imports of {_count(len(touches), 'file')}", changed=(path,), touches=touches)
     if os.path.isdir(ctx.src / path) or (not ctx.exists(path) and ctx.under(path)):
         inside = ctx.under(path)
@@ -289,7 +299,7 @@ def classify_one(path: str, ctx: Context) -> Change | None:
         what = "asset" + ("" if ctx.exists(path) else ", deleted")
         return Change(path, ASSET, what, changed=(path,), touches=tuple((f, path) for f in readers if f != path))
     if path in ctx.before.get("files", {}):
-        touches = tuple((f, path) for f in readers if f != path)
+        touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
         return Change(path, DELETED, f"deleted source, named by the imports of {_count(len(touches), 'file')}", changed=(path,), touches=touches)
     if readers:
         what = "deleted, " if not ctx.exists(path) else ""

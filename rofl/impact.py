@@ -60,7 +60,8 @@ def impact(kernel: Kernel, changes: list[Change], runtime: bool = False) -> Impa
 
 
 def chain(ctx, file: str) -> tuple[str, ...]:
-    """Follow the witnesses of impact_reach from ``file`` down to a changed path."""
+    """Follow the witnesses of impact_reach from ``file`` down to a changed path: each rule's first
+    premise is ``changed(C)`` or ``impact_reach(G)``, and C or G is the next link."""
     provs = ctx.provs.get(REACH, {})
     rules = ctx.decoded.rules
     out = [file]
@@ -69,14 +70,11 @@ def chain(ctx, file: str) -> tuple[str, ...]:
         rec = provs.get(row)
         if rec is None:
             break
-        rule = rules[rec[0]]
-        first_rel = rule.clause.body[0].rel
-        head_row, edge_row = rec[1][0], rec[1][1]
-        target = edge_row[2]
-        out.append(target)
-        if first_rel == CHANGED:
+        first = rec[1][0]
+        out.append(first[1])
+        if rules[rec[0]].clause.body[0].rel == CHANGED:
             break
-        row = head_row
+        row = first
     return tuple(out)
 
 

@@ -13,6 +13,7 @@ def stale_sources(manifest: dict, src: str | Path, out: str | Path | None = None
     match it, sorted by path.  ``out``, the fact folder, is never listed as a source."""
     from scanner.api import ScanError, scan_listing
     from scanner.configs import signature
+    from scanner.files import source_stat
     from scanner.hashing import hash_file
 
     root = Path(src)
@@ -28,7 +29,20 @@ def stale_sources(manifest: dict, src: str | Path, out: str | Path | None = None
         raise RoflError(f"rofl: {err}") from None
     files = manifest.get("files", {})
     out_list: list[tuple[str, str]] = []
-    present = set(listing.sources)
+    root_real = os.path.realpath(str(root))
+
+    def scanned(path: str) -> bool:
+        """The scan drops what is gone, not a file, a link out of SRC, and a link to a scanned file."""
+        full = os.path.join(str(root), path)
+        try:
+            if source_stat(full, root_real) is None:
+                return False
+        except OSError:
+            return False
+        real = os.path.relpath(os.path.realpath(full), root_real).replace(os.sep, "/")
+        return real == path or real not in files
+
+    present = {p for p in listing.sources if p in files or scanned(p)}
     for path in sorted(present | set(files)):
         entry = files.get(path)
         full = os.path.join(str(root), path)
