@@ -21,6 +21,9 @@ PINNED = (
     "madge@8.0.0",
     "dependency-cruiser@17.4.3",
     "typescript@5.9.3",
+    # let dependency-cruiser read .vue and .svelte files (bench/monorepo_compare.py)
+    "@vue/compiler-sfc@3.5.45",
+    "svelte@5.57.3",
 )
 
 

@@ -86,13 +86,15 @@ def _only_ours(importer: str, spec: str, target: str, facts: RoflFacts, graph: C
                workspace: dict[str, str], root: Path) -> str:
     theirs = graph.answers.get((importer, spec))
     kinds = facts.kinds.get((importer, spec), set())
-    if importer.endswith(SFC):
-        return "script block of a .vue/.svelte/.astro file (dependency-cruiser reads none without their compilers)"
+    if theirs is None and importer.endswith(SFC):
+        return f"script block of a {os.path.splitext(importer)[1]} file that dependency-cruiser does not read"
     if theirs is None:
         if "?" in spec:
             return "?query suffix (dependency-cruiser keeps it in the name and drops the import)"
         return f"import dependency-cruiser does not extract ({'/'.join(sorted(kinds)) or 'unknown kind'})"
     if theirs[0] == "file":
+        if "#" in spec and spec.startswith("."):
+            return "'#' inside a relative path: rofl strips it as a #hash suffix, require() and dependency-cruiser read it literally"
         return _pair(target, theirs[1], root) or "both resolve, to different files"
     if theirs[0] == "unresolved":
         if "?" in spec:
@@ -100,7 +102,8 @@ def _only_ours(importer: str, spec: str, target: str, facts: RoflFacts, graph: C
         if spec.startswith("#"):
             return "#imports (package.json imports) dependency-cruiser cannot resolve"
         if _bare(spec) and _package_name(spec) in workspace:
-            return "workspace package that dependency-cruiser cannot resolve (exports/conditions/outDir mapping)"
+            return ("workspace package whose exports/main name build output that is not there: rofl maps it "
+                    "back to source (tsconfig outDir -> rootDir), dependency-cruiser cannot resolve it")
         if target in facts.assets or not target.endswith(CODE):
             return "asset or non-code file dependency-cruiser cannot resolve"
         return "dependency-cruiser cannot resolve it"
@@ -125,6 +128,8 @@ def _only_theirs(importer: str, spec: str, target: str, facts: RoflFacts, worksp
         return "import not extracted by rofl"
     kinds = {a[0] for a in ours}
     if "file" in kinds:
+        if "#" in spec and spec.startswith("."):
+            return "'#' inside a relative path: rofl strips it as a #hash suffix, require() and dependency-cruiser read it literally"
         for other in sorted(a[1] for a in ours if a[0] == "file"):
             category = _pair(other, target, root)
             if category:

@@ -71,6 +71,12 @@ def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFac
     theirs.add_edges_from(graph.edges)
     ours_graph = nx.DiGraph()
     ours_graph.add_edges_from(facts.edges)
+    # src_workspace_import: the importer depends on every scanned file of that package (the contract)
+    for (importer, _spec), answers in facts.answers.items():
+        for answer in answers:
+            if answer[0] == "workspace":
+                prefix = "" if answer[1] == "." else answer[1].rstrip("/") + "/"
+                ours_graph.add_edges_from((importer, f) for f in facts.files if f.startswith(prefix) and f != importer)
     imported = sorted({b for _, b in facts.edges | graph.edges} & facts.files & graph.sources)
     sample = sorted(random.Random(SEED).sample(imported, min(IMPACT_SAMPLE, len(imported))))
     rows = []
@@ -87,7 +93,9 @@ def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFac
                        equal_depcruise=False, equal_own_edges=False, only_ours=[], only_depcruise=sorted(expected))
         else:
             ours = _affected(json.loads(proc.stdout)) - {changed}
+            union = ours | expected
             row.update(affected=len(ours), equal_depcruise=ours == expected, equal_own_edges=ours == own,
+                       overlap=len(ours & expected) / len(union) if union else 1.0,
                        only_ours=sorted(ours - expected), only_depcruise=sorted(expected - ours))
         rows.append(row)
     return rows
@@ -169,13 +177,14 @@ def format_tables(rows: list[dict[str, Any]]) -> str:
             f"| {r['ratio']:.2f}x |"
         )
     lines += ["", "| repository | changed files sampled | = ancestors over depcruise's graph | = ancestors over rofl's edges "
-              "| affected rofl / depcruise (sum) | impact s (median) | impact errors |", "|---|---|---|---|---|---|---|"]
+              "| affected rofl / depcruise (sum) | mean overlap | impact s (median) | impact errors |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         imp = r["impact"]
         secs = sorted(i["seconds"] for i in imp)
         lines.append(
             f"| {r['repo']} | {len(imp)} | {sum(i['equal_depcruise'] for i in imp)} | {sum(i['equal_own_edges'] for i in imp)} "
             f"| {sum(i['affected'] or 0 for i in imp)} / {sum(i['depcruise_ancestors'] for i in imp)} "
+            f"| {100 * sum(i.get('overlap', 0) for i in imp) / max(1, len(imp)):.1f}% "
             f"| {secs[len(secs) // 2] if secs else 0:.2f} | {sum(1 for i in imp if i['affected'] is None)} |"
         )
     return "\n".join(lines) + "\n"
