@@ -61,6 +61,8 @@ BUILD_SOURCE = {
     ".cjs": (".cts", ".ts", ".tsx"),
 }
 BASE_CONDITIONS = frozenset({"types", "import", "require", "node", "default", "module"})
+# a .cjs/.cts file can only require(), a .mjs/.mts file only import: the other condition does not apply
+MODE_OF_SUFFIX = {".cjs": "require", ".cts": "require", ".mjs": "import", ".mts": "import"}
 PACKAGE_FIELDS = ("types", "typings", "module", "main")
 PACKAGE_DEP = "package:"
 BUILD_CONFIGS = (
@@ -143,7 +145,7 @@ class Resolver:
         self.packages = packages  # workspace package name -> folder relative to SRC ("" for SRC)
         self.store = store
         self._tsconfigs = TsConfigFinder(store, src, in_git)
-        self._memo: dict[tuple[str, str], tuple[Resolution, tuple[str, ...]]] = {}
+        self._memo: dict[tuple[str, str, str], tuple[Resolution, tuple[str, ...]]] = {}
         self._package_memo: dict[tuple[str, str, frozenset[str]], tuple[Found | None, tuple[str, ...]]] = {}
         self._scopes: dict[str, tuple[str | None, tuple[str, ...]]] = {}
         self._builds: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
@@ -154,14 +156,15 @@ class Resolver:
     def resolve_all(self, importer: str, specs: tuple[str, ...] | list[str]) -> tuple[list[Resolution], list[str]]:
         """Resolutions for each specifier of ``importer`` and the sorted union of their dependencies."""
         folder = posixpath.dirname(importer)
+        mode = MODE_OF_SUFFIX.get(posixpath.splitext(importer)[1], "")
         results: list[Resolution] = []
         deps: set[str] = set()
         for spec in specs:
-            key = (folder, spec)
+            key = (folder, spec, mode)
             known = self._memo.get(key)
             if known is None:
                 probed: list[str] = []
-                result = self._resolve(folder, spec, probed)
+                result = self._resolve(folder, spec, mode, probed)
                 known = self._memo[key] = (result, tuple(probed))
             results.append(known[0])
             deps.update(known[1])
@@ -169,12 +172,12 @@ class Resolver:
 
     # -- the cases ---------------------------------------------------------------------------------
 
-    def _resolve(self, folder: str, spec: str, probed: list[str]) -> Resolution:
+    def _resolve(self, folder: str, spec: str, mode: str, probed: list[str]) -> Resolution:
         path = request_path(spec)
         if not path or path.startswith("/"):
             return Resolution(spec)
         if path.startswith("#"):
-            return self._resolve_import(folder, spec, path, probed)
+            return self._resolve_import(folder, spec, path, mode, probed)
         if is_relative(path):
             base = posixpath.normpath(posixpath.join(folder, path))
             found = self._locate(base, probed, directory_only=path.endswith("/"))
@@ -185,12 +188,16 @@ class Resolver:
             return Resolution(spec, package=path.split("/")[0])  # node:fs/promises is package node:fs
         if ":" in path.split("/")[0] or "\\" in path:
             return Resolution(spec)
-        return self._resolve_bare(folder, spec, path, probed)
+        return self._resolve_bare(folder, spec, path, mode, probed)
 
-    def _conditions(self, config: TsConfig | None) -> frozenset[str]:
-        return BASE_CONDITIONS | frozenset(config.custom_conditions) if config is not None else BASE_CONDITIONS
+    @staticmethod
+    def _conditions(config: TsConfig | None, mode: str) -> frozenset[str]:
+        conditions = BASE_CONDITIONS | frozenset(config.custom_conditions) if config is not None else BASE_CONDITIONS
+        if mode:
+            conditions = conditions - {"import" if mode == "require" else "require"}
+        return conditions
 
-    def _resolve_bare(self, folder: str, spec: str, path: str, probed: list[str]) -> Resolution:
+    def _resolve_bare(self, folder: str, spec: str, path: str, mode: str, probed: list[str]) -> Resolution:
         config, config_keys = self._tsconfigs.for_dir(os.path.join(self.src, folder))
         probed.extend(config_keys)
         if config is not None:
@@ -210,12 +217,12 @@ class Resolver:
             if isinstance(data, dict) and data.get("name") == name:
                 package_dir = scope  # a package importing its own name
         subpath = "." + path[len(name) :] if path != name else "."
-        found = self._in_package(package_dir, subpath, self._conditions(config), probed)
+        found = self._in_package(package_dir, subpath, self._conditions(config, mode), probed)
         if found is not None:
             return _answer(spec, found)
         return Resolution(spec, workspace=package_dir or ".")
 
-    def _resolve_import(self, folder: str, spec: str, path: str, probed: list[str]) -> Resolution:
+    def _resolve_import(self, folder: str, spec: str, path: str, mode: str, probed: list[str]) -> Resolution:
         """A ``#name`` specifier: tsconfig ``paths`` first (as TypeScript), then the ``imports`` of the package scope."""
         config, config_keys = self._tsconfigs.for_dir(os.path.join(self.src, folder))
         probed.extend(config_keys)
@@ -230,13 +237,13 @@ class Resolver:
         data = self.store.read(os.path.join(self.src, scope, "package.json"))
         if not isinstance(data, dict):
             return Resolution(spec)
-        for target in import_targets(data.get("imports"), path, self._conditions(config)):
+        for target in import_targets(data.get("imports"), path, self._conditions(config, mode)):
             if target.startswith("./"):
                 found = self._package_target(scope, target, probed)
                 if found is not None:
                     return _answer(spec, found)
                 continue
-            answer = self._resolve_bare(scope, spec, request_path(target), probed)
+            answer = self._resolve_bare(scope, spec, request_path(target), mode, probed)
             if answer.kind != "unresolved":
                 return answer
         return Resolution(spec)
@@ -384,11 +391,19 @@ class Resolver:
             for candidate in self._file_candidates(base, from_build):
                 probed.append(candidate)
                 if candidate in files:
-                    return self._with_runtime(candidate, probed)
+                    return self._with_runtime(candidate, probed, base)
         return self._probe_folder(base, probed)
 
-    def _with_runtime(self, hit: str, probed: list[str]) -> Found:
-        """The hit, plus the runtime file beside it when the hit is a declaration file."""
+    def _with_runtime(self, hit: str, probed: list[str], base: str | None = None) -> Found:
+        """The hit, plus the runtime file beside it: ``x.js`` for a declaration ``x.d.ts``, and ``x.js``
+        itself when a ``./x.js`` specifier led to the TypeScript source ``x.ts`` and ``x.js`` is scanned too
+        (an extensionless ``./x`` is TypeScript's ``x.ts`` only: bundlers differ on which comes first)."""
+        if base is not None and hit != base and not hit.endswith(tuple(DECLARATION_RUNTIME)):
+            if posixpath.splitext(base)[1] in JS_TO_TS:
+                probed.append(base)
+                if base in self.files:
+                    return Found(tuple(sorted((hit, base))))
+            return Found((hit,))
         for decl, runtimes in DECLARATION_RUNTIME.items():
             if hit.endswith(decl):
                 stem = hit[: -len(decl)]

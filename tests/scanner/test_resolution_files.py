@@ -64,6 +64,37 @@ def test_js_beside_d_ts_gives_an_edge_to_each(repo, out):
     }
 
 
+def test_a_js_specifier_beside_its_ts_source_gives_an_edge_to_each(repo, out):
+    src = repo({
+        "a.js": imports("./err.js", "./err", "./err.ts", "./view.jsx", "./only.js"),
+        "err.ts": "", "err.js": "",  # vite's fixtures: a .js file beside the .ts one
+        "view.tsx": "", "view.jsx": "",
+        "only.ts": "",
+    })
+    scan_json(src, out)
+    assert answers(out, "a.js") == {
+        "./err.js": ("file", ("err.js", "err.ts")),
+        "./err": ("file", "err.ts"),  # TypeScript's answer: bundlers differ on extensionless order
+        "./err.ts": ("file", "err.ts"),
+        "./view.jsx": ("file", ("view.jsx", "view.tsx")),
+        "./only.js": ("file", "only.ts"),
+    }
+
+
+def test_cjs_and_mjs_importers_use_only_their_own_condition(repo, out):
+    package = '{"name": "dual", "exports": {"import": "./import.mjs", "require": "./require.cjs"}}'
+    src = repo({
+        "package.json": '{"workspaces": ["dual"]}',
+        "dual/package.json": package,
+        "dual/import.mjs": "", "dual/require.cjs": "",
+        "app/main.cjs": imports("dual"), "app/main.mjs": imports("dual"), "app/main.js": imports("dual"),
+    })
+    scan_json(src, out)
+    assert answers(out, "app/main.cjs") == {"dual": ("file", "dual/require.cjs")}
+    assert answers(out, "app/main.mjs") == {"dual": ("file", "dual/import.mjs")}
+    assert answers(out, "app/main.js") == {"dual": ("file", "dual/import.mjs")}  # both apply: the first key wins
+
+
 def test_assets_resolve_to_the_file_and_are_marked(repo, out):
     src = repo({
         "src/Button.tsx": imports("./Button.scss", "../assets/logo.svg", "./data.json", "../fonts/a.woff2", "./missing.css", "./README.md"),
