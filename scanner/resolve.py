@@ -14,7 +14,7 @@ re-resolves the importer).
   ``.cts .d.cts``), then the path as written, then the path plus ``.ts .tsx .d.ts .js .jsx .mjs .cjs
   .mts .cts``; then as a folder: its package.json ``types``/``typings``/``main``, then ``index.*``.
   When that finds a declaration file, the runtime file beside it (``x.js`` for ``x.d.ts``) is a
-  second target.  When no scanned file is found, a file that exists there is a symlink to a
+  second target; so is ``x.js`` itself when ``./x.js`` led to ``x.ts`` and both are scanned.  When no scanned file is found, a file that exists there is a symlink to a
   scanned file (its real path is the target) or an asset (css, json, svg, ...).
 * ``#name``: the ``imports`` of the nearest package.json above the importer (Node's package scope),
   under the condition set.
@@ -28,7 +28,9 @@ re-resolves the importer).
   is external: the package is the first segment, or ``@scope/name``; ``node:fs`` (and
   ``node:fs/promises``) is package ``node:fs`` and a bare builtin like ``fs`` is package ``fs``.
 * The condition set is the governing tsconfig's ``customConditions`` plus ``types``, ``import``,
-  ``require``, ``node``, ``default`` and ``module``.
+  ``require``, ``node``, ``default`` and ``module``; a ``.cjs``/``.cts`` importer drops ``import`` and
+  a ``.mjs``/``.mts`` importer drops ``require`` (it can only use the other).  A declaration that
+  ``types`` leads to gets the runtime file a later condition or field names as a second target.
 * absolute paths, URLs and empty specifiers are unresolved.
 """
 
