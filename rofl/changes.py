@@ -10,13 +10,11 @@ from __future__ import annotations
 import difflib
 import os
 import posixpath
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import RoflError
-
+from .gitrefs import Git
 from .lockfiles import (
     changed_declarations,
     changed_packages,
@@ -86,73 +84,6 @@ class CodeFacts:
     def package_importers(self, path: str) -> set[str]:
         """Files importing (unresolved) a workspace package whose folder holds ``path``."""
         return {f for folder, fs in self.workspace.items() if folder in (".", "") or path.startswith(folder + "/") for f in fs}
-
-
-class Git:
-    """git questions about the scanned work tree; every path in and out is relative to SRC."""
-
-    def __init__(self, src: Path) -> None:
-        self.src = src
-        self._top: Path | None = None
-
-    def run(self, *args: str, check: bool = True) -> str | None:
-        try:
-            proc = subprocess.run(["git", "-C", str(self.src), *args], capture_output=True, check=False)
-        except FileNotFoundError:
-            if check:
-                raise RoflError("--git-base needs git on PATH; install git or use --changed") from None
-            return None
-        if proc.returncode != 0:
-            if not check:
-                return None
-            err = proc.stderr.decode("utf-8", "replace").strip()
-            last = err.splitlines()[-1] if err else "failed"
-            raise RoflError(f"git {' '.join(args)}: {last}; run inside the scanned git work tree with a valid REF")
-        return os.fsdecode(proc.stdout)
-
-    @property
-    def top(self) -> Path:
-        if self._top is None:
-            self._top = Path((self.run("rev-parse", "--show-toplevel") or "").strip()).resolve()
-        return self._top
-
-    def to_src(self, name: str) -> str | None:
-        try:
-            return (self.top / name).relative_to(self.src).as_posix()
-        except ValueError:
-            return None
-
-    def changed(self, ref: str) -> list[str]:
-        """Paths changed in the work tree against REF (renames as both names, untracked included)."""
-        names = (self.run("diff", "--name-only", "--no-renames", "-z", "--end-of-options", ref, "--") or "").split("\0")
-        names += (self.run("ls-files", "--others", "--exclude-standard", "-z", "--full-name") or "").split("\0")
-        out = {rel for name in names if name and (rel := self.to_src(name)) is not None}
-        return sorted(out)
-
-    def show(self, ref: str, path: str) -> bytes | None:
-        """The bytes of SRC/path at REF, or None when REF has no such file."""
-        rel = (self.src / path).resolve().relative_to(self.top).as_posix() if self._inside(path) else None
-        if rel is None:
-            return None
-        try:
-            proc = subprocess.run(["git", "-C", str(self.src), "cat-file", "blob", f"{ref}:{rel}"], capture_output=True, check=False)
-        except FileNotFoundError:
-            return None
-        return proc.stdout if proc.returncode == 0 else None
-
-    def knows(self, ref: str, path: str) -> bool:
-        rel = (self.src / path).resolve().relative_to(self.top).as_posix() if self._inside(path) else None
-        return rel is not None and self.run("cat-file", "-e", f"{ref}:{rel}", check=False) is not None
-
-    def _inside(self, path: str) -> bool:
-        try:
-            (self.src / path).resolve().relative_to(self.top)
-            return True
-        except (ValueError, OSError, RoflError):
-            return False
-
-    def is_work_tree(self) -> bool:
-        return self.run("rev-parse", "--is-inside-work-tree", check=False) is not None
 
 
 @dataclass
@@ -306,7 +237,7 @@ def classify_one(path: str, ctx: Context) -> Change | None:
         return Change(path, PROBED, f"{what}not scanned, probed by the imports of {_count(len(readers), 'file')}", changed=(path,), touches=tuple((f, path) for f in readers if f != path))
     if ctx.exists(path):
         return Change(path, OUTSIDE, "not a scanned file and no import probes it")
-    if ctx.git is not None and ctx.git.is_work_tree() and ctx.git.knows(ctx.ref or "HEAD", path):
+    if ctx.git is not None and ctx.git.knows(ctx.ref or "HEAD", path):
         return Change(path, OUTSIDE, "deleted, never scanned and no import probes it")
     return None
 

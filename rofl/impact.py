@@ -8,7 +8,6 @@ test files and workspace packages out of the answer.
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass
 
 from engine.kernel import Kernel
@@ -121,12 +120,3 @@ def escape(text: str) -> str:
         f"\\u{{{ord(c):x}}}" if ord(c) < 32 or 127 <= ord(c) < 160 or 0xD800 <= ord(c) <= 0xDFFF or c in "\u2028\u2029" else c
         for c in text
     )
-
-
-def under(path: str, folder: str) -> bool:
-    return folder in ("", ".") or path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
-def relative_folder(inner: str, outer: str) -> str | None:
-    rel = posixpath.relpath(inner, outer)
-    return None if rel == ".." or rel.startswith("../") else rel

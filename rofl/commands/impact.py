@@ -34,7 +34,8 @@ def command(
 
     from engine.errors import RoflError
 
-    from ..changes import OUTSIDE, CodeFacts, Context, Git, classify, suggestions
+    from ..changes import OUTSIDE, CodeFacts, Context, classify, suggestions
+    from ..gitrefs import Git
     from ..factdir import read_manifest
     from ..impact import escape, impact, packages_of, scanned_changed, test_filter
 
@@ -110,7 +111,7 @@ def command(
     if fmt == "names":
         for line in ([p["name"] for p in packages] if packages is not None else files):
             click.echo(escape(line))
-        _notes(stale, rescan, result.partial)
+        _notes(result.partial)
         return
     by = escape(changes[0].path) if len(changes) == 1 else f"{len(changes)} changed paths"
     mode = " (runtime imports)" if runtime else ""
@@ -130,7 +131,7 @@ def command(
         for a in affected:
             click.echo(f"  {escape(a.file)}")
             click.echo(f"      via {' -> '.join(escape(v) for v in a.via)}")
-    _notes(stale, rescan, result.partial)
+    _notes(result.partial)
 
 
 def _in_folder(path, folder) -> bool:
@@ -165,6 +166,7 @@ def _rescan(manifest: dict, src, facts_dir):
 def _staleness(manifest: dict, src, facts_dir) -> list[str]:
     from engine.errors import RoflError
 
+    from ..impact import escape
     from ..staleness import stale_sources
 
     try:
@@ -174,18 +176,12 @@ def _staleness(manifest: dict, src, facts_dir) -> list[str]:
         return ["unknown"]
     if stale:
         shown = "; ".join(stale[:3]) + (f"; and {len(stale) - 3} more" if len(stale) > 3 else "")
-        click.echo(f"warning: the facts are stale ({len(stale)} path(s): {escape_line(shown)}); answering from them as they are, drop --no-rescan to rescan first", err=True)
+        click.echo(f"warning: the facts are stale ({len(stale)} path(s): {escape(shown)}); answering from them as they are, drop --no-rescan to rescan first", err=True)
     else:
         click.echo("rofl impact: the facts are up to date with the sources", err=True)
     return stale
 
 
-def escape_line(text: str) -> str:
-    from ..impact import escape
-
-    return escape(text)
-
-
-def _notes(stale, rescan, partial: bool) -> None:
+def _notes(partial: bool) -> None:
     if partial:
         click.echo("-- partial: the budget ran out; raise --budget", err=True)

@@ -1,0 +1,82 @@
+"""git questions about the scanned work tree (changed paths, a file at a revision); paths relative to SRC."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import subprocess
+from pathlib import Path
+
+from engine.errors import RoflError
+
+
+class Git:
+    """git run in SRC; every path in and out is relative to SRC (the scanned folder)."""
+
+    def __init__(self, src: Path) -> None:
+        self.src = src
+        self._top: Path | None = None
+
+    def run(self, *args: str, check: bool = True) -> str | None:
+        """git's stdout; with ``check`` a failure is a one-line RoflError, else None."""
+        try:
+            proc = subprocess.run(["git", "-C", str(self.src), *args], capture_output=True, check=False)
+        except FileNotFoundError:
+            if check:
+                raise RoflError("--git-base needs git on PATH; install git or use --changed") from None
+            return None
+        if proc.returncode != 0:
+            if not check:
+                return None
+            err = proc.stderr.decode("utf-8", "replace").strip()
+            last = err.splitlines()[-1] if err else "failed"
+            raise RoflError(f"git {' '.join(args)}: {last}; run inside the scanned git work tree with a valid REF")
+        return os.fsdecode(proc.stdout)
+
+    @property
+    def top(self) -> Path:
+        if self._top is None:
+            self._top = Path((self.run("rev-parse", "--show-toplevel") or "").strip()).resolve()
+        return self._top
+
+    def to_src(self, name: str) -> str | None:
+        """A path git names (relative to the work tree's top) relative to SRC; None outside SRC."""
+        try:
+            return (self.top / name).relative_to(self.src).as_posix()
+        except ValueError:
+            return None
+
+    def from_src(self, path: str) -> str | None:
+        """A path relative to SRC as git names it (relative to the top); None outside the work tree."""
+        try:
+            prefix = self.src.relative_to(self.top).as_posix()
+        except ValueError:
+            return None
+        rel = posixpath.normpath(posixpath.join(prefix, path))
+        return None if rel == ".." or rel.startswith("../") else rel
+
+    def changed(self, ref: str) -> list[str]:
+        """Paths changed in the work tree against REF (a rename as both names, untracked included)."""
+        names = (self.run("diff", "--name-only", "--no-renames", "-z", "--end-of-options", ref, "--") or "").split("\0")
+        names += (self.run("ls-files", "--others", "--exclude-standard", "-z", "--full-name") or "").split("\0")
+        return sorted({rel for name in names if name and (rel := self.to_src(name)) is not None})
+
+    def show(self, ref: str, path: str) -> bytes | None:
+        """The bytes of SRC/path at REF, or None when REF has no such file."""
+        if self.run("rev-parse", "--is-inside-work-tree", check=False) is None:
+            return None
+        rel = self.from_src(path)
+        if rel is None:
+            return None
+        try:
+            proc = subprocess.run(["git", "-C", str(self.src), "cat-file", "blob", f"{ref}:{rel}"], capture_output=True, check=False)
+        except FileNotFoundError:
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    def knows(self, ref: str, path: str) -> bool:
+        """Whether REF has SRC/path (False outside a work tree)."""
+        if self.run("rev-parse", "--is-inside-work-tree", check=False) is None:
+            return False
+        rel = self.from_src(path)
+        return rel is not None and self.run("cat-file", "-e", f"{ref}:{rel}", check=False) is not None
