@@ -441,3 +441,13 @@ def test_empty_path_and_vanished_source_folder_are_one_line_errors(rofl, repo, t
     for extra in ((), ("--no-rescan",)):
         code, _, err = rofl("impact", "--facts", facts, "--changed", "README.md", *extra)
         assert code == 2 and "is gone" in err and len(err.strip().splitlines()) == 1
+
+
+def test_package_json_without_a_base_counts_every_declared_dependency(rofl, repo):
+    _, facts = repo
+    data = impact_json(rofl, facts, "--changed", "packages/ui/package.json")
+    (entry,) = data["classified"]
+    assert entry["as"] == "config" and "no --git-base: all 2 declared dependencies count as changed" in entry["detail"]
+    seeds = externals(facts, {"react"}) | deps_readers(facts, "packages/ui/package.json")
+    assert "packages/ui/src/Button.tsx" in seeds
+    assert affected(data) == seeds | affected_of(import_graph(facts), seeds)
