@@ -176,6 +176,14 @@ class Resolver:
 
     def _resolve(self, folder: str, spec: str, mode: str, probed: list[str]) -> Resolution:
         path = request_path(spec)
+        if path != spec and spec[len(path)] == "#" and not spec.startswith("#"):
+            # require() reads "#" literally (folders named "#" exist): a file there wins over the cut path
+            literal = self._resolve_path(folder, spec, spec, mode, probed)
+            if literal.kind == "file":
+                return literal
+        return self._resolve_path(folder, spec, path, mode, probed)
+
+    def _resolve_path(self, folder: str, spec: str, path: str, mode: str, probed: list[str]) -> Resolution:
         if not path or path.startswith("/"):
             return Resolution(spec)
         if path.startswith("#"):
@@ -347,7 +355,7 @@ class Resolver:
                     return found
         if not is_source(base):
             return self._on_disk(base, probed)
-        return None
+        return self._linked(base, probed)  # a build file that is not there stays unresolved
 
     def _build_map(self, package_dir: str, probed: list[str]) -> tuple[tuple[str, str], ...]:
         """(build folder, source folder) pairs of the package's tsconfig files, relative to SRC."""
@@ -468,23 +476,27 @@ class Resolver:
         probed.append(base)
         if not self.store.is_file(absolute):
             return None
-        real = self._real_target(absolute)
-        if real is not None:
+        real = self._real_path(absolute)
+        if real is not None and real in self.files:
             return self._with_runtime(real, probed)
-        return Found((base,), asset=True)
+        return Found((real or base,), asset=True)  # an asset reached through a link is its real file
 
-    def _real_target(self, absolute: str) -> str | None:
-        """The scanned file a symlink (or a path through a linked folder) really is, else None."""
+    def _real_path(self, absolute: str) -> str | None:
+        """The path under SRC that a symlink (or a path through a linked folder) really is, else None."""
         real = os.path.realpath(absolute)
         if real == os.path.normpath(absolute) or not real.startswith(self._real_root + os.sep):
             return None
         rel = os.path.relpath(real, self._real_root)
-        rel = rel.replace(os.sep, "/") if os.sep != "/" else rel
-        return rel if rel in self.files else None
+        return rel.replace(os.sep, "/") if os.sep != "/" else rel
+
+    def _real_target(self, absolute: str) -> str | None:
+        """The scanned file a symlink (or a path through a linked folder) really is, else None."""
+        real = self._real_path(absolute)
+        return real if real is not None and real in self.files else None
 
     def _linked(self, base: str, probed: list[str]) -> Found | None:
-        """``base`` plus a source extension naming, through a symlink, a scanned file (a path dedup dropped)."""
-        for ext in EXTENSIONS:
+        """``base`` (or it plus a source extension) naming, through a symlink, a scanned file (a path dedup dropped)."""
+        for ext in ("", *EXTENSIONS):
             absolute = os.path.join(self.src, base + ext)
             if os.path.exists(absolute):
                 real = self._real_target(absolute)

@@ -27,6 +27,12 @@ def test_query_and_hash_suffixes_are_cut_before_resolving(repo, out):
     }
 
 
+def test_a_hash_that_names_a_folder_is_read_literally(repo, out):
+    src = repo({"index.cjs": imports("./#/index.cjs", "./a#frag"), "#/index.cjs": "", "a.js": ""})  # vite's sharp-dir fixture
+    scan_json(src, out)
+    assert answers(out, "index.cjs") == {"./#/index.cjs": ("file", "#/index.cjs"), "./a#frag": ("file", "a.js")}
+
+
 def test_a_symlink_to_a_scanned_file_is_that_file(repo, out):
     src = repo({
         "shared/eslint.config.js": "export default [];\n",
@@ -35,14 +41,26 @@ def test_a_symlink_to_a_scanned_file_is_that_file(repo, out):
     })
     os.symlink("../shared/eslint.config.js", src / "pkg/root.eslint.config.js")  # TanStack/query does this
     os.symlink("../real", src / "pkg/linkdir")
+    (src / "wasm").mkdir()
+    (src / "wasm/add.wasm").write_bytes(b"\0asm")
+    os.symlink("../wasm/add.wasm", src / "pkg/add.wasm")  # vite's ssr-wasm playground
+    (src / "pkg/main.ts").write_text(imports("./root.eslint.config.js", "./root.eslint.config", "./linkdir/b", "./add.wasm"))
+    # a package whose main is a symlink to a scanned file (vite's preserve-symlinks playground)
+    (src / "module-a/src").mkdir(parents=True)
+    (src / "module-a/src/index.js").write_text("export default 1;\n")
+    (src / "module-a/package.json").write_text('{"name": "@vitejs/test-module-a", "main": "linked.js"}')
+    os.symlink("./src/index.js", src / "module-a/linked.js")
+    (src / "uses-a.js").write_text(imports("@vitejs/test-module-a"))
     scan_json(src, out)
     files = set(load_manifest(out)["files"])
-    assert files == {"shared/eslint.config.js", "pkg/main.ts", "real/b.ts"}  # one file, one node
+    assert files == {"shared/eslint.config.js", "pkg/main.ts", "real/b.ts", "module-a/src/index.js", "uses-a.js"}  # one file, one node
     assert answers(out, "pkg/main.ts") == {
         "./root.eslint.config.js": ("file", "shared/eslint.config.js"),
         "./root.eslint.config": ("file", "shared/eslint.config.js"),
         "./linkdir/b": ("file", "real/b.ts"),
+        "./add.wasm": ("file", "wasm/add.wasm"),
     }
+    assert answers(out, "uses-a.js") == {"@vitejs/test-module-a": ("file", "module-a/src/index.js")}
     assert {p for (p, _c) in rel(read_facts(out), "src_file")} == files
 
 
