@@ -20,8 +20,8 @@ VIA = "impact_via"
 REACH = "impact_reach"
 AFFECTED = "affected"
 
-# the usual test file conventions (jest, vitest, mocha, node:test)
-TEST_GLOBS = ("*.test.*", "*.spec.*", "**/__tests__/**", "**/test/**", "**/tests/**", "test/**", "tests/**")
+# the usual test file conventions (jest, vitest and its type tests, mocha, node:test)
+TEST_GLOBS = ("*.test.*", "*.spec.*", "*.test-d.*", "*.spec-d.*", "**/__tests__/**", "**/test/**", "**/tests/**")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from ..session import BUDGET, FACTS, RULES, build_kernel, emit_json, fail, user_
 @click.option("--runtime", is_flag=True, help="Follow runtime imports only (not `import type`, not .d.ts files).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "names"]), default=None, help="text (default), json, or names: one path per line for a test runner.")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
-@click.option("--tests", "tests_only", is_flag=True, help="Only affected test files (*.test.*, *.spec.*, __tests__/, test/, tests/).")
+@click.option("--tests", "tests_only", is_flag=True, help="Only affected test files (*.test.*, *.spec.*, *.test-d.*, __tests__/, test/, tests/).")
 @click.option("--test-glob", "test_globs", multiple=True, metavar="GLOB", help="What counts as a test file for --tests, instead of the conventions (repeatable).")
 @click.option("--packages", "by_package", is_flag=True, help="Affected workspace packages instead of files.")
 @click.option("--no-rescan", "no_rescan", is_flag=True, help="Answer from the facts as they are (say whether they are stale) instead of rescanning first.")

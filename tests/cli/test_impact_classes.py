@@ -56,6 +56,8 @@ MONOREPO = {
     "packages/core/src/math.ts": 'import lodash from "lodash";\nimport type { Num } from "./types";\nexport const add = (a: Num, b: Num): Num => lodash.add(a, b);\n',
     "packages/core/src/types.ts": "export type Num = number;\n",
     "packages/core/tests/math.test.ts": 'import { add } from "../src/math";\nimport { describe } from "vitest";\ndescribe("add", () => add(1, 2));\n',
+    "packages/core/src/math.test-d.ts": 'import { expectTypeOf } from "vitest";\nimport { add } from "./math";\nexpectTypeOf(add).toBeFunction();\n',
+    "packages/core/src/testing.ts": 'import { add } from "./math";\nexport const fixture = add(0, 0);\n',
     "packages/ui/package.json": json.dumps({"name": "@demo/ui", "main": "src/index.ts", "dependencies": {"react": "^18.2.0", "@demo/core": "workspace:*"}}),
     "packages/ui/src/index.ts": 'export { Button } from "./Button";\nexport { legacy } from "./legacy";\n',
     "packages/ui/src/Button.tsx": 'import React from "react";\nimport "./Button.css";\nimport { add } from "@core/math";\nexport const Button = () => React.createElement("b", null, add(1, 2));\n',
@@ -265,11 +267,11 @@ def test_formats_tests_and_packages(rofl, repo):
     assert f"changed: {changed} (scanned source)" in rest
     # tests: by convention (*.test.*, *.spec.*, tests/), or by the globs given
     code, tests, _ = rofl("impact", "--facts", facts, "--changed", changed, "--tests", "--format", "names")
-    assert tests.splitlines() == ["packages/core/tests/math.test.ts", "packages/ui/src/Button.spec.tsx"]
+    assert tests.splitlines() == ["packages/core/src/math.test-d.ts", "packages/core/tests/math.test.ts", "packages/ui/src/Button.spec.tsx"]
     code, tests, _ = rofl("impact", "--facts", facts, "--changed", changed, "--tests", "--test-glob", "*.spec.tsx", "--format", "names")
     assert tests.splitlines() == ["packages/ui/src/Button.spec.tsx"]
     code, text, _ = rofl("impact", "--facts", facts, "--changed", changed, "--tests")
-    assert text.splitlines()[0] == f"2 test file(s) affected by {changed}"
+    assert text.splitlines()[0] == f"3 test file(s) affected by {changed}"
     # packages: the workspace packages holding a changed or affected file
     code, pkgs, _ = rofl("impact", "--facts", facts, "--changed", changed, "--packages", "--format", "names")
     assert pkgs.splitlines() == ["@demo/app", "@demo/core", "@demo/ui"]
