@@ -20,8 +20,9 @@ from .lockfiles import (
     changed_packages,
     declared_ranges,
     is_lock_file,
-    locked_versions,
     package_json_text,
+    parse_lock,
+    with_dependents,
 )
 
 PACKAGE_DEP = "package:"
@@ -277,23 +278,28 @@ def _config_change(path: str, ctx: Context, readers: list[str]) -> Change:
 
 
 def _lock_change(path: str, ctx: Context) -> Change:
+    """Files importing a package whose locked version changed, or that requires (transitively) one
+    that did; every file importing a package when there is nothing to compare with."""
     folder = _folder_of(path)
-    after = locked_versions(path, ctx.new_bytes(path))
     if ctx.ref is None:
         importers = _all_external_importers(ctx, folder)
         detail = f"lock file, no --git-base to compare with: every file importing a package counts ({_count(len(importers), 'file')})"
-    else:
-        before = locked_versions(path, ctx.old_bytes(path))
-        changed = changed_packages(before, after)
-        if changed is None:
-            importers = _all_external_importers(ctx, folder)
-            detail = f"lock file that cannot be read (here or at {ctx.ref}): every file importing a package counts ({_count(len(importers), 'file')})"
-        else:
-            importers = _importers_of(changed, ctx, folder)
-            imported = {p for p in changed if _importers_of((p,), ctx, folder)}
-            detail = (f"lock file, {_count(len(changed), 'package')} locked differently since {ctx.ref}"
-                      + (f", {_count(len(imported), 'imported one')} ({_names(imported, 4)})" if imported else ", none imported")
-                      + f": {_count(len(importers), 'file')}")
+        return Change(path, LOCK, detail, changed=(path,), touches=tuple((f, path) for f in sorted(importers)))
+    before = parse_lock(path, ctx.old_bytes(path))
+    after = parse_lock(path, ctx.new_bytes(path))
+    if before is None or after is None:
+        importers = _all_external_importers(ctx, folder)
+        detail = f"lock file that cannot be read (here or at {ctx.ref}): every file importing a package counts ({_count(len(importers), 'file')})"
+        return Change(path, LOCK, detail, changed=(path,), touches=tuple((f, path) for f in sorted(importers)))
+    direct = changed_packages(before.versions, after.versions) or set()
+    changed = with_dependents(direct, before, after)
+    importers = _importers_of(changed, ctx, folder)
+    imported = {p for p in changed if _importers_of((p,), ctx, folder)}
+    detail = f"lock file, {_count(len(direct), 'package')} locked differently since {ctx.ref}"
+    if len(changed) > len(direct):
+        detail += f" (+{len(changed) - len(direct)} requiring them)"
+    detail += (f", {_count(len(imported), 'imported one')} ({_names(imported, 4)})" if imported else ", none imported")
+    detail += f": {_count(len(importers), 'file')}"
     return Change(path, LOCK, detail, changed=(path,), touches=tuple((f, path) for f in sorted(importers)))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from dataclasses import dataclass
 from typing import Any
 
 LOCK_FILES = frozenset({"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"})
@@ -20,12 +21,20 @@ DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "peerDependencies", "opt
 Locked = dict[str, frozenset[str]]
 
 
+@dataclass(frozen=True, slots=True)
+class Lock:
+    """What one lock file says: versions locked per package name, and the names each package requires."""
+
+    versions: Locked
+    requires: dict[str, frozenset[str]]
+
+
 def is_lock_file(path: str) -> bool:
     return posixpath.basename(path) in LOCK_FILES
 
 
-def locked_versions(path: str, data: bytes | None) -> Locked | None:
-    """Package name -> versions locked, or None when the file is missing or not a lock file we read."""
+def parse_lock(path: str, data: bytes | None) -> Lock | None:
+    """The lock file's packages, or None when it is missing or not a lock file we read."""
     if data is None:
         return None
     try:
@@ -33,20 +42,28 @@ def locked_versions(path: str, data: bytes | None) -> Locked | None:
     except UnicodeDecodeError:
         return None
     name = posixpath.basename(path)
+    versions: dict[str, set[str]] = {}
+    requires: dict[str, set[str]] = {}
     try:
         if name in ("package-lock.json", "npm-shrinkwrap.json"):
-            found = _npm(json.loads(text))
+            ok = _npm(json.loads(text), versions, requires)
         elif name == "yarn.lock":
-            found = _yarn(text)
+            ok = _yarn(text, versions, requires)
         elif name == "pnpm-lock.yaml":
-            found = _pnpm(text)
+            ok = _pnpm(text, versions, requires)
         else:
             return None
     except (ValueError, AttributeError, TypeError):
         return None
-    if found is None:
+    if not ok:
         return None
-    return {k: frozenset(v) for k, v in found.items()}
+    return Lock({k: frozenset(v) for k, v in versions.items()}, {k: frozenset(v) for k, v in requires.items()})
+
+
+def locked_versions(path: str, data: bytes | None) -> Locked | None:
+    """Package name -> versions locked, or None when the file is missing or not a lock file we read."""
+    lock = parse_lock(path, data)
+    return None if lock is None else lock.versions
 
 
 def changed_packages(before: Locked | None, after: Locked | None) -> set[str] | None:
@@ -56,35 +73,59 @@ def changed_packages(before: Locked | None, after: Locked | None) -> set[str] | 
     return {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
 
 
+def with_dependents(changed: set[str], *locks: Lock) -> set[str]:
+    """``changed`` and every package that requires one of them, directly or not (by name, in any lock)."""
+    dependents: dict[str, set[str]] = {}
+    for lock in locks:
+        for name, required in lock.requires.items():
+            for dep in required:
+                dependents.setdefault(dep, set()).add(name)
+    out = set(changed)
+    stack = list(changed)
+    while stack:
+        for parent in dependents.get(stack.pop(), ()):
+            if parent not in out:
+                out.add(parent)
+                stack.append(parent)
+    return out
+
+
 def _add(found: dict[str, set[str]], name: str, version: Any) -> None:
     if name and isinstance(version, str):
         found.setdefault(name, set()).add(version)
 
 
-def _npm(data: Any) -> dict[str, set[str]] | None:
+def _require(requires: dict[str, set[str]], name: str, deps: Any) -> None:
+    if name and isinstance(deps, dict):
+        requires.setdefault(name, set()).update(k for k in deps if isinstance(k, str))
+
+
+def _npm(data: Any, versions: dict[str, set[str]], requires: dict[str, set[str]]) -> bool:
     if not isinstance(data, dict):
-        return None
-    found: dict[str, set[str]] = {}
+        return False
     packages = data.get("packages")
     if isinstance(packages, dict):
         for key, entry in packages.items():
             if not isinstance(key, str) or not isinstance(entry, dict) or "node_modules/" not in key:
                 continue
             name = entry.get("name") if isinstance(entry.get("name"), str) else key.rsplit("node_modules/", 1)[1]
-            _add(found, name, entry.get("resolved") if entry.get("link") else entry.get("version"))
-        return found
+            _add(versions, name, entry.get("resolved") if entry.get("link") else entry.get("version"))
+            for field in ("dependencies", "optionalDependencies", "peerDependencies"):
+                _require(requires, name, entry.get(field))
+        return True
 
     def walk(deps: Any) -> None:
         if isinstance(deps, dict):
             for name, entry in deps.items():
                 if isinstance(entry, dict):
-                    _add(found, name, entry.get("version"))
+                    _add(versions, name, entry.get("version"))
+                    _require(requires, name, entry.get("requires"))
                     walk(entry.get("dependencies"))
 
     if not isinstance(data.get("dependencies"), dict):
-        return None
+        return False
     walk(data["dependencies"])
-    return found
+    return True
 
 
 def _descriptor_name(descriptor: str) -> str:
@@ -94,24 +135,41 @@ def _descriptor_name(descriptor: str) -> str:
     return descriptor[:at] if at > 0 else descriptor
 
 
-_YARN_VERSION = re.compile(r'^\s+version:?\s+"?([^"\s]+)"?\s*$')
+_YARN_VERSION = re.compile(r'^  version:?\s+"?([^"\s]+)"?\s*$')
+_DEPENDENCY_BLOCKS = ("dependencies:", "optionalDependencies:", "peerDependencies:")
 
 
-def _yarn(text: str) -> dict[str, set[str]]:
-    found: dict[str, set[str]] = {}
+def _nested_key(line: str) -> str:
+    """The key of an indented ``name "range"`` (yarn classic) or ``name: range`` (yaml) line."""
+    text = line.strip()
+    if text.startswith(("'", '"')):
+        quote = text[0]
+        end = text.find(quote, 1)
+        return text[1:end] if end > 0 else text.strip(quote)
+    return re.split(r"[:\s]", text, maxsplit=1)[0]
+
+
+def _yarn(text: str, versions: dict[str, set[str]], requires: dict[str, set[str]]) -> bool:
     names: list[str] = []
+    in_deps = False
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if not line[0].isspace():
             header = line.rstrip().rstrip(":")
             names = [] if header == "__metadata" else [_descriptor_name(d) for d in header.split(",")]
+            in_deps = False
             continue
-        m = _YARN_VERSION.match(line)
-        if m and names and line.startswith("  ") and not line.startswith("   "):
+        if line.startswith("    ") and in_deps:
             for name in names:
-                _add(found, name, m.group(1))
-    return found
+                requires.setdefault(name, set()).add(_nested_key(line))
+            continue
+        in_deps = line.strip() in _DEPENDENCY_BLOCKS
+        m = _YARN_VERSION.match(line)
+        if m and names:
+            for name in names:
+                _add(versions, name, m.group(1))
+    return True
 
 
 def _pnpm_key(key: str) -> tuple[str, str] | None:
@@ -126,22 +184,34 @@ def _pnpm_key(key: str) -> tuple[str, str] | None:
     return None
 
 
-def _pnpm(text: str) -> dict[str, set[str]] | None:
+def _pnpm(text: str, versions: dict[str, set[str]], requires: dict[str, set[str]]) -> bool:
     if not re.search(r"^lockfileVersion:", text, re.MULTILINE):
-        return None
-    found: dict[str, set[str]] = {}
+        return False
     section = None
+    current: str | None = None
+    in_deps = False
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if not line[0].isspace():
             section = line.rstrip().rstrip(":")
+            current = None
             continue
-        if section in ("packages", "snapshots") and line.startswith("  ") and not line.startswith("   ") and line.rstrip().endswith(":"):
-            parsed = _pnpm_key(line.rstrip()[:-1])
+        if section not in ("packages", "snapshots"):
+            continue
+        if line.startswith("  ") and not line.startswith("   "):
+            parsed = _pnpm_key(line.rstrip()[:-1]) if line.rstrip().endswith(":") or line.rstrip().endswith(": {}") else None
+            if line.rstrip().endswith(": {}"):
+                parsed = _pnpm_key(line.rstrip()[:-4])
+            current = parsed[0] if parsed else None
             if parsed is not None:
-                _add(found, *parsed)
-    return found
+                _add(versions, *parsed)
+            in_deps = False
+        elif line.startswith("    ") and not line.startswith("     "):
+            in_deps = line.strip() in _DEPENDENCY_BLOCKS
+        elif line.startswith("      ") and in_deps and current is not None:
+            requires.setdefault(current, set()).add(_nested_key(line))
+    return True
 
 
 def declared_ranges(data: bytes | None) -> dict[str, str] | None:

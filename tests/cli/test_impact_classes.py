@@ -29,6 +29,9 @@ packages:
   lodash@4.17.21:
     resolution: {integrity: sha512-x}
 
+  loose-envify@1.4.0:
+    resolution: {integrity: sha512-w}
+
   react@18.2.0:
     resolution: {integrity: sha512-y}
 
@@ -39,7 +42,11 @@ snapshots:
 
   lodash@4.17.21: {}
 
-  react@18.2.0: {}
+  loose-envify@1.4.0: {}
+
+  react@18.2.0:
+    dependencies:
+      loose-envify: 1.4.0
 
   vitest@1.6.0: {}
 """
@@ -208,6 +215,17 @@ def test_lock_file_against_git_affects_importers_of_the_packages_whose_versions_
     assert entry["as"] == "lockfile" and "1 package locked differently since HEAD" in entry["detail"] and "(lodash)" in entry["detail"]
     importers = externals(facts, {"lodash"})
     assert importers == {"packages/core/src/math.ts"}
+    assert affected(data) == importers | affected_of(import_graph(facts), importers)
+
+
+def test_lock_file_change_of_a_transitive_dependency_reaches_the_importers_of_its_dependents(rofl, repo):
+    src, facts = repo
+    lock = src / "pnpm-lock.yaml"
+    lock.write_text(lock.read_text().replace("loose-envify@1.4.0", "loose-envify@1.4.1").replace("loose-envify: 1.4.0", "loose-envify: 1.4.1"))
+    data = impact_json(rofl, facts, "--git-base", "HEAD")
+    (entry,) = data["classified"]
+    assert "1 package locked differently since HEAD (+1 requiring them), 1 imported one (react)" in entry["detail"]
+    importers = externals(facts, {"react"})
     assert affected(data) == importers | affected_of(import_graph(facts), importers)
 
 

@@ -118,3 +118,21 @@ def test_package_json_declared_ranges_and_what_changed():
     }).encode())
     assert changed_declarations(before, after) == {"react", "tsx", "semver", "a", "b"}
     assert declared_ranges(b"[1, 2]") is None and declared_ranges(b"{bad") is None
+
+
+def test_dependents_of_a_changed_package_count_in_every_format():
+    from rofl.lockfiles import parse_lock, with_dependents
+
+    npm = parse_lock("package-lock.json", json.dumps({"lockfileVersion": 3, "packages": {
+        "node_modules/react": {"version": "18.2.0", "dependencies": {"loose-envify": "^1.1.0"}},
+        "node_modules/loose-envify": {"version": "1.4.0", "dependencies": {"js-tokens": "^4"}},
+        "node_modules/js-tokens": {"version": "4.0.0"},
+        "node_modules/zod": {"version": "3.0.0"},
+    }}).encode())
+    yarn = parse_lock("yarn.lock", (YARN_CLASSIC.replace('react@^18.2.0:\n  version "18.2.0"\n', 'react@^18.2.0:\n  version "18.2.0"\n  dependencies:\n    loose-envify "^1.1.0"\n') + 'loose-envify@^1.1.0:\n  version "1.4.0"\n  dependencies:\n    js-tokens "^4"\n').encode())
+    berry = parse_lock("yarn.lock", (YARN_BERRY + '"loose-envify@npm:^1.1.0":\n  version: 1.4.0\n  dependencies:\n    js-tokens: "npm:^4"\n').replace('  resolution: "react@npm:18.2.0"\n', '  resolution: "react@npm:18.2.0"\n  dependencies:\n    loose-envify: "npm:^1.1.0"\n').encode())
+    pnpm = parse_lock("pnpm-lock.yaml", b"lockfileVersion: '9.0'\n\npackages:\n\n  react@18.2.0:\n    resolution: {integrity: x}\n\nsnapshots:\n\n  loose-envify@1.4.0:\n    dependencies:\n      js-tokens: 4.0.0\n\n  react@18.2.0:\n    dependencies:\n      loose-envify: 1.4.0\n\n  js-tokens@4.0.0: {}\n")
+    for lock in (npm, yarn, berry, pnpm):
+        assert lock is not None
+        assert with_dependents({"js-tokens"}, lock) >= {"js-tokens", "loose-envify", "react"}
+        assert "zod" not in with_dependents({"js-tokens"}, lock)
