@@ -233,9 +233,11 @@ def classify_one(path: str, ctx: Context) -> Change | None:
     if path in ctx.before.get("files", {}):
         touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
         return Change(path, DELETED, f"deleted source, named by the imports of {_count(len(touches), 'file')}", changed=(path,), touches=touches)
+    if readers and not ctx.exists(path):  # deleted before this scan (or rescanned since): the probes remember it
+        touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
+        return Change(path, DELETED, f"deleted, named by the imports of {_count(len(touches), 'file')}", changed=(path,), touches=touches)
     if readers:
-        what = "deleted, " if not ctx.exists(path) else ""
-        return Change(path, PROBED, f"{what}not scanned, probed by the imports of {_count(len(readers), 'file')}", changed=(path,), touches=tuple((f, path) for f in readers if f != path))
+        return Change(path, PROBED, f"not scanned, probed by the imports of {_count(len(readers), 'file')}", changed=(path,), touches=tuple((f, path) for f in readers if f != path))
     if ctx.exists(path):
         return Change(path, OUTSIDE, "not a scanned file and no import probes it")
     if ctx.git is not None and ctx.git.knows(ctx.ref or "HEAD", path):

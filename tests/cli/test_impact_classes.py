@@ -155,6 +155,7 @@ def test_deleted_source_affects_the_files_that_named_it(rofl, repo):
     again = impact_json(rofl, facts, "--changed", "packages/ui/src/old.ts")
     by_git = impact_json(rofl, facts, "--git-base", "HEAD")
     assert affected(again) == affected(by_git) == expected
+    assert again["classified"][0]["as"] == by_git["classified"][0]["as"] == "deleted"
     assert by_git["changed"] == ["packages/ui/src/old.ts"]
 
 
