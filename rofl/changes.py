@@ -240,6 +240,10 @@ def classify_one(path: str, ctx: Context) -> Change | None:
         return Change(path, PROBED, f"not scanned, probed by the imports of {_count(len(readers), 'file')}", changed=(path,), touches=tuple((f, path) for f in readers if f != path))
     if ctx.exists(path):
         return Change(path, OUTSIDE, "not a scanned file and no import probes it")
+    prefix = path.rstrip("/") + "/"
+    probing = sorted({f for dep, fs in deps.items() if dep.startswith(prefix) for f in fs if not f.startswith(prefix)})
+    if probing:  # a deleted folder whose files are already out of the facts
+        return Change(path, DELETED, f"deleted folder, named by the imports of {_count(len(probing), 'file')}", changed=(path,), touches=tuple((f, path) for f in probing))
     if ctx.git is not None and ctx.git.knows(ctx.ref or "HEAD", path):
         return Change(path, OUTSIDE, "deleted, never scanned and no import probes it")
     return None

@@ -472,3 +472,22 @@ def test_package_json_without_a_base_counts_every_declared_dependency(rofl, repo
     seeds = externals(facts, {"react"}) | deps_readers(facts, "packages/ui/package.json")
     assert "packages/ui/src/Button.tsx" in seeds
     assert affected(data) == seeds | affected_of(import_graph(facts), seeds)
+
+
+def test_deleted_folder_after_a_rescan_reaches_the_files_that_imported_from_it(rofl, repo):
+    src, facts = repo
+    expected = affected_of(import_graph(facts), {"packages/ui/src/old.ts"})
+    (src / "packages/ui/src/old.ts").unlink()
+    (src / "packages/ui/src/gone").mkdir()
+    shutil.move(src / "packages/ui/src/legacy.ts", src / "packages/ui/src/gone/legacy.ts")
+    (src / "packages/ui/src/gone/legacy.ts").write_text('import { old } from "../old";\nexport const legacy = old;\n')
+    index = src / "packages/ui/src/index.ts"
+    index.write_text(index.read_text().replace('"./legacy"', '"./gone/legacy"'))
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    shutil.rmtree(src / "packages/ui/src/gone")
+    assert rofl("scan", src, "--out", facts)[0] == 0  # the facts no longer hold anything under gone/
+    data = impact_json(rofl, facts, "--changed", "packages/ui/src/gone")
+    (entry,) = data["classified"]
+    assert entry["as"] == "deleted" and entry["detail"] == "deleted folder, named by the imports of 1 file"
+    assert affected(data) == {"packages/ui/src/index.ts", "packages/app/src/main.ts"} == expected - {"packages/ui/src/legacy.ts"}
+    assert data["affected"][1]["via"] == ["packages/ui/src/index.ts", "packages/ui/src/gone"]
