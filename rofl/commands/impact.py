@@ -120,7 +120,7 @@ def command(
     else:
         click.echo(f"{len(affected)} {what} affected by {by}{mode}")
     for c in treated:
-        click.echo(f"changed: {escape(c.path)} ({c.detail})")
+        click.echo(f"changed: {escape(c.path)} ({escape(c.detail)})")
     if outside:
         names = ", ".join(escape(c.path) for c in outside[:5]) + (f" and {len(outside) - 5} more" if len(outside) > 5 else "")
         click.echo(f"rofl impact: {len(outside)} changed path(s) outside the scan (not a scanned file, nothing imports them): {names}", err=True)
