@@ -18,6 +18,19 @@ from bench.depcruise_graph import CruiseGraph
 from bench.rofl_facts import RoflFacts
 
 SFC = (".vue", ".svelte", ".astro")
+# Categories where rofl differs on purpose (the rules) or dependency-cruiser cannot see the
+# import at all; every other category counts as a disagreement to fix or to argue about.
+BY_DESIGN = (
+    "declaration and runtime file: rofl has an edge to each",
+    "x.js and x.ts both exist: rofl has an edge to each",
+    "workspace package whose exports/main name build output",
+    "type-only import in a",
+    "script block of a",
+)
+
+
+def by_design(category: str) -> bool:
+    return category.startswith(BY_DESIGN)
 CODE = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
 
@@ -86,6 +99,9 @@ def _only_ours(importer: str, spec: str, target: str, facts: RoflFacts, graph: C
                workspace: dict[str, str], root: Path) -> str:
     theirs = graph.answers.get((importer, spec))
     kinds = facts.kinds.get((importer, spec), set())
+    if theirs is None and importer.endswith((".vue", ".svelte")) and kinds == {"type"}:
+        return (f"type-only import in a {os.path.splitext(importer)[1]} file: dependency-cruiser reads the "
+                "compiler's output, where it is gone")
     if theirs is None and importer.endswith(SFC):
         return f"script block of a {os.path.splitext(importer)[1]} file that dependency-cruiser does not read"
     if theirs is None:
@@ -95,6 +111,10 @@ def _only_ours(importer: str, spec: str, target: str, facts: RoflFacts, graph: C
     if theirs[0] == "file":
         if "#" in spec and spec.startswith("."):
             return "'#' inside a relative path: rofl strips it as a #hash suffix, require() and dependency-cruiser read it literally"
+        if ("file", theirs[1]) in facts.answers.get((importer, spec), set()):
+            if _is_declaration(target) or _is_declaration(theirs[1]):
+                return "declaration and runtime file: rofl has an edge to each, dependency-cruiser to one"
+            return "x.js and x.ts both exist: rofl has an edge to each, dependency-cruiser to the runtime x.js"
         return _pair(target, theirs[1], root) or "both resolve, to different files"
     if theirs[0] == "unresolved":
         if "?" in spec:

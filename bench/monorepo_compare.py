@@ -62,7 +62,7 @@ def _affected(payload: dict[str, Any]) -> set[str]:
 
 
 def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFacts,
-                graph: depcruise_graph.CruiseGraph, work: Path) -> list[dict[str, Any]]:
+                graph: depcruise_graph.CruiseGraph, diffs: list[edge_diff.Difference]) -> list[dict[str, Any]]:
     import networkx as nx
 
     rofl = _rofl()
@@ -71,12 +71,21 @@ def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFac
     theirs.add_edges_from(graph.edges)
     ours_graph = nx.DiGraph()
     ours_graph.add_edges_from(facts.edges)
-    # src_workspace_import: the importer depends on every scanned file of that package (the contract)
+    # src_workspace_import: the importer depends on every scanned file of that package (the contract).
+    # dependency-cruiser resolves none of these imports; its graph plus these edges and plus/minus the
+    # by-design edge differences shows whether every impact difference comes from those choices
+    package_edges = set()
     for (importer, _spec), answers in facts.answers.items():
         for answer in answers:
             if answer[0] == "workspace":
                 prefix = "" if answer[1] == "." else answer[1].rstrip("/") + "/"
-                ours_graph.add_edges_from((importer, f) for f in facts.files if f.startswith(prefix) and f != importer)
+                package_edges.update((importer, f) for f in facts.files if f.startswith(prefix) and f != importer)
+    ours_graph.add_edges_from(package_edges)
+    theirs_plus = theirs.copy()
+    theirs_plus.add_edges_from(package_edges)
+    theirs_plus.add_edges_from((d.importer, d.target) for d in diffs if d.side == "rofl" and edge_diff.by_design(d.category))
+    theirs_plus.remove_edges_from([(d.importer, d.target) for d in diffs
+                                   if d.side == "depcruise" and edge_diff.by_design(d.category)])
     imported = sorted({b for _, b in facts.edges | graph.edges} & facts.files & graph.sources)
     sample = sorted(random.Random(SEED).sample(imported, min(IMPACT_SAMPLE, len(imported))))
     rows = []
@@ -87,6 +96,7 @@ def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFac
         wall = time.perf_counter() - start
         expected = nx.ancestors(theirs, changed) if changed in theirs else set()
         own = nx.ancestors(ours_graph, changed) if changed in ours_graph else set()
+        plus = nx.ancestors(theirs_plus, changed) if changed in theirs_plus else set()
         row: dict[str, Any] = {"changed": changed, "depcruise_ancestors": len(expected), "seconds": round(wall, 3)}
         if proc.returncode != 0:
             row.update(affected=None, error=(proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1],
@@ -95,6 +105,7 @@ def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFac
             ours = _affected(json.loads(proc.stdout)) - {changed}
             union = ours | expected
             row.update(affected=len(ours), equal_depcruise=ours == expected, equal_own_edges=ours == own,
+                       equal_depcruise_plus=ours == plus, plus_ancestors=len(plus),
                        overlap=len(ours & expected) / len(union) if union else 1.0,
                        only_ours=sorted(ours - expected), only_depcruise=sorted(expected - ours))
         rows.append(row)
@@ -141,6 +152,8 @@ def run_repo(repo: monorepos.Repo, work: Path) -> dict[str, Any]:
         "ours_edges": len(facts.edges), "depcruise_edges": len(graph.edges), "common": common,
         "only_ours": len(facts.edges - graph.edges), "only_depcruise": len(graph.edges - facts.edges),
         "agreement": round(100 * common / union, 2) if union else 100.0,
+        "agreement_by_design": round(100 * common / (union - sum(edge_diff.by_design(d.category) for d in diffs)), 2)
+        if union else 100.0,
         "left_external": len(left_external), "left_external_examples": left_external[:10],
         "workspace_imports": sum(1 for a in facts.answers.values() for x in a if x[0] == "workspace"),
         "assets": len(facts.assets),
@@ -152,7 +165,7 @@ def run_repo(repo: monorepos.Repo, work: Path) -> dict[str, Any]:
             for side, cat, n, examples in edge_diff.by_category(diffs)
         ],
     }
-    row["impact"] = impact_rows(repo, out, facts, graph, work)
+    row["impact"] = impact_rows(repo, out, facts, graph, diffs)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"monorepo-{repo.name}-diff.json").write_text(
         json.dumps([vars_of(d) for d in diffs], indent=1) + "\n")
@@ -165,24 +178,27 @@ def vars_of(d: edge_diff.Difference) -> dict[str, str]:
 
 def format_tables(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| repository | commit | files | edges rofl / depcruise | common | only rofl | only depcruise | agreement "
+        "| repository | commit | files | edges rofl / depcruise | common | only rofl | only depcruise | agreement | agreement, by-design differences set aside "
         "| workspace imports left external | src_workspace_import | parse errors | rofl cold s | depcruise s (runs) | ratio |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['repo']} | {r['commit']} | {r['files']} | {r['ours_edges']} / {r['depcruise_edges']} | {r['common']} "
-            f"| {r['only_ours']} | {r['only_depcruise']} | {r['agreement']:.2f}% | {r['left_external']} "
+            f"| {r['only_ours']} | {r['only_depcruise']} | {r['agreement']:.2f}% | {r['agreement_by_design']:.2f}% "
+            f"| {r['left_external']} "
             f"| {r['workspace_imports']} | {r['errors']} | {r['cold_s']:.2f} | {r['depcruise_s']:.2f} ({r['tsconfig_groups']}) "
             f"| {r['ratio']:.2f}x |"
         )
-    lines += ["", "| repository | changed files sampled | = ancestors over depcruise's graph | = ancestors over rofl's edges "
-              "| affected rofl / depcruise (sum) | mean overlap | impact s (median) | impact errors |", "|---|---|---|---|---|---|---|---|"]
+    lines += ["", "| repository | changed files sampled | = ancestors over depcruise's graph "
+              "| = ancestors over depcruise's graph with the by-design differences | = ancestors over rofl's edges "
+              "| affected rofl / depcruise (sum) | mean overlap | impact s (median) | impact errors |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         imp = r["impact"]
         secs = sorted(i["seconds"] for i in imp)
         lines.append(
-            f"| {r['repo']} | {len(imp)} | {sum(i['equal_depcruise'] for i in imp)} | {sum(i['equal_own_edges'] for i in imp)} "
+            f"| {r['repo']} | {len(imp)} | {sum(i['equal_depcruise'] for i in imp)} "
+            f"| {sum(i.get('equal_depcruise_plus', False) for i in imp)} | {sum(i['equal_own_edges'] for i in imp)} "
             f"| {sum(i['affected'] or 0 for i in imp)} / {sum(i['depcruise_ancestors'] for i in imp)} "
             f"| {100 * sum(i.get('overlap', 0) for i in imp) / max(1, len(imp)):.1f}% "
             f"| {secs[len(secs) // 2] if secs else 0:.2f} | {sum(1 for i in imp if i['affected'] is None)} |"
@@ -206,6 +222,8 @@ def format_categories(rows: list[dict[str, Any]], examples: int = 1) -> str:
                 f"`{p}` ({'; '.join(v[:2])})" for p, v in list(r["error_files"].items())[:5]))
         for c in r["categories"]:
             who = "only rofl" if c["side"] == "rofl" else "only dependency-cruiser"
+            if edge_diff.by_design(c["category"]):
+                who += " (by design)"
             lines.append(f"- {who}, {c['count']}: {c['category']}")
             for e in c["examples"][:examples]:
                 lines.append(f"  - `{e['importer']}` imports `{e['specifier']}` -> `{e['target']}`; "

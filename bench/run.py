@@ -1,8 +1,10 @@
 """`make bench`: every benchmark, each against a peer measured in the same run; prints Markdown tables.
 
 Sections: the kernel (transitive closure vs clingo), time and persistence (ticks, save/restore),
-scanning real code (vs madge and dependency-cruiser), and impact on three/src (vs madge).  Pass
-section names to run only some: ``python bench/run.py kernel ticks scan impact``.
+scanning real code (vs madge and dependency-cruiser), impact on three/src (vs madge), and real
+monorepos (zod, excalidraw, TanStack/query, vite, vs dependency-cruiser; each used when its work tree
+is under bench/.cache/repos).  Pass section names to run only some:
+``python bench/run.py kernel ticks scan impact monorepos``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SECTIONS = ("kernel", "ticks", "scan", "impact")
+SECTIONS = ("kernel", "ticks", "scan", "impact", "monorepos")
 
 
 def main(argv: list[str]) -> int:
@@ -53,6 +55,11 @@ def main(argv: list[str]) -> int:
         from bench import impact_bench
 
         impact_bench.main()
+    if "monorepos" in wanted:
+        print("\n## Real monorepos, against dependency-cruiser\n", flush=True)
+        from bench import monorepo_compare
+
+        monorepo_compare.main([])
     return 0
 
 
