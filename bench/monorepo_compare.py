@@ -242,10 +242,14 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     ensure()
     precompile()
     found, absent = monorepos.present()
-    if absent:
-        print(f"Absent (no git work tree under {monorepos.REPOS}), skipped: {', '.join(absent)}. "
-              "`make bench` cannot download them; place a clone there to include it.", flush=True)
+    for name in absent:
+        upstream, commit = monorepos.SNAPSHOTS[name]
+        print(f"- {name}: absent, skipped (no git work tree at {monorepos.REPOS / name}; `make bench` cannot "
+              f"download it: clone https://github.com/{upstream} at {commit} there to include it)", flush=True)
     repos = [r for r in found if not argv or r.name in argv]
+    if not repos:
+        print("No monorepo present; nothing to compare.")
+        return []
     rows = []
     with tempfile.TemporaryDirectory(prefix="rofl-monorepo-bench-") as tmp:
         for repo in repos:

@@ -63,14 +63,6 @@ def present() -> tuple[list[Repo], list[str]]:
     return found, absent
 
 
-def git_files(root: Path) -> list[str]:
-    out = subprocess.run(
-        ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True, check=True,
-    ).stdout.decode()
-    return [p for p in out.split("\0") if p]
-
-
 def _pnpm_globs(text: str) -> list[str]:
     """The ``packages:`` list of a pnpm-workspace.yaml (a flat YAML list; no YAML library needed)."""
     globs: list[str] = []
