@@ -13,8 +13,7 @@ For each repository present under bench/.cache/repos (bench/monorepos.py), in th
 
 ``python bench/monorepo_compare.py [--diffs FILE] [NAME ...]``; ``MONOREPO_BENCH_REPEAT`` (default 2)
 runs per timing, best taken.  Details go to bench/.cache/results/monorepo-*.json.
-``ROFL_BENCH_TREE=DIR`` runs rofl from another copy of the sources (e.g. ``git archive HEAD`` unpacked
-in DIR) instead of this checkout, to measure committed work while the checkout is being edited.
+``ROFL_BENCH_TREE=DIR`` runs rofl from another copy of the sources (bench/scan_compare.py:rofl_argv).
 """
 
 from __future__ import annotations
@@ -41,15 +40,6 @@ IMPACT_SAMPLE = 20
 SEED = 8
 
 
-def _rofl() -> list[str]:
-    tree = os.environ.get("ROFL_BENCH_TREE")
-    if not tree:
-        return rofl_argv()
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [tree, os.environ.get("PYTHONPATH")]))
-    # -P: the working folder must not come first on sys.path (it may be another rofl checkout)
-    return [sys.executable, "-P", "-m", "rofl.cli"]
-
-
 def _impact_flags(rofl: list[str]) -> list[str]:
     """``--format json`` where rofl has it, else the older ``--json``."""
     help_text = subprocess.run([*rofl, "impact", "--help"], capture_output=True, text=True).stdout
@@ -65,7 +55,7 @@ def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFac
                 graph: depcruise_graph.CruiseGraph, diffs: list[edge_diff.Difference]) -> list[dict[str, Any]]:
     import networkx as nx
 
-    rofl = _rofl()
+    rofl = rofl_argv()
     flags = _impact_flags(rofl)
     theirs = nx.DiGraph()
     theirs.add_edges_from(graph.edges)
@@ -113,7 +103,7 @@ def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFac
 
 
 def run_repo(repo: monorepos.Repo, work: Path) -> dict[str, Any]:
-    rofl = _rofl()
+    rofl = rofl_argv()
     sink = work / "stdout.txt"
     cold: list[float] = []
     for i in range(REPEAT):

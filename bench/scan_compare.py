@@ -64,6 +64,13 @@ def measure(argv: list[str], cwd: Path, stdout_file: Path) -> Sample:
 
 
 def rofl_argv() -> list[str]:
+    """How to run rofl: the venv's command, or ``ROFL_BENCH_TREE``'s sources (e.g. ``git archive HEAD``
+    unpacked there) to measure committed work while the checkout is being edited."""
+    tree = os.environ.get("ROFL_BENCH_TREE")
+    if tree:
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [tree, os.environ.get("PYTHONPATH")]))
+        # -P: the working folder must not come first on sys.path (it may be another rofl checkout)
+        return [sys.executable, "-P", "-m", "rofl.cli"]
     found = shutil.which("rofl", path=os.path.dirname(sys.executable))
     return [found] if found else [sys.executable, "-c", "from rofl.cli import main; main()"]
 
@@ -72,8 +79,9 @@ def precompile() -> None:
     """Write bytecode for our packages, as an installed package has (PYTHONDONTWRITEBYTECODE may be set)."""
     import compileall
 
+    root = Path(os.environ.get("ROFL_BENCH_TREE") or ROOT)
     for package in ("scanner", "rofl", "engine"):
-        compileall.compile_dir(str(ROOT / package), quiet=1)
+        compileall.compile_dir(str(root / package), quiet=1)
 
 
 # -- edges ---------------------------------------------------------------------------------------
