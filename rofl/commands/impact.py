@@ -6,6 +6,8 @@ import click
 
 from ..session import BUDGET, FACTS, RULES, build_kernel, emit_json, fail, user_errors
 
+MAX_LISTED_SOURCES = 20  # more changed sources than this are summarised in one text line
+
 
 @click.command("impact")
 @FACTS
@@ -34,7 +36,7 @@ def command(
 
     from engine.errors import RoflError
 
-    from ..changes import OUTSIDE, CodeFacts, Context, classify, suggestions
+    from ..changes import OUTSIDE, SOURCE, CodeFacts, Context, classify, suggestions
     from ..gitrefs import Git
     from ..factdir import read_manifest
     from ..impact import escape, impact, packages_of, scanned_changed, test_filter
@@ -119,8 +121,13 @@ def command(
         click.echo(f"{len(packages)} package(s) affected by {by}{mode}")
     else:
         click.echo(f"{len(affected)} {what} affected by {by}{mode}")
+    sources = [c for c in treated if c.kind == SOURCE]
+    if len(sources) > MAX_LISTED_SOURCES:  # a long branch: one line for its sources, one per other change
+        names = ", ".join(escape(c.path) for c in sources[:3])
+        click.echo(f"changed: {len(sources)} scanned sources ({names} and {len(sources) - 3} more)")
     for c in treated:
-        click.echo(f"changed: {escape(c.path)} ({escape(c.detail)})")
+        if c.kind != SOURCE or len(sources) <= MAX_LISTED_SOURCES:
+            click.echo(f"changed: {escape(c.path)} ({escape(c.detail)})")
     if outside:
         names = ", ".join(escape(c.path) for c in outside[:5]) + (f" and {len(outside) - 5} more" if len(outside) > 5 else "")
         click.echo(f"rofl impact: {len(outside)} changed path(s) outside the scan (not a scanned file, nothing imports them): {names}", err=True)

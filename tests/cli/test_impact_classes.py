@@ -491,3 +491,17 @@ def test_deleted_folder_after_a_rescan_reaches_the_files_that_imported_from_it(r
     assert entry["as"] == "deleted" and entry["detail"] == "deleted folder, named by the imports of 1 file"
     assert affected(data) == {"packages/ui/src/index.ts", "packages/app/src/main.ts"} == expected - {"packages/ui/src/legacy.ts"}
     assert data["affected"][1]["via"] == ["packages/ui/src/index.ts", "packages/ui/src/gone"]
+
+
+def test_many_changed_sources_are_one_text_line(rofl, tmp_path):
+    files = {f"m{i:02}.ts": f"export const v{i} = {i};\n" for i in range(25)}
+    files["all.ts"] = "".join(f'import {{ v{i} }} from "./m{i:02}";\n' for i in range(25))
+    src = tmp_path / "src"
+    write_tree(src, files)
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    args = [a for i in range(25) for a in ("--changed", f"m{i:02}.ts")]
+    code, out, _ = rofl("impact", "--facts", facts, *args, "--changed", "all.ts")
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "0 file(s) affected by 26 changed paths"
+    assert lines[1] == "changed: 26 scanned sources (all.ts, m00.ts, m01.ts and 23 more)" and len(lines) == 2
