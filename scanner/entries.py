@@ -40,9 +40,16 @@ def _scanned(target: str, files: set[str]) -> str | None:
 
 
 def package_entries(src: str, package_files: tuple[str, ...], files: set[str]) -> list[tuple[str, str]]:
-    """``(path, field)`` pairs, sorted: each scanned file a package.json field points at."""
+    """``(path, field)`` pairs, sorted: each scanned file a package.json field points at.
+
+    The package.json files are the listed ones and those of the workspace's member folders (a
+    member's package.json that git ignores, as zod's generated one, still names entry points).
+    """
+    from scanner.configs import ConfigStore
+    from scanner.workspaces import package_manifests, workspace_globs
+
     found: set[tuple[str, str]] = set()
-    for rel in package_files:
+    for rel in package_manifests(src, package_files, workspace_globs(src, ConfigStore(src))):
         try:
             with open(os.path.join(src, rel), "rb") as handle:
                 data = json.loads(handle.read())

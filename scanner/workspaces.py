@@ -154,6 +154,15 @@ def _expand(src: str, pattern: str) -> list[str]:
     return found
 
 
+def package_manifests(src: str, package_files: tuple[str, ...], globs: list[str]) -> list[str]:
+    """The listed package.json files plus those of the member folders the globs name on disk, sorted."""
+    manifests = set(package_files)
+    for pattern in globs:
+        if not pattern.startswith("!"):
+            manifests.update(posixpath.join(f, PACKAGE_JSON) if f else PACKAGE_JSON for f in _expand(src, pattern))
+    return sorted(manifests)
+
+
 def workspace_packages(src: str, package_files: tuple[str, ...], store: ConfigStore) -> dict[str, str]:
     """Package name -> folder relative to SRC (``""`` for SRC itself), members of the workspace first.
 
@@ -161,14 +170,11 @@ def workspace_packages(src: str, package_files: tuple[str, ...], store: ConfigSt
     others every listed package.json.
     """
     globs = workspace_globs(src, store)
-    manifests = set(package_files)
-    for pattern in globs:
-        if not pattern.startswith("!"):
-            manifests.update(posixpath.join(f, PACKAGE_JSON) if f else PACKAGE_JSON for f in _expand(src, pattern))
+    manifests = package_manifests(src, package_files, globs)
     compiled = _matcher(globs)
     members: dict[str, str] = {}
     others: dict[str, str] = {}
-    for rel in sorted(manifests):
+    for rel in manifests:
         data = store.read(os.path.join(src, rel))
         if not (isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]):
             continue

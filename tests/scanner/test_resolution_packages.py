@@ -265,3 +265,5 @@ def test_gitignored_member_package_json_still_names_the_package(tmp_path, out):
     git(root, "init", "-q")
     scan_json(root, out)
     assert answers(out, "app.ts") == {"zod": ("file", "packages/zod/src/index.ts")}
+    # and its exports still name entry points
+    assert 'src_entry[code]("packages/zod/src/index.ts", "exports").' in (out / "entries.rofl").read_text()
