@@ -201,7 +201,9 @@ class Demand:
                 return None
         return b
 
-    def solve(self, body: tuple, i: int, binding: dict, wit: tuple):
+    def solve(self, body: tuple, i: int, binding: dict, wit: tuple, charge: bool = True):
+        """Solutions of ``body`` from item ``i`` on, in written order; each matched premise row is a
+        derivation step unless ``charge`` is False (a question reads facts; only calls derive)."""
         if i == len(body):
             yield binding, wit
             return
@@ -210,16 +212,17 @@ class Demand:
             for row in list(self.literal_rows(item, binding)):
                 b = self.unify_row(item, row, binding)
                 if b is not None:
-                    self.step()
-                    yield from self.solve(body, i + 1, b, wit + (row,))
+                    if charge:
+                        self.step()
+                    yield from self.solve(body, i + 1, b, wit + (row,), charge)
         elif isinstance(item, Negated):
             for row in self.literal_rows(item.lit, binding):
                 if self.unify_row(item.lit, row, binding) is not None:
                     return
-            yield from self.solve(body, i + 1, binding, wit)
+            yield from self.solve(body, i + 1, binding, wit, charge)
         else:
             for b in builtin_solutions(item, binding):
-                yield from self.solve(body, i + 1, b, wit)
+                yield from self.solve(body, i + 1, b, wit, charge)
 
 
 def builtin_solutions(item: Builtin, binding: dict):

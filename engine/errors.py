@@ -29,3 +29,11 @@ class LoadRejected(RoflError):
 
 class StoreFormatError(RoflError):
     """A saved store that is corrupt or of a format this version does not read."""
+
+
+class UnknownRelation(RoflError):
+    """A question over a relation that nothing defines in the perspective (and arity) asked."""
+
+
+class UnsafeQuery(RoflError):
+    """A question with a variable that no positive literal binds (in a negation, a comparison or the answer)."""

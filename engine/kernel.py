@@ -16,6 +16,7 @@ from .errors import LoadRejected, RoflError
 from .evaluate import Outcome, evaluate
 from .parse import parse_literal, parse_program
 from .plan import UnsafeRule, check_demand_safe, range_restricted
+from .query import Question
 from .reflect import reflect
 from .rulebook import RuleBook
 from .store import Store
@@ -223,11 +224,34 @@ class Kernel:
         return self.evaluate()
 
     # -- questions ---------------------------------------------------------------------------------
-    def query(self, literal: Literal | str, budget: int | None = None) -> Answers:
-        lit = parse_literal(literal) if isinstance(literal, str) else literal
+    def question(self, text: "str | Literal | tuple") -> "Question":
+        """Parse (when text) and check a question: every literal's relation must be defined, and it must be safe."""
+        from .catalog import check_literal
+        from .parse import parse_body
+        from .query import plan
+
+        if isinstance(text, str):
+            items = parse_body(text, "<query>")
+        elif isinstance(text, Literal):
+            items = (text,)
+        else:
+            items = tuple(text)
+        question = plan(items)
+        decoded = self.book.rules(self.store)
+        for lit in question.literals:
+            check_literal(self.store, decoded, lit)
+        return question
+
+    def query(self, literal: "Literal | str | tuple", budget: int | None = None) -> Answers:
+        """All answers to a question (a literal, or a conjunction of literals, negations and builtins).
+
+        Raises UnknownRelation for a relation nothing defines where it is asked, UnsafeQuery for a
+        question with a variable no positive literal binds.
+        """
+        question = self.question(literal)
         outcome = self.evaluate()
         ctx = outcome.ctx
-        names = _query_vars(lit)
+        names = list(question.variables)
         partial = outcome.partial
         from .demand import Demand
         from .plan import BudgetExhausted
@@ -236,14 +260,11 @@ class Kernel:
         ctx.limit = ctx.steps + (self.budget if budget is None else budget)
         found: dict = {}
         try:
-            if lit.rel == V.DERIVED_BY:
+            if any(lit.rel == V.DERIVED_BY for lit in question.literals):
                 ctx.refresh_virtual()
-            binding: dict = {}
             solver: Demand = ctx.demand
-            for row in list(solver.literal_rows(lit, binding)):
-                b = solver.unify_row(lit, row, binding)
-                if b is not None:
-                    found[tuple(b.get(n) for n in names)] = None
+            for b, _ in solver.solve(question.items, 0, {}, (), charge=False):
+                found[tuple(b.get(n) for n in names)] = None
         except BudgetExhausted:
             partial = True
             self._hole("query", outcome)
@@ -252,10 +273,20 @@ class Kernel:
         rows = sorted(found, key=lambda r: tuple(sort_key(v) for v in r))
         return Answers(tuple(names), tuple(rows), partial)
 
+    def _checked(self, rel: str, persp: str, args: tuple) -> str:
+        """The stored name of a fact's relation; UnknownRelation when nothing defines it there."""
+        from .catalog import check_literal
+        from .namespace import qualify_literal
+
+        lit = qualify_literal(Literal(rel, persp, tuple(args)))
+        check_literal(self.store, self.book.rules(self.store), lit)
+        return lit.rel
+
     def why(self, rel: str, persp: str, args: tuple):
         """One derivation tree (``engine.explain.Node``) of a fact that holds, or None."""
         from .explain import holds, why
 
+        rel = self._checked(rel, persp, args)
         ctx = self.evaluate().ctx
         row = (persp, *args)
         return why(ctx, self.store, rel, row) if holds(ctx, rel, row) else None
@@ -264,6 +295,7 @@ class Kernel:
         """For a fact that does not hold, the failing premise of each rule that could conclude it."""
         from .explain import whynot
 
+        rel = self._checked(rel, persp, args)
         return whynot(self.evaluate().ctx, self.store, rel, (persp, *args))
 
     def holds(self, rel: str, row: tuple) -> bool:
@@ -275,6 +307,16 @@ class Kernel:
             ctx.refresh_virtual()
             t = ctx.table(rel)
         return t is not None and row in t.rows
+
+    def relations(self) -> list:
+        """Every relation that is defined or holds rows (``engine.catalog.RelationInfo``), with row counts."""
+        from .catalog import inventory
+
+        ctx = self.evaluate().ctx
+        ctx.refresh_virtual()
+        for rel in V.VIRTUAL_RELATIONS:
+            ctx.table(rel)
+        return inventory(self.store, ctx.decoded, ctx.tables)
 
     def facts(self, rel: str | None = None) -> list[tuple[str, tuple]]:
         """Every fact that holds now (base and derived), canonically sorted; virtual relations excluded."""

@@ -33,6 +33,12 @@ RESERVED_RELATIONS: tuple[str, ...] = (
     USES_BUILTIN, MODE, RESERVED, AUTHORITY, HOLE, EDB,
 )
 RESERVED_SET = frozenset(RESERVED_RELATIONS)
+# The arity of each reserved relation (its rows live in perspective main).
+RESERVED_ARITY: dict[str, int] = {
+    DERIVED_BY: 3, RULE: 1, HAS_PREMISE: 2, PREMISE_POS: 2, PREMISE_NEG: 2, CONCLUDES: 2, STAGES: 2,
+    HAS_CONCLUSION: 2, PREMISE_LIT: 3, CONCLUSION_LIT: 3, READS_FROM: 2, WRITES_TO: 2, BRIDGE_DECL: 3,
+    IN_PERSPECTIVE: 2, ASSERTED_BY: 2, USES_BUILTIN: 2, MODE: 2, RESERVED: 1, AUTHORITY: 2, HOLE: 2, EDB: 1,
+}
 
 # The read interface: boot.rofl concludes these; the kernel reads them to order evaluation.
 STRATUM = "stratum"

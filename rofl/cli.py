@@ -19,6 +19,7 @@ COMMANDS = {
     "audit": ("audit", "Run the audits and layering rules; exit 1 on findings."),
     "impact": ("impact", "Files a change affects, each with its chain of imports."),
     "export": ("export", "Write a binary relation as GraphML, GEXF, JSON, DOT or Mermaid."),
+    "relations": ("relations", "List every relation: perspective, arity, rows, where defined, what it means."),
     "run": ("run", "Run a program tick by tick until it goes quiet."),
     "save": ("save", "Save the whole store of loaded programs to a versioned file."),
     "repl": ("repl", "Interactive session over a live kernel."),
@@ -99,7 +100,16 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+EPILOG = (
+    "\b\nExit codes: 0 answers (or success), 1 no answer (or findings), 2 user error, 3 partial (a budget ran out).\n\n"
+    "\b\nExamples:\n"
+    "  rofl scan examples/shop --out facts/generated\n"
+    "  rofl ask 'in_cycle[code](F)' --facts facts/generated\n"
+    "  rofl relations --facts facts/generated"
+)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version of rofl and of the tree-sitter grammars, and exit.")
 def main() -> None:

@@ -12,7 +12,7 @@ from engine.terms import format_fact, format_term, is_ground
 
 HELP = """\
 commands:
-  ? L                 all answers to literal L
+  ? Q                 all answers to Q: a literal or a conjunction (p(X), not q(X), X > 1)
   why L | whynot L    explain a fact that holds / does not hold
   excise F            facts lost and gained without base fact F
   budget N { CMD }    run CMD with a budget of N derivation steps
@@ -116,7 +116,7 @@ class Repl:
         return lit
 
     def _ask(self, text: str) -> str:
-        answers = self.kernel.query(parse_literal(text, "<repl>"))
+        answers = self.kernel.query(text)
         if not answers.rows:
             out = "no"
         elif not answers.variables:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from pathlib import Path
 from typing import Callable
@@ -47,6 +46,17 @@ def warn_partial(kernel: Kernel, command: str) -> bool:
         click.echo(f"rofl {command}: the budget ran out before the evaluation finished; the answer is partial, raise --budget", err=True)
         return True
     return False
+
+
+# Exit codes every question command uses (documented in each command's --help).
+EXIT_ANSWERS, EXIT_NO_ANSWER, EXIT_USER_ERROR, EXIT_PARTIAL = 0, 1, 2, 3
+EXIT_CODES_HELP = "Exit codes: 0 answers, 1 no answer, 2 user error, 3 partial (the budget ran out)."
+
+
+def examples(*lines: str, exit_codes: str = EXIT_CODES_HELP) -> str:
+    """A command's --help epilog: its exit codes, then real examples, one per line, kept as written."""
+    text = "\b\n" + exit_codes + "\n\n" if exit_codes else ""
+    return text + "\b\nExamples:\n" + "\n".join("  " + line for line in lines)
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -144,4 +154,7 @@ def ground_fact(text: str):
 
 
 def emit_json(data: object) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=None, sort_keys=False))
+    """Print ``data`` with the one JSON encoding of every command (terms through ``rofl.jsonout.term``)."""
+    from .jsonout import dumps
+
+    click.echo(dumps(data))

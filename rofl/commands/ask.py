@@ -1,15 +1,25 @@
-"""`rofl ask`: answer one query over loaded programs (and scanned facts)."""
+"""`rofl ask`: answer one question over loaded programs (and scanned facts); the exit code says how it went."""
 
 from __future__ import annotations
+
+import sys
 
 import click
 
 from engine.terms import format_term
 
-from ..session import build_kernel, emit_json, ground_fact, program_options, user_errors
+from ..session import (
+    EXIT_ANSWERS, EXIT_NO_ANSWER, EXIT_PARTIAL, build_kernel, emit_json, examples, ground_fact, program_options, user_errors,
+)
+
+EPILOG = examples(
+    "rofl ask 'path(a, X)' examples/tc.rofl",
+    "rofl ask 'dependency[code](A, B), dependency[code](B, A), A < B' --facts facts/generated",
+    "rofl ask 'in_cycle[code](F)' --facts facts/generated --json",
+)
 
 
-@click.command("ask")
+@click.command("ask", epilog=EPILOG)
 @click.argument("query")
 @program_options
 @click.option("--why", "why_facts", multiple=True, metavar="FACT", help="Also explain why FACT holds (repeatable).")
@@ -19,24 +29,31 @@ def command(
     query: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None,
     facts: str | None, rules: tuple, why_facts: tuple, whynot_facts: tuple,
 ) -> None:
-    """Answer QUERY (a literal such as 'path(a, X)') over boot.rofl and FILES.
+    """Answer QUERY over boot.rofl and FILES: a literal such as 'path(a, X)', or a conjunction of
+    literals, negations and comparisons such as 'p(X), not q(X), X > 1'.
 
-    Prints one line per answer, `X = a, Y = b`, sorted canonically; `no` when nothing holds.
+    Prints one line per answer, `X = a, Y = b`, sorted canonically; `yes` when a question without
+    variables holds; `no` when nothing holds.  A relation that nothing defines in the perspective
+    asked, or a variable nothing binds, is an error.
     """
-    from engine.parse import parse_literal
+    from engine.namespace import qualify_literal
+    from engine.parse import parse_body
+    from engine.query import plan
 
-    lit = parse_literal(query, "<query>")
+    from ..jsonout import term
+
+    question = plan(parse_body(query, "<query>"))
     whys = [ground_fact(f) for f in why_facts]
     whynots = [ground_fact(f) for f in whynot_facts]
-    goals = {lit.rel} | {w.rel for w in whys + whynots}
+    goals = {lit.rel for lit in question.literals} | {qualify_literal(w).rel for w in whys + whynots}
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals=goals)
-    answers = kernel.query(lit, budget)
+    answers = kernel.query(question.items, budget)
     why_nodes = [(f, kernel.why(w.rel, w.persp, w.args)) for f, w in zip(why_facts, whys)]
     whynot_nodes = [(f, kernel.whynot(w.rel, w.persp, w.args)) for f, w in zip(whynot_facts, whynots)]
     if as_json:
         out = {
             "query": query,
-            "answers": [{v: format_term(t) for v, t in zip(answers.variables, row)} for row in answers.rows],
+            "answers": [{v: term(t) for v, t in zip(answers.variables, row)} for row in answers.rows],
             "partial": answers.partial,
         }
         if why_nodes:
@@ -44,19 +61,21 @@ def command(
         if whynot_nodes:
             out["whynot"] = [n.as_dict() for _, n in whynot_nodes]
         emit_json(out)
-        return
-    if not answers.rows:
-        click.echo("no")
-    elif not answers.variables:
-        click.echo("yes")
     else:
-        for row in answers.rows:
-            click.echo(", ".join(f"{v} = {format_term(t)}" for v, t in zip(answers.variables, row)))
-    for f, node in why_nodes:
-        click.echo(f"-- why {f}")
-        click.echo("\n".join(node.lines()) if node else f"{f} does not hold (try --whynot)")
-    for f, node in whynot_nodes:
-        click.echo(f"-- whynot {f}")
-        click.echo("\n".join(node.lines()))
+        if not answers.rows:
+            click.echo("no")
+        elif not answers.variables:
+            click.echo("yes")
+        else:
+            for row in answers.rows:
+                click.echo(", ".join(f"{v} = {format_term(t)}" for v, t in zip(answers.variables, row)))
+        for f, node in why_nodes:
+            click.echo(f"-- why {f}")
+            click.echo("\n".join(node.lines()) if node else f"{f} does not hold (try --whynot)")
+        for f, node in whynot_nodes:
+            click.echo(f"-- whynot {f}")
+            click.echo("\n".join(node.lines()))
     if answers.partial:
         click.echo("-- partial: the budget ran out; raise --budget for a complete answer", err=True)
+        sys.exit(EXIT_PARTIAL)
+    sys.exit(EXIT_ANSWERS if answers.rows else EXIT_NO_ANSWER)

@@ -6,7 +6,14 @@ import sys
 
 import click
 
-from ..session import build_kernel, emit_json, fail, program_options, user_errors, warn_partial
+from ..session import EXIT_PARTIAL, build_kernel, emit_json, examples, fail, program_options, user_errors, warn_partial
+
+EPILOG = examples(
+    "rofl audit examples/sensors.rofl --load-as sensor_net examples/sensor_readings.rofl",
+    "rofl audit --facts facts/generated --rules examples/shop/layers.rofl",
+    "rofl audit --facts facts/generated --src examples/shop --json",
+    exit_codes="Exit codes: 0 every audit is empty, 1 findings, 2 user error, 3 partial (the budget ran out).",
+)
 
 AUDIT = "audit"
 
@@ -22,7 +29,7 @@ def audit_rows(kernel) -> dict[str, list[str]]:
     return found
 
 
-@click.command("audit")
+@click.command("audit", epilog=EPILOG)
 @program_options
 @click.option("--src", "src", type=click.Path(file_okay=False), default=None, help="With --facts: also report fact files stale against this source folder.")
 @user_errors
@@ -51,5 +58,5 @@ def command(files: tuple, load_as: tuple, budget: int | None, as_json: bool, sto
         if not found:
             click.echo("all audits are empty")
     if warn_partial(kernel, "audit"):
-        sys.exit(2)  # an audit cut short is not clean, whatever it found so far
+        sys.exit(EXIT_PARTIAL)  # an audit cut short is not clean, whatever it found so far
     sys.exit(1 if found else 0)

@@ -6,10 +6,28 @@ import sys
 
 import click
 
-from ..session import build_kernel, emit_json, ground_fact, program_options, user_errors, warn_partial
+from ..session import EXIT_PARTIAL, build_kernel, emit_json, examples, ground_fact, program_options, user_errors, warn_partial
+
+SENSORS = "examples/sensors.rofl --load-as sensor_net examples/sensor_readings.rofl"
+WHY_EPILOG = examples(
+    "rofl why 'path(a, d)' examples/tc.rofl",
+    f"rofl why 'outlier(s3)' {SENSORS} --json",
+    "rofl why 'in_cycle[code](\"src/services/checkout.ts\")' --facts facts/generated",
+    exit_codes="Exit codes: 0 the fact holds, 1 it does not, 2 user error, 3 partial (the budget ran out).",
+)
+WHYNOT_EPILOG = examples(
+    f"rofl whynot 'corroborated(s3)' {SENSORS}",
+    "rofl whynot 'path(d, a)' examples/tc.rofl --json",
+    exit_codes="Exit codes: 0 the fact does not hold, 1 it holds, 2 user error, 3 partial (the budget ran out).",
+)
+EXCISE_EPILOG = examples(
+    f"rofl excise 'reading[s1](20)' {SENSORS}",
+    "rofl excise 'edge(b, c)' examples/tc.rofl --json",
+    exit_codes="Exit codes: 0 done, 2 user error, 3 partial (the budget ran out).",
+)
 
 
-@click.command("why")
+@click.command("why", epilog=WHY_EPILOG)
 @click.argument("fact")
 @program_options
 @user_errors
@@ -18,20 +36,22 @@ def why_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
     node = kernel.why(lit.rel, lit.persp, lit.args)
-    warn_partial(kernel, "why")
+    partial = warn_partial(kernel, "why")
     if node is None:
         if as_json:
             emit_json({"fact": fact, "holds": False})
         else:
             click.echo(f"{fact} does not hold (try: rofl whynot)")
-        sys.exit(1)
+        sys.exit(EXIT_PARTIAL if partial else 1)
     if as_json:
         emit_json(node.as_dict())
     else:
         click.echo("\n".join(node.lines()))
+    if partial:
+        sys.exit(EXIT_PARTIAL)
 
 
-@click.command("whynot")
+@click.command("whynot", epilog=WHYNOT_EPILOG)
 @click.argument("fact")
 @program_options
 @user_errors
@@ -43,16 +63,18 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int | None, 
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
     node = kernel.whynot(lit.rel, lit.persp, lit.args)
-    warn_partial(kernel, "whynot")
+    partial = warn_partial(kernel, "whynot")
     if as_json:
         emit_json(node.as_dict())
     else:
         click.echo("\n".join(node.lines()))
+    if partial:
+        sys.exit(EXIT_PARTIAL)
     if node.kind == "holds":
         sys.exit(1)
 
 
-@click.command("excise")
+@click.command("excise", epilog=EXCISE_EPILOG)
 @click.argument("fact")
 @program_options
 @user_errors
@@ -61,13 +83,15 @@ def excise_command(fact: str, files: tuple, load_as: tuple, budget: int | None, 
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
     removed, added = kernel.excise(lit.rel, lit.persp, lit.args)
-    warn_partial(kernel, "excise")
+    partial = warn_partial(kernel, "excise")
     if as_json:
         emit_json({"removed": removed, "added": added})
-        return
-    for f in removed:
-        click.echo(f"- {f}")
-    for f in added:
-        click.echo(f"+ {f}")
-    if not removed and not added:
-        click.echo("no change")
+    else:
+        for f in removed:
+            click.echo(f"- {f}")
+        for f in added:
+            click.echo(f"+ {f}")
+        if not removed and not added:
+            click.echo("no change")
+    if partial:
+        sys.exit(EXIT_PARTIAL)

@@ -6,20 +6,29 @@ import sys
 
 import click
 
-from ..session import BUDGET, FILES, LOAD_AS, STORE, build_kernel, user_errors
+from ..session import BUDGET, FACTS, FILES, LOAD_AS, RULES, STORE, build_kernel, examples, user_errors
+
+EPILOG = examples(
+    "rofl repl examples/tc.rofl",
+    "rofl repl --facts facts/generated --rules examples/shop/layers.rofl",
+    "echo '? path(a, X)' | rofl repl examples/tc.rofl",
+    exit_codes="Exit codes: 0 at the end of the session, 2 user error when starting it.",
+)
 
 
-@click.command("repl")
+@click.command("repl", epilog=EPILOG)
 @FILES
 @LOAD_AS
 @BUDGET
 @STORE
+@FACTS
+@RULES
 @user_errors
-def command(files: tuple, load_as: tuple, budget: int, store: str | None) -> None:
+def command(files: tuple, load_as: tuple, budget: int, store: str | None, facts: str | None, rules: tuple) -> None:
     """Interactive session: `? L`, `why L`, `whynot L`, `excise F`, `tick`, `run`, ... (type help)."""
     from ..repl import Repl
 
-    repl = Repl(build_kernel(files, load_as, budget, store=store))
+    repl = Repl(build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules))
     interactive = sys.stdin.isatty()
     if interactive:
         try:

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_json, fail, user_errors
+from ..session import BUDGET, EXIT_PARTIAL, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_json, examples, fail, user_errors
+
+EPILOG = examples(
+    "rofl run examples/counter.rofl --collect count",
+    "rofl run examples/tm.rofl --collect ones --json",
+    "rofl run examples/stock.rofl --ticks 3 --budget 10000",
+    exit_codes="Exit codes: 0 quiescent or stopped at --ticks, 2 user error, 3 partial (the budget ran out).",
+)
 
 
-@click.command("run")
+@click.command("run", epilog=EPILOG)
 @FILES
 @LOAD_AS
 @click.option("--ticks", type=click.IntRange(min=1), default=None, help="Run at most N ticks.")
@@ -32,10 +39,12 @@ def command(files: tuple, load_as: tuple, ticks: int | None, budget: int, collec
             "partial": report.partial,
             "collected": [{"tick": t, "facts": list(facts)} for t, facts in report.collected],
         })
-        return
-    for tick, facts in report.collected:
-        click.echo(f"tick {tick}:" + ("" if facts else " (nothing collected)"))
-        for f in facts:
-            click.echo(f"  {f}")
-    end = "quiescent" if report.quiescent else "partial: the budget ran out" if report.partial else "stopped at the tick limit"
-    click.echo(f"-- {report.ticks} tick(s), {end}")
+    else:
+        for tick, facts in report.collected:
+            click.echo(f"tick {tick}:" + ("" if facts else " (nothing collected)"))
+            for f in facts:
+                click.echo(f"  {f}")
+        end = "quiescent" if report.quiescent else "partial: the budget ran out" if report.partial else "stopped at the tick limit"
+        click.echo(f"-- {report.ticks} tick(s), {end}")
+    if report.partial:
+        raise SystemExit(EXIT_PARTIAL)

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FILES, LOAD_AS, STORE, build_kernel, fail, user_errors
+from ..session import BUDGET, FILES, LOAD_AS, STORE, build_kernel, examples, fail, user_errors
+
+EPILOG = examples(
+    "rofl save sensors.store examples/sensors.rofl --load-as sensor_net examples/sensor_readings.rofl",
+    "rofl ask 'verified(V)' --store sensors.store",
+    exit_codes="Exit codes: 0 saved, 2 user error.",
+)
 
 
-@click.command("save")
+@click.command("save", epilog=EPILOG)
 @click.argument("out", type=click.Path(dir_okay=False))
 @FILES
 @LOAD_AS

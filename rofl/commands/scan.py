@@ -26,7 +26,16 @@ class _ScanCommand(click.Command):
             raise  # unreachable
 
 
-@click.command(cls=_ScanCommand, name="scan")
+EPILOG = (
+    "\b\nExit codes: 0 scanned, 2 user error (a bad flag, a missing folder, a concurrent scan).\n\n"
+    "\b\nExamples:\n"
+    "  rofl scan examples/shop --out facts/generated\n"
+    "  rofl scan . --out facts/generated --json\n"
+    "  rofl scan src --exclude '**/*.test.ts' --verify"
+)
+
+
+@click.command(cls=_ScanCommand, name="scan", epilog=EPILOG)
 @click.argument("src", required=False)
 @click.option("--out", default="facts/generated", show_default=True, help="Folder for fact files and manifest.json.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")

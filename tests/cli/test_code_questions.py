@@ -242,7 +242,7 @@ def test_ask_with_why_and_whynot_explains_along(rofl, scanned):
     missing = 'dependency[code]("src/domain/order.ts", "src/services/checkout.ts")'
     code, out, _ = rofl("ask", 'dependency[code]("src/domain/order.ts", B)', "--facts", facts, "--why", fact, "--whynot", missing, "--json")
     data = json.loads(out)
-    assert code == 0 and {"B": '"src/ui/format.ts"'} in data["answers"]
+    assert code == 0 and {"B": "src/ui/format.ts"} in data["answers"]
     (why,) = data["why"]
     assert why["kind"] == "derived" and why["children"][0]["kind"] == "base" and why["children"][0]["who"] == "scanner"
     (whynot,) = data["whynot"]

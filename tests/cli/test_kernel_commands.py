@@ -15,14 +15,19 @@ def test_ask_text_and_json(rofl):
     code, out, _ = rofl("ask", "path(X, d)", EXAMPLES / "tc.rofl", "--json")
     assert json.loads(out) == {"query": "path(X, d)", "answers": [{"X": "a"}, {"X": "b"}, {"X": "c"}], "partial": False}
     code, out, _ = rofl("ask", "path(d, X)", EXAMPLES / "tc.rofl")
-    assert code == 0 and out.strip() == "no"
+    assert code == 1 and out.strip() == "no"
 
 
-def test_ask_json_values_are_rofl_syntax(rofl, tmp_path):
+def test_ask_json_values_are_json(rofl, tmp_path):
     prog = tmp_path / "v.rofl"
-    prog.write_text('v("a \\"q\\"", f(b, 2), -3).')
-    code, out, _ = rofl("ask", "v(S, T, N)", prog, "--json")
-    assert json.loads(out)["answers"] == [{"S": '"a \\"q\\""', "T": "f(b, 2)", "N": "-3"}]
+    prog.write_text('v("a \\"q\\"", f(b, g(2, "s")), -3, 123456789012345678901234567890).')
+    code, out, _ = rofl("ask", "v(S, T, N, B)", prog, "--json")
+    assert json.loads(out)["answers"] == [{
+        "S": 'a "q"',
+        "T": {"functor": "f", "args": ["b", {"functor": "g", "args": [2, "s"]}]},
+        "N": -3,
+        "B": 123456789012345678901234567890,
+    }]
 
 
 def test_ask_with_load_as(rofl):
@@ -96,7 +101,9 @@ def test_budget_marks_partial(rofl, tmp_path):
     prog.write_text("nat(0).\nnat(Y) :- nat(X), Y is X + 1.\n")
     code, out, _ = rofl("ask", "nat(X)", prog, "--budget", "500", "--json")
     data = json.loads(out)
-    assert code == 0 and data["partial"] is True and 0 < len(data["answers"]) <= 500
+    assert code == 3 and data["partial"] is True and 0 < len(data["answers"]) <= 500
+    code, out, err = rofl("ask", "nat(X)", prog, "--budget", "10")
+    assert code == 3 and "partial" in err
 
 
 def test_help_and_version_import_no_command_module():

@@ -179,7 +179,9 @@ def test_store_file_given_as_program(rofl, tmp_path):
 @pytest.mark.parametrize("data", [b"", b"\n\n", b"-- only a comment", b"   \t\n-- c\n"], ids=["empty", "blank", "comment_eof", "ws"])
 def test_empty_programs_answer_no(rofl, tmp_path, data):
     prog = write(tmp_path / "p.rofl", data)
-    assert rofl("ask", "x(X)", prog) == (0, "no\n", "")
+    assert rofl("ask", "hole(Q, R)", prog) == (1, "no\n", "")
+    code, out, err = rofl("ask", "x(X)", prog)
+    assert (code, out) == (2, "") and err == "no relation x[main]/1; no fact and no rule defines it\n"
 
 
 def test_crlf_and_cr_line_endings_and_comment_at_eof(rofl, tmp_path):
@@ -225,7 +227,7 @@ BIG = "9" * 5000  # over CPython's 4300-digit int/str conversion limit
 ])
 def test_huge_integer_literal_does_not_crash(rofl, tmp_path, text, query):
     prog = write(tmp_path / "big.rofl", text)
-    assert_no_crash(rofl("ask", query, prog))
+    assert_no_crash(rofl("ask", query, prog), ok=(0, 1))
 
 
 def test_huge_integer_in_rules_file_over_facts(rofl, facts_copy, tmp_path):
@@ -329,9 +331,9 @@ def test_scan_bad_flags_are_one_line(rofl, tiny, tmp_path, args, needle):
 # ======================================================================================================
 
 BAD_QUERIES = ["", "   ", "path(", "path(a, X", "path(a, X) extra", "path(a, X)..", "X", "Path(a, X)", "path",
-               "path()", "path[](a, X)", "$path(a, X)", "path[$p](a, X)", "path(a, $X)", "path(a, X), edge(X, Y)",
+               "path()", "path[](a, X)", "$path(a, X)", "path[$p](a, X)", "path(a, $X)",
                "path(a, X) :- edge(a, X)", "path(a, X)@async", "path(a, 1 + 2)", 'path(a, "\\q")', "\x00",
-               'path(a, "\\u{110000}")', "not path(a, X)"]
+               'path(a, "\\u{110000}")', "path(a, X),", "path(a, X), , edge(X, Y)"]
 
 
 @pytest.mark.parametrize("query", BAD_QUERIES)
@@ -397,9 +399,19 @@ def test_load_as_non_ascii_who(rofl, who):
     assert_user_error(rofl("ask", "reading[S](V)", *SENSORS[:1], "--load-as", who, SENSORS[3]), "not an atom")
 
 
+@pytest.mark.parametrize("query, needle", [
+    ("not path(a, X)", "not path[main](a, X) needs X bound"),
+    ("path(a, X), not edge(X, Y)", "needs Y bound"),
+    ("X > 1, path(a, X), Y < 2", "Y < 2 needs Y bound"),
+    ("X = Y", "needs X, Y bound"),
+])
+def test_unsafe_query_is_one_line(rofl, query, needle):
+    assert_user_error(rofl("ask", query, TC), "unsafe question", needle)
+
+
 def test_budget_one_and_huge(rofl):
     code, out, err = rofl("ask", "path(a, X)", TC, "--budget", "1")
-    assert code == 0 and "partial" in err
+    assert code == 3 and "partial" in err
     assert rofl("ask", "path(a, X)", TC, "--budget", str(10**30)) == (0, "X = b\nX = c\nX = d\n", "")
 
 

@@ -34,7 +34,7 @@ def test_run_partial_under_budget(rofl, tmp_path):
     prog.write_text("n(0)@init.\nn(Y)@next :- n(X), Y is X + 1.\n")
     code, out, _ = rofl("run", prog, "--budget", "3000", "--json")
     data = json.loads(out)
-    assert code == 0 and data["partial"] is True and data["quiescent"] is False
+    assert code == 3 and data["partial"] is True and data["quiescent"] is False
 
 
 def test_save_and_store_flag(rofl, tmp_path):

@@ -1,0 +1,91 @@
+"""Conjunctive questions: a body of literals, negations and builtins, checked for safety and ordered.
+
+Positive literals run in written order; a negation or a builtin runs as soon as its inputs are bound,
+as in a rule.  A question is unsafe when some negation or builtin can never get its inputs, or when an
+answer variable is bound by nothing but a negation: ``UnsafeQuery`` says which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .clauses import ARITH, Builtin, Literal, Negated, is_wildcard, literal_vars, term_vars
+from .display import item_text
+from .errors import UnsafeQuery
+from .namespace import qualify_item
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A checked question: its items in evaluation order and its answer variables in written order."""
+
+    items: tuple
+    variables: tuple[str, ...]
+
+    @property
+    def literals(self) -> tuple[Literal, ...]:
+        """Every literal the question reads, positive or negated."""
+        return tuple(i if isinstance(i, Literal) else i.lit for i in self.items if not isinstance(i, Builtin))
+
+
+def _has_arith(term) -> bool:
+    return type(term) is tuple and len(term) > 1 and (term[0] == ARITH or any(_has_arith(a) for a in term[1:]))
+
+
+def _vars(item) -> set[str]:
+    if isinstance(item, Literal):
+        return set(literal_vars(item, {}))
+    if isinstance(item, Negated):
+        return set(literal_vars(item.lit, {}))
+    return set(term_vars(item.left, {})) | set(term_vars(item.right, {}))
+
+
+def _ready(item, bound: set[str]) -> bool:
+    if isinstance(item, Negated):
+        return {v for v in literal_vars(item.lit, {}) if not is_wildcard(v)} <= bound
+    left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
+    if item.op == "is":
+        return right <= bound
+    if item.op == "=":
+        return (left <= bound and (right <= bound or not _has_arith(item.right))) or (
+            right <= bound and (left <= bound or not _has_arith(item.left))
+        )
+    return (left | right) <= bound
+
+
+def plan(items: tuple) -> Question:
+    """Order a parsed body for evaluation; raise UnsafeQuery when it cannot be made safe."""
+    items = tuple(qualify_item(i) for i in items)
+    variables: dict[str, None] = {}
+    for item in items:
+        for name in (_vars(item) if not isinstance(item, Literal) else literal_vars(item, {})):
+            if not is_wildcard(name):
+                variables[name] = None
+    bound: set[str] = set()
+    order: list = []
+    pending: list = []
+
+    def flush() -> None:
+        progress = True
+        while progress:
+            progress = False
+            for item in list(pending):
+                if _ready(item, bound):
+                    pending.remove(item)
+                    order.append(item)
+                    if isinstance(item, Builtin):
+                        bound.update(_vars(item))
+                    progress = True
+
+    for item in items:
+        if isinstance(item, Literal):
+            order.append(item)
+            bound.update(literal_vars(item, {}))
+        else:
+            pending.append(item)
+        flush()
+    if pending:
+        item = pending[0]
+        need = sorted(v for v in _vars(item) if v not in bound and not is_wildcard(v))
+        raise UnsafeQuery(f"unsafe question: {item_text(item)} needs {', '.join(need)} bound by a positive literal")
+    return Question(tuple(order), tuple(variables))
