@@ -267,3 +267,23 @@ def test_gitignored_member_package_json_still_names_the_package(tmp_path, out):
     assert answers(out, "app.ts") == {"zod": ("file", "packages/zod/src/index.ts")}
     # and its exports still name entry points
     assert 'src_entry[code]("packages/zod/src/index.ts", "exports").' in (out / "entries.rofl").read_text()
+
+
+def test_malformed_package_and_workspace_files_resolve_nothing_and_break_nothing(repo, out):
+    src = repo({
+        "package.json": json.dumps({"workspaces": "packages/*", "imports": ["#x"]}),
+        "pnpm-workspace.yaml": "packages: {oops\n  - [\n",
+        "tsconfig.json": '{"compilerOptions": {"customConditions": "source", "outDir": 3, "paths": []}}',
+        "packages/a/package.json": json.dumps({"name": "a", "exports": 42, "main": ["x"]}),
+        "packages/b/package.json": json.dumps({"name": "b", "exports": {".": {"import": {"default": [None]}}}}),
+        "packages/c/package.json": "{not json",
+        "packages/c/index.ts": "",
+        "app.ts": imports("a", "b", "#x", "c"),
+    })
+    scan_json(src, out)
+    assert answers(out, "app.ts") == {
+        "a": ("workspace", "packages/a"),
+        "b": ("workspace", "packages/b"),
+        "#x": ("unresolved",),
+        "c": ("external", "c"),  # a package.json that is not JSON names no package
+    }
