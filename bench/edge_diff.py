@@ -71,7 +71,7 @@ def _bare(spec: str) -> bool:
     return not spec.startswith((".", "/")) and not spec.startswith("#")
 
 
-def _package_name(spec: str) -> str:
+def package_name(spec: str) -> str:
     parts = spec.split("/")
     return "/".join(parts[:2]) if spec.startswith("@") else parts[0]
 
@@ -121,7 +121,7 @@ def _only_ours(importer: str, spec: str, target: str, facts: RoflFacts, graph: C
             return "?query suffix (stripped by rofl, not by dependency-cruiser)"
         if spec.startswith("#"):
             return "#imports (package.json imports) dependency-cruiser cannot resolve"
-        if _bare(spec) and _package_name(spec) in workspace:
+        if _bare(spec) and package_name(spec) in workspace:
             return ("workspace package whose exports/main name build output that is not there: rofl maps it "
                     "back to source (tsconfig outDir -> rootDir), dependency-cruiser cannot resolve it")
         if target in facts.assets or not target.endswith(CODE):
@@ -156,7 +156,7 @@ def _only_theirs(importer: str, spec: str, target: str, facts: RoflFacts, worksp
                 return category
         return "both resolve, to different files"
     if "external" in kinds:
-        if _bare(spec) and _package_name(spec) in workspace:
+        if _bare(spec) and package_name(spec) in workspace:
             return "workspace package left external by rofl"
         return "rofl calls it an external package"
     if "workspace" in kinds:

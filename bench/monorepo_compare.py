@@ -18,6 +18,7 @@ runs per timing, best taken.  Details go to bench/.cache/results/monorepo-*.json
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -51,31 +52,40 @@ def _affected(payload: dict[str, Any]) -> set[str]:
     return {r["file"] if isinstance(r, dict) else r for r in rows}
 
 
-def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFacts,
-                graph: depcruise_graph.CruiseGraph, diffs: list[edge_diff.Difference]) -> list[dict[str, Any]]:
+def _graphs(facts: rofl_facts.RoflFacts, graph: depcruise_graph.CruiseGraph,
+            diffs: list[edge_diff.Difference]) -> tuple[Any, Any, Any]:
+    """dependency-cruiser's graph; rofl's; and dependency-cruiser's with the by-design differences.
+
+    ``src_workspace_import`` makes the importer depend on every scanned file of that package (the
+    contract); dependency-cruiser resolves none of those imports.  Its graph plus those edges and
+    plus/minus the by-design edge differences shows whether every impact difference comes from
+    those choices.
+    """
     import networkx as nx
 
-    rofl = rofl_argv()
-    flags = _impact_flags(rofl)
-    theirs = nx.DiGraph()
-    theirs.add_edges_from(graph.edges)
-    ours_graph = nx.DiGraph()
-    ours_graph.add_edges_from(facts.edges)
-    # src_workspace_import: the importer depends on every scanned file of that package (the contract).
-    # dependency-cruiser resolves none of these imports; its graph plus these edges and plus/minus the
-    # by-design edge differences shows whether every impact difference comes from those choices
     package_edges = set()
     for (importer, _spec), answers in facts.answers.items():
         for answer in answers:
             if answer[0] == "workspace":
                 prefix = "" if answer[1] == "." else answer[1].rstrip("/") + "/"
                 package_edges.update((importer, f) for f in facts.files if f.startswith(prefix) and f != importer)
-    ours_graph.add_edges_from(package_edges)
-    theirs_plus = theirs.copy()
-    theirs_plus.add_edges_from(package_edges)
-    theirs_plus.add_edges_from((d.importer, d.target) for d in diffs if d.side == "rofl" and edge_diff.by_design(d.category))
-    theirs_plus.remove_edges_from([(d.importer, d.target) for d in diffs
-                                   if d.side == "depcruise" and edge_diff.by_design(d.category)])
+    theirs = nx.DiGraph(sorted(graph.edges))
+    ours = nx.DiGraph(sorted(facts.edges | package_edges))
+    adjusted = nx.DiGraph(sorted(graph.edges | package_edges))
+    adjusted.add_edges_from((d.importer, d.target) for d in diffs if d.side == "rofl" and edge_diff.by_design(d.category))
+    adjusted.remove_edges_from([(d.importer, d.target) for d in diffs
+                                if d.side == "depcruise" and edge_diff.by_design(d.category)])
+    return theirs, ours, adjusted
+
+
+def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFacts,
+                graph: depcruise_graph.CruiseGraph, diffs: list[edge_diff.Difference]) -> list[dict[str, Any]]:
+    """``rofl impact`` for a fixed sample of imported files, against networkx ancestors."""
+    import networkx as nx
+
+    rofl = rofl_argv()
+    flags = _impact_flags(rofl)
+    theirs, ours_graph, theirs_plus = _graphs(facts, graph, diffs)
     imported = sorted({b for _, b in facts.edges | graph.edges} & facts.files & graph.sources)
     sample = sorted(random.Random(SEED).sample(imported, min(IMPACT_SAMPLE, len(imported))))
     rows = []
@@ -102,7 +112,25 @@ def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFac
     return rows
 
 
+def _cruise(repo: monorepos.Repo, groups: list[monorepos.TsGroup], modules: Path,
+            work: Path) -> tuple[depcruise_graph.CruiseGraph, float]:
+    """dependency-cruiser's graph (first run) and its best total wall time over REPEAT runs of every group."""
+    graph = depcruise_graph.CruiseGraph()
+    totals: list[float] = []
+    for attempt in range(REPEAT):
+        total = 0.0
+        for index, group in enumerate(groups):
+            config = depcruise_graph.write_config(group, repo, modules, work, index)
+            output = work / f"{repo.name}-depcruise-{index}.json"
+            total += depcruise_graph.run(depcruise_graph.argv(config, group, output), depcruise_graph.cwd(group, repo))
+            if attempt == 0:
+                depcruise_graph.read_output(output, group, graph)
+        totals.append(total)
+    return graph, min(totals)
+
+
 def run_repo(repo: monorepos.Repo, work: Path) -> dict[str, Any]:
+    """Scan, cruise, compare and time one repository; one row of the tables."""
     rofl = rofl_argv()
     sink = work / "stdout.txt"
     cold: list[float] = []
@@ -114,23 +142,12 @@ def run_repo(repo: monorepos.Repo, work: Path) -> dict[str, Any]:
     workspace = monorepos.workspace_packages(repo)
     groups = monorepos.ts_groups(sorted(facts.files), monorepos.tsconfig_options(repo))
     modules = monorepos.link_workspace(workspace, repo, work / f"{repo.name}-links" / "node_modules")
-    graph = depcruise_graph.CruiseGraph()
-    dc_times: list[float] = []
-    for attempt in range(REPEAT):
-        total = 0.0
-        for index, group in enumerate(groups):
-            config = depcruise_graph.write_config(group, repo, modules, work, index)
-            output = work / f"{repo.name}-depcruise-{index}.json"
-            argv = depcruise_graph.argv(config, group, output)
-            total += depcruise_graph.run(argv, depcruise_graph.cwd(group, repo))
-            if attempt == 0:
-                depcruise_graph.read_output(output, group, graph)
-        dc_times.append(total)
+    graph, dc_seconds = _cruise(repo, groups, modules, work)
     diffs = edge_diff.differences(facts, graph, workspace, repo.root)
     left_external = sorted(
         (path, spec) for (path, spec), answers in facts.answers.items()
         if any(a[0] == "external" for a in answers) and not spec.startswith((".", "/", "#"))
-        and edge_diff._package_name(spec) in workspace
+        and edge_diff.package_name(spec) in workspace
     )
     common = len(facts.edges & graph.edges)
     union = len(facts.edges | graph.edges)
@@ -147,8 +164,8 @@ def run_repo(repo: monorepos.Repo, work: Path) -> dict[str, Any]:
         "left_external": len(left_external), "left_external_examples": left_external[:10],
         "workspace_imports": sum(1 for a in facts.answers.values() for x in a if x[0] == "workspace"),
         "assets": len(facts.assets),
-        "cold_s": round(min(cold), 3), "depcruise_s": round(min(dc_times), 3),
-        "ratio": round(min(cold) / min(dc_times), 3),
+        "cold_s": round(min(cold), 3), "depcruise_s": round(dc_seconds, 3),
+        "ratio": round(min(cold) / dc_seconds, 3),
         "categories": [
             {"side": side, "category": cat, "count": n,
              "examples": [vars_of(d) for d in examples[:3]]}
@@ -163,7 +180,7 @@ def run_repo(repo: monorepos.Repo, work: Path) -> dict[str, Any]:
 
 
 def vars_of(d: edge_diff.Difference) -> dict[str, str]:
-    return {k: getattr(d, k) for k in d.__slots__}
+    return dataclasses.asdict(d)
 
 
 def format_tables(rows: list[dict[str, Any]]) -> str:
