@@ -23,8 +23,9 @@ def term_text(term: Term) -> str:
 
 def literal_text(lit: Literal) -> str:
     persp = lit.persp[1] if is_var(lit.persp) else lit.persp
+    rel = lit.rel.partition("$")[2] or lit.rel
     temporal = "" if lit.temporal == "now" else "@" + lit.temporal
-    return f"{lit.rel}[{persp}]({', '.join(term_text(a) for a in lit.args)}){temporal}"
+    return f"{rel}[{persp}]({', '.join(term_text(a) for a in lit.args)}){temporal}"
 
 
 def item_text(item) -> str:
@@ -44,4 +45,5 @@ def clause_text(clause: Clause) -> str:
 
 
 def row_text(rel: str, row: tuple) -> str:
+    rel = rel.partition("$")[2] or rel  # a private relation shows the name its source wrote
     return f"{rel}[{row[0]}]({', '.join(format_term(a) for a in row[1:])})"

@@ -274,7 +274,7 @@ def _has_negation(rule: CompiledRule) -> bool:
 def stratify(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) -> Outcome:
     """Phase one: the negation-free rules behind ``stratum``/``unstratified``."""
     ctx = Context(store, decoded, limit)
-    needed = cone(decoded, {V.STRATUM, V.UNSTRATIFIED})
+    needed = cone(decoded, {V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED})
     rules = [
         r for r in decoded.rules
         if r.clause.head.rel in needed and r.clause.head.rel not in decoded.demand
@@ -282,15 +282,15 @@ def stratify(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) ->
     ]
     out = Outcome(ctx)
     try:
-        run_rules(ctx, book, rules, stop_rel=V.UNSTRATIFIED)
+        run_rules(ctx, book, rules, stop_rel=V.BOOT_UNSTRATIFIED)
     except BudgetExhausted:
         out.partial = True
         ctx.flush()
-    unstrat = ctx.tables.get(V.UNSTRATIFIED)
+    unstrat = ctx.tables.get(V.BOOT_UNSTRATIFIED)
     if unstrat is not None and unstrat.rows:
         out.unstratified = list(unstrat.rows)
     strata: dict[str, int] = {}
-    for row in ctx.rows(V.STRATUM):
+    for row in ctx.rows(V.BOOT_STRATUM):
         if len(row) == 3 and type(row[1]) is tuple and len(row[1]) == 1 and type(row[2]) is int:
             name = row[1][0]
             if row[2] > strata.get(name, -1):
@@ -301,7 +301,7 @@ def stratify(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) ->
 
 def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) -> Outcome:
     """Phase one, reused while none of the relations it reads has changed (ticks, repeated questions)."""
-    needed = cone(decoded, {V.STRATUM, V.UNSTRATIFIED})
+    needed = cone(decoded, {V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED})
     key = ("strata", tuple(r.rid for r in decoded.rules), tuple(sorted((rel, store.versions.get(rel, 0)) for rel in needed)))
     hit = store.memo.get("strata")
     if hit is not None and hit[0] == key:

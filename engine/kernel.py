@@ -16,6 +16,7 @@ from .errors import LoadRejected, RoflError
 from .evaluate import Outcome, evaluate
 from .parse import parse_literal, parse_program
 from .plan import UnsafeRule, check_demand_safe, range_restricted
+from .namespace import qualify
 from .query import Question
 from .reflect import reflect
 from .rulebook import RuleBook
@@ -70,7 +71,11 @@ class Kernel:
         for op, modes in V.BUILTIN_MODES:
             self._add(V.MODE, ("main", op, modes), None, journal)
         if boot is not None:
-            self.load_sources([(Path(boot), None)], evaluate_now=False)
+            self.load_boot(boot)
+
+    def load_boot(self, path: str | Path) -> None:
+        """Load the boot program: the one source that may conclude into the private perspective [boot]."""
+        self.load_sources([(Path(path), None)], evaluate_now=False, private=True)
 
     # -- loading -----------------------------------------------------------------------------------
     def load_file(self, path: str | Path, who: str | None = None) -> Outcome:
@@ -79,10 +84,11 @@ class Kernel:
     def load_text(self, text: str, source: str = "<input>", who: str | None = None) -> Outcome:
         return self.add_clauses(parse_program(text, source), who, source)
 
-    def load_sources(self, sources: list, evaluate_now: bool = True) -> Outcome | None:
+    def load_sources(self, sources: list, evaluate_now: bool = True, private: bool = False) -> Outcome | None:
         """Parse every file first (a syntax error loads nothing), then add them all and evaluate once.
 
         A source is ``(path, who)``, or ``(path, who, text)`` when the caller has read the file already.
+        Only a ``private`` load (boot's) may conclude into perspective [boot].
         """
         parsed = []
         for source in sources:
@@ -92,7 +98,7 @@ class Kernel:
         journal: list = []
         try:
             for clauses, who, source in parsed:
-                self._add_clauses(clauses, who, source, journal)
+                self._add_clauses(clauses, who, source, journal, private)
         except LoadRejected:
             self.store.rollback(journal)
             self._outcome = None
@@ -112,10 +118,16 @@ class Kernel:
             raise
         return self._evaluate_or_rollback(journal) if evaluate_now else None
 
-    def _add_clauses(self, clauses: list[Clause], who: str | None, source: str, journal: list) -> None:
+    def _add_clauses(self, clauses: list[Clause], who: str | None, source: str, journal: list, private: bool = False) -> None:
         registered: set = set()  # (rel, persp) pairs whose edb and authority facts were emitted
         add = self.store.add
         for c in clauses:
+            if c.head.persp == V.PRIVATE_PERSP and not private:
+                raise LoadRejected(
+                    f"{source}:{c.line}:{c.col}: perspective [{V.PRIVATE_PERSP}] is private to boot.rofl; "
+                    "conclude into another perspective (rules may read [boot])"
+                )
+            c = qualify(c)
             if not c.body and not c.want:
                 head = c.head
                 if add(head.rel, (head.persp, *head.args), who, journal):
@@ -184,7 +196,7 @@ class Kernel:
         from .explain import explain_text
 
         rows = sorted(outcome.unstratified, key=fact_key)[:3]
-        return "\n".join(explain_text(outcome.ctx, self.store, V.UNSTRATIFIED, row) for row in rows)
+        return "\n".join(explain_text(outcome.ctx, self.store, V.BOOT_UNSTRATIFIED, row) for row in rows)
 
     # -- evaluation --------------------------------------------------------------------------------
     def _run_evaluation(self, kind: str, limit: int | None = None) -> Outcome:
@@ -443,6 +455,8 @@ class Kernel:
                 break
             if (max_ticks is not None and ticks >= max_ticks) or used >= total:
                 partial = used >= total
+                if partial:  # the budget ends the run exactly at a tick boundary: the next tick is the hole
+                    self._hole("tick", outcome)
                 break
             outcome = self._close_tick(total - used)
         return RunReport(ticks, quiescent, partial, tuple(collected))

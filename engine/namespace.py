@@ -1,8 +1,9 @@
-"""The private namespace of perspective [boot]: boot's helper relations get names no user can spell.
+"""Relation namespaces: boot's helpers (in [boot]) and the audits (in [audit]) get names no user can spell.
 
-A literal written in perspective ``[boot]`` names the relation ``boot$rel``; ``$`` cannot be written in
-source, so a user's ``dep``, ``reach`` or ``stratum`` is always another relation than boot's, with its own
-rules, rows and stratum.  Only the boot program may conclude into ``[boot]``; anyone may read it.
+A literal written in perspective ``[boot]`` names the relation ``boot$rel`` (``[audit]``: ``audit$rel``);
+``$`` cannot be written in source, so a user's ``dep``, ``reach``, ``stratum`` or ``leak`` is always
+another relation than boot's, with its own rules, rows and stratum.  Only the boot program may conclude
+into ``[boot]``; anyone may read it.  Text shows the name as written: ``dep[boot](a, b)``.
 """
 
 from __future__ import annotations
@@ -10,30 +11,30 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .clauses import Clause, Literal, Negated
-
-PRIVATE_PERSP = "boot"
-_PREFIX = PRIVATE_PERSP + "$"
+from .vocabulary import NAMESPACES, PRIVATE_PERSP, PRIVATE_PREFIX as _PREFIX
 
 
-def private_name(rel: str) -> str:
-    """The stored name of relation ``rel`` of perspective [boot]."""
-    return rel if rel.startswith(_PREFIX) else _PREFIX + rel
+def stored_name(rel: str, persp: object) -> str:
+    """The stored name of relation ``rel`` written in perspective ``persp``."""
+    if type(persp) is str and persp in NAMESPACES and "$" not in rel:
+        return persp + "$" + rel
+    return rel
 
 
 def is_private(rel: str) -> bool:
+    """Whether ``rel`` is one of boot's helpers (stored in the private perspective)."""
     return rel.startswith(_PREFIX)
 
 
 def display_name(rel: str) -> str:
-    """The name a user writes (in perspective [boot] for a private relation)."""
-    return rel[len(_PREFIX):] if rel.startswith(_PREFIX) else rel
+    """The name as its source wrote it."""
+    return rel.partition("$")[2] or rel
 
 
 def qualify_literal(lit: Literal) -> Literal:
-    """The literal with its relation renamed into the private namespace when it is written in [boot]."""
-    if lit.persp == PRIVATE_PERSP and not lit.rel.startswith(_PREFIX):
-        return replace(lit, rel=_PREFIX + lit.rel)
-    return lit
+    """The literal with its relation renamed into its perspective's namespace, when it has one."""
+    name = stored_name(lit.rel, lit.persp)
+    return lit if name == lit.rel else replace(lit, rel=name)
 
 
 def qualify_item(item):

@@ -75,8 +75,9 @@ def format_args(args: Iterable[Term]) -> str:
 
 
 def format_fact(rel: str, persp: str, args: Fact) -> str:
-    """Canonical text ``rel[persp](args)`` with the perspective always written."""
-    return f"{rel}[{persp}]({format_args(args)})"
+    """Canonical text ``rel[persp](args)`` with the perspective always written (a relation of the
+    private perspective shows the name its source wrote)."""
+    return f"{rel.partition('$')[2] or rel}[{persp}]({format_args(args)})"
 
 
 def sort_key(term: Term) -> tuple:

@@ -44,6 +44,16 @@ RESERVED_ARITY: dict[str, int] = {
 STRATUM = "stratum"
 UNSTRATIFIED = "unstratified"
 
+# Perspectives with their own relation names: a relation written in one of them is stored as
+# "persp$rel", a name source text cannot spell, so boot's helpers and the audits never share a
+# relation (rows, rules, stratum) with a user's relation of the same name.  [boot] is private: only
+# the boot program concludes into it, and boot concludes the read interface there.
+PRIVATE_PERSP = "boot"
+NAMESPACES = frozenset((PRIVATE_PERSP, "audit"))
+PRIVATE_PREFIX = PRIVATE_PERSP + "$"
+BOOT_STRATUM = PRIVATE_PREFIX + STRATUM
+BOOT_UNSTRATIFIED = PRIVATE_PREFIX + UNSTRATIFIED
+
 # Relations whose rows the kernel computes from fact metadata instead of storing them.
 VIRTUAL_RELATIONS = frozenset((DERIVED_BY, IN_PERSPECTIVE, ASSERTED_BY))
 # Timeless: kernel-vocabulary facts survive tick boundaries.

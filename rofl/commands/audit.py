@@ -20,12 +20,13 @@ AUDIT = "audit"
 
 def audit_rows(kernel) -> dict[str, list[str]]:
     """``{relation: [canonical fact text]}`` for every relation with facts in [audit]."""
+    from engine.namespace import display_name
     from engine.terms import format_fact
 
     found: dict[str, list[str]] = {}
     for rel, row in kernel.facts():
         if row[0] == AUDIT:
-            found.setdefault(rel, []).append(format_fact(rel, row[0], row[1:]))
+            found.setdefault(display_name(rel), []).append(format_fact(rel, row[0], row[1:]))
     return found
 
 

@@ -82,7 +82,7 @@ def test_syntax_error_is_one_line_exit_2(rofl, tmp_path):
 
 def test_refused_loads_exit_2(rofl, tmp_path):
     code, _, err = rofl("ask", "p(X)", EXAMPLES / "unstratifiable.rofl")
-    assert code == 2 and err.startswith("unstratified") and "reach[main]" in err
+    assert code == 2 and err.startswith("unstratified") and "reach[boot]" in err
     breach = tmp_path / "breach.rofl"
     breach.write_text("x(1).\nedb(X) :- x(X).\n")
     code, _, err = rofl("ask", "x(X)", breach)

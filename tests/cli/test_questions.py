@@ -100,6 +100,8 @@ def test_relations_lists_signatures_rows_places_and_comments(rofl, shop_facts):
     assert listed[("src_file", "code", 2)]["defined"] == "scanner" and listed[("src_file", "code", 2)]["rows"] == 38
     assert listed[("hole", "main", 2)]["defined"] == "kernel"
     assert ("malformed", "audit", 1) in listed
+    # boot's helper relations are private: they are not listed among the user's
+    assert not any(name in {"dep", "reach", "sees", "stratum"} for name, _, _ in listed)
     code, out, _ = rofl("relations", TC)
     line = next(x for x in out.splitlines() if x.startswith("path[main]/2"))
     assert "7 row(s)" in line and "tc.rofl:6" in line

@@ -92,7 +92,7 @@ def test_repl_through_stdin(tmp_path):
     assert "retracted\nX = 2\n" in out
     assert "- edge[main](1, 2)" in out
     assert "W = sensor" in out
-    assert "tick 1: installed 2 fact(s)" in out  # step(2) and boot's carried imports(audit, main)
+    assert "tick 1: installed 4 fact(s)" in out  # step(2) and boot's three carried imports facts
     assert "saved " in out and "restored " in out
     assert "step[main](2)" in out.split("restored")[1]  # edge facts ended with tick 0
     assert "commands:" in out

@@ -18,15 +18,15 @@ def audit(kernel, rel):
 def test_boot_alone_has_empty_audits(kernel):
     for rel in AUDITS:
         assert audit(kernel, rel) == [], rel
-    assert kernel.query("unstratified(R)").rows == ()
+    assert kernel.query("unstratified[boot](R)").rows == ()
 
 
 def test_whynot_unstratified_reach_is_a_finite_demonstration(kernel):
-    node = whynot(kernel.outcome.ctx, kernel.store, "unstratified", ("main", ("reach",)))
+    node = kernel.whynot("unstratified", "boot", (("boot$reach",),))
     assert node.kind == "absent"
     (rule,) = node.children
     assert rule.children[-1].kind == "fails"
-    assert rule.children[-1].text.startswith("dep_neg[main](reach, ")
+    assert rule.children[-1].text.startswith("dep_neg[boot](boot$reach, ")
 
 
 def test_strata_are_read_from_boot(kernel):

@@ -162,7 +162,7 @@ def test_unstratifiable_program_rolls_back(kernel):
     with pytest.raises(LoadRejected) as err:
         kernel.load_file(EXAMPLES / "unstratifiable.rofl")
     assert err.value.message.startswith("unstratified")
-    assert "reach[main]" in err.value.trace and "dep_neg[main](p, q)" in err.value.trace
+    assert "reach[boot]" in err.value.trace and "dep_neg[boot](p, q)" in err.value.trace
     after = {rel: dict(facts) for rel, facts in kernel.store.base.items()}
     assert after == before
     with pytest.raises(UnknownRelation):

@@ -19,7 +19,7 @@ _BOOK = RuleBook()
 def load(text: str) -> Kernel:
     k = Kernel(None, budget=10**7)
     k.book = _BOOK
-    k.load_sources([(BOOT, None)], evaluate_now=False)
+    k.load_boot(BOOT)
     k.load_text(text)
     return k
 
