@@ -190,9 +190,15 @@ class Resolver:
             return self._resolve_import(folder, spec, path, mode, probed)
         if is_relative(path):
             base = posixpath.normpath(posixpath.join(folder, path))
-            found = self._locate(base, probed, directory_only=path.endswith("/"))
-            if found is None and not path.endswith("/"):
-                found = self._on_disk(base, probed) or self._linked(base, probed)
+            if path.endswith("/") or _outside(base):
+                return _answer(spec, self._locate(base, probed, directory_only=True))
+            # files first, then what exists at the path (an asset: no folder can be there), then the folder
+            found = (
+                self._locate(base, probed, directory_only=False, folder=False)
+                or self._on_disk(base, probed)
+                or self._probe_folder(base, probed)
+                or self._linked(base, probed)
+            )
             return _answer(spec, found)
         if path.startswith("node:"):
             return Resolution(spec, package=path.split("/")[0])  # node:fs/promises is package node:fs
@@ -392,8 +398,10 @@ class Resolver:
         found = self._locate(rel, probed, directory_only=False)
         return found if found is not None or not on_disk else self._on_disk(rel, probed)
 
-    def _locate(self, base: str, probed: list[str], directory_only: bool, from_build: bool = False) -> Found | None:
-        """The scanned file ``base`` names (as a file, then as a folder), recording every probe."""
+    def _locate(
+        self, base: str, probed: list[str], directory_only: bool, from_build: bool = False, folder: bool = True
+    ) -> Found | None:
+        """The scanned file ``base`` names (as a file, then as a folder unless ``folder`` is off), recording every probe."""
         if _outside(base):
             return None  # outside SRC: never a scanned file
         files = self.files
@@ -402,7 +410,7 @@ class Resolver:
                 probed.append(candidate)
                 if candidate in files:
                     return self._with_runtime(candidate, probed, base)
-        return self._probe_folder(base, probed)
+        return self._probe_folder(base, probed) if folder else None
 
     def _with_runtime(self, hit: str, probed: list[str], base: str | None = None) -> Found:
         """The hit, plus the runtime file beside it: ``x.js`` for a declaration ``x.d.ts``, and ``x.js``
