@@ -12,12 +12,13 @@ re-resolves the importer).
 * relative (``./``, ``../``, ``.``, ``..``): a ``.js``/``.jsx``/``.mjs``/``.cjs`` specifier first tries
   the TypeScript sources it names (``.ts .tsx .d.ts`` / ``.tsx .ts .d.ts`` / ``.mts .d.mts`` /
   ``.cts .d.cts``), then the path as written, then the path plus ``.ts .tsx .d.ts .js .jsx .mjs .cjs
-  .mts .cts``; then as a folder: its package.json ``types``/``typings``/``main``, then ``index.*``.
-  When that finds a declaration file, the runtime file beside it (``x.js`` for ``x.d.ts``) is a
-  second target; so is ``x.js`` itself when ``./x.js`` led to ``x.ts`` and both are scanned.  When no scanned file is found, a file that exists there is a symlink to a
-  scanned file (its real path is the target) or an asset (css, json, svg, ...).
-* ``#name``: the ``imports`` of the nearest package.json above the importer (Node's package scope),
-  under the condition set.
+  .mts .cts``; then a file that exists at the path as written but is not scanned: a symlink to a
+  scanned file (its real path is the target) or an asset (css, json, svg, ...); then the path as a
+  folder: its package.json ``types``/``typings``/``main``, then ``index.*``.  When that finds a
+  declaration file, the runtime file beside it (``x.js`` for ``x.d.ts``) is a second target; so is
+  ``x.js`` itself when ``./x.js`` led to ``x.ts`` and both are scanned.
+* ``#name``: tsconfig ``paths`` first, then the ``imports`` of the nearest package.json above the
+  importer (Node's package scope), under the condition set.
 * bare: the governing tsconfig's ``paths`` (longest matching pattern), then its ``baseUrl``; then a
   workspace package (the importer's own package when it imports its own name, else the package
   of that name): its ``exports`` under the condition set, or without ``exports`` its ``types``,
