@@ -12,8 +12,8 @@ Follows Node's PACKAGE_EXPORTS_RESOLVE / PACKAGE_IMPORTS_RESOLVE with TypeScript
   file lets the search go on to the next applicable condition or array item.
 * ``null`` excludes: the search stops there with no answer.
 
-``targets`` yields the candidate strings in search order (``./``-relative paths, or bare specifiers
-for ``imports``); the caller probes each and stops at the first that resolves.
+``export_targets`` and ``import_targets`` yield the candidate strings in search order (``./``-relative
+paths, or bare specifiers for ``imports``); the caller probes each and stops at the first that resolves.
 """
 
 from __future__ import annotations
