@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from . import vocabulary as V
 from .clauses import Literal, Negated, NEXT
+from .caches import Caches, Previous, StrataEntry
 from .demand import Demand
 from .plan import BudgetExhausted, CompiledRule
 from .reflect import fact_term
@@ -36,6 +37,7 @@ class Context:
         self.news: dict[str, list] = {}
         self.deltas: dict[str, list] = {}
         self.steps = 0
+        self.saved = 0  # steps charged for work reused from an earlier evaluation instead of done again
         self.limit = limit
         self.prev = -1
         self.round = 0
@@ -100,7 +102,7 @@ class Context:
     def _fill_history(self, table: Table) -> None:
         """derived_by rows: frozen history, plus this evaluation's derivations once it has finished."""
         rows = table.rows
-        for frel, frow, rid, tick in self.store.history:
+        for frel, frow, rid, tick in self.store.history.entries():
             rows[("main", fact_term(frel, frow), (rid,), tick)] = -1
         if self.finished:
             for frel in sorted(self.provs):
@@ -132,12 +134,13 @@ class Context:
 
 @dataclass(slots=True)
 class Outcome:
-    """The result of one evaluation."""
+    """What one evaluation run produced (the kernel wraps it in an immutable ``engine.result.Result``)."""
 
     ctx: Context | None
     strata: dict = field(default_factory=dict)
     unstratified: list = field(default_factory=list)
     partial: bool = False
+    steps: int = 0
 
 
 def _body_literals(rule: CompiledRule):
@@ -299,48 +302,41 @@ def stratify(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) ->
     return out
 
 
-def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) -> Outcome:
-    """Phase one, reused while none of the relations it reads has changed (ticks, repeated questions)."""
+def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: int, caches: Caches) -> Outcome:
+    """Phase one, reused while none of the relations it reads has changed (ticks, repeated questions).
+
+    A reused stratification charges the steps it cost; when they do not fit the budget it runs again,
+    so a budget cuts exactly where it would cut a fresh evaluation."""
     needed = cone(decoded, {V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED})
-    key = ("strata", tuple(r.rid for r in decoded.rules), tuple(sorted((rel, store.versions.get(rel, 0)) for rel in needed)))
-    hit = store.memo.get("strata")
-    if hit is not None and hit[0] == key:
-        return Outcome(None, dict(hit[1]), [], False)
+    key = (tuple(r.rid for r in decoded.rules), tuple(sorted((rel, store.versions.get(rel, 0)) for rel in needed)))
+    hit = caches.strata
+    if hit is not None and hit.key == key and hit.steps <= limit:
+        out = Outcome(None, dict(hit.strata), [], False)
+        out.steps = hit.steps
+        return out
     strat = stratify(store, book, decoded, limit)
+    strat.steps = strat.ctx.steps
     if not strat.unstratified and not strat.partial:
-        store.memo["strata"] = (key, dict(strat.strata))
+        caches.strata = StrataEntry(key, dict(strat.strata), strat.ctx.steps)
     return strat
 
 
-@dataclass(frozen=True, slots=True)
-class _Previous:
-    """What the last complete evaluation of a store computed, for reuse by the next one."""
-
-    rule_ids: tuple
-    versions: dict
-    naive: bool
-    ctx: Context
-    heads: frozenset  # relations it derived
-
-
-def _reusable(store: Store, decoded: DecodedRules, naive: bool):
+def _reusable(store: Store, decoded: DecodedRules, naive: bool, caches: Caches):
     """A predicate telling whether a head relation can be taken over unchanged from the last evaluation.
 
     It can when the rules are the same and no base relation in its dependency cone changed since.
     Fact metadata (asserted_by, in_perspective) changes with any base fact, derived_by with history.
     """
-    prev: _Previous | None = store.memo.get("last")
+    prev = caches.last
     ids = tuple(r.rid for r in decoded.rules)
     if prev is None or prev.rule_ids != ids or prev.naive != naive:
         return None
     touched = {rel for rel in set(store.versions) | set(prev.versions) if store.versions.get(rel, 0) != prev.versions.get(rel, 0)}
     if touched:
         touched |= V.VIRTUAL_RELATIONS
-    cones = store.memo.get("cones")
-    if cones is None or cones[0] != ids:
-        cones = (ids, {})
-        store.memo["cones"] = cones
-    by_head = cones[1]
+    if caches.cone_ids != ids:
+        caches.cones, caches.cone_ids = {}, ids
+    by_head = caches.cones
     init_heads = {r.clause.head.rel for r in decoded.rules if any(isinstance(i, Literal) and i.temporal == "init" for i in r.clause.body)}
 
     def ok(head: str) -> bool:
@@ -352,17 +348,20 @@ def _reusable(store: Store, decoded: DecodedRules, naive: bool):
         # demand answers materialise while a rule runs; a relation that calls one is derived afresh
         return not (c & touched) and not (c & init_heads) and not (c & decoded.demand)
 
-    return ok, prev.ctx
+    return ok, prev
 
 
-def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goals: set[str] | None = None) -> Outcome:
+def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goals: set[str] | None = None,
+             caches: Caches | None = None) -> Outcome:
     """Evaluate every rule of the store (or only those the ``goals`` relations depend on)."""
-    decoded = book.rules(store)
-    strat = _stratification(store, book, decoded, limit)
+    caches = caches if caches is not None else Caches()
+    decoded = book.rules(store, caches)
+    strat = _stratification(store, book, decoded, limit, caches)
     if strat.unstratified:
         return strat
     ctx = Context(store, decoded, limit, naive)
-    ctx.steps = strat.ctx.steps if strat.ctx is not None else 0
+    ctx.steps = strat.steps
+    ctx.saved = strat.steps if strat.ctx is None else 0
     out = Outcome(ctx, strat.strata, [], strat.partial)
     wanted = cone(decoded, goals) if goals is not None else None
     groups: dict[int, list[CompiledRule]] = {}
@@ -376,9 +375,10 @@ def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goal
             staged.append(rule)
             continue
         groups.setdefault(strat.strata.get(head.rel, last), []).append(rule)
-    reuse = _reusable(store, decoded, naive)
+    reuse = _reusable(store, decoded, naive, caches)
     demand_reads = through_demand(decoded)
     derived: set[str] = set()
+    costs: dict[str, int] = {}
     try:
         if strat.partial:
             raise BudgetExhausted()
@@ -387,13 +387,21 @@ def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goal
                 heads = {r.clause.head.rel for r in rules}
                 derived |= heads
                 if reuse is not None and all(reuse[0](h) for h in heads):
-                    prev_ctx = reuse[1]
-                    for rel in sorted(heads):
-                        ctx.tables[rel] = prev_ctx.tables[rel]
-                        if rel in prev_ctx.provs:
-                            ctx.provs[rel] = prev_ctx.provs[rel]
-                    continue
+                    prev = reuse[1]
+                    cost = prev.costs.get(min(heads), 0)
+                    if ctx.steps + cost <= ctx.limit:  # reuse charges what the component cost
+                        ctx.steps += cost
+                        ctx.saved += cost
+                        for rel in sorted(heads):
+                            ctx.tables[rel] = prev.ctx.tables[rel]
+                            if rel in prev.ctx.provs:
+                                ctx.provs[rel] = prev.ctx.provs[rel]
+                            costs[rel] = cost
+                        continue
+                before = ctx.steps
                 run_rules(ctx, book, rules)
+                for rel in heads:
+                    costs[rel] = ctx.steps - before
         for rule in staged:
             book.variant(rule, -1, frozenset(), decoded.demand, naive)(ctx, rule.index)
     except BudgetExhausted:
@@ -402,7 +410,7 @@ def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goal
     ctx.partial = out.partial
     ctx.finished = True
     if out.partial:
-        store.memo.pop("last", None)
+        caches.last = None
     else:
-        store.memo["last"] = _Previous(tuple(r.rid for r in decoded.rules), dict(store.versions), naive, ctx, frozenset(derived))
+        caches.last = Previous(tuple(r.rid for r in decoded.rules), dict(store.versions), naive, ctx, frozenset(derived), costs)
     return out

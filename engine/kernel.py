@@ -13,7 +13,9 @@ from pathlib import Path
 from . import vocabulary as V
 from .clauses import Clause, Literal, is_var
 from .errors import LoadRejected, RoflError
+from .caches import Caches
 from .evaluate import Outcome, evaluate
+from .result import Result
 from .parse import parse_literal, parse_program
 from .plan import UnsafeRule, check_demand_safe, range_restricted
 from .namespace import qualify
@@ -58,12 +60,12 @@ class TickReport:
 
 class Kernel:
     def __init__(self, boot: str | Path | None = None, budget: int = DEFAULT_BUDGET, naive: bool = False) -> None:
-        self.store = Store()
+        self._caches = Caches()
+        self._store = Store()
+        self._result: Result | None = None
         self.book = RuleBook()
         self.budget = budget
         self.naive = naive
-        self.goals: set[str] | None = None
-        self._outcome: Outcome | None = None
         journal: list = []
         for rel in V.RESERVED_RELATIONS:
             self._add(V.RESERVED, ("main", (rel,)), None, journal)
@@ -73,18 +75,29 @@ class Kernel:
         if boot is not None:
             self.load_boot(boot)
 
+    @property
+    def store(self) -> Store:
+        return self._store
+
+    @store.setter
+    def store(self, store: Store) -> None:
+        """Start from another store (a restored or cached one): every cache and result is forgotten."""
+        self._store = store
+        self._caches.clear()
+        self._result = None
+
     def load_boot(self, path: str | Path) -> None:
         """Load the boot program: the one source that may conclude into the private perspective [boot]."""
         self.load_sources([(Path(path), None)], evaluate_now=False, private=True)
 
     # -- loading -----------------------------------------------------------------------------------
-    def load_file(self, path: str | Path, who: str | None = None) -> Outcome:
+    def load_file(self, path: str | Path, who: str | None = None) -> Result:
         return self.load_sources([(Path(path), who)])
 
-    def load_text(self, text: str, source: str = "<input>", who: str | None = None) -> Outcome:
+    def load_text(self, text: str, source: str = "<input>", who: str | None = None) -> Result:
         return self.add_clauses(parse_program(text, source), who, source)
 
-    def load_sources(self, sources: list, evaluate_now: bool = True, private: bool = False) -> Outcome | None:
+    def load_sources(self, sources: list, evaluate_now: bool = True, private: bool = False) -> Result | None:
         """Parse every file first (a syntax error loads nothing), then add them all and evaluate once.
 
         A source is ``(path, who)``, or ``(path, who, text)`` when the caller has read the file already.
@@ -101,20 +114,20 @@ class Kernel:
                 self._add_clauses(clauses, who, source, journal, private)
         except LoadRejected:
             self.store.rollback(journal)
-            self._outcome = None
+            self._result = None
             raise
         if not evaluate_now:
-            self._outcome = None
+            self._result = None
             return None
         return self._evaluate_or_rollback(journal)
 
-    def add_clauses(self, clauses: list[Clause], who: str | None = None, source: str = "<input>", evaluate_now: bool = True) -> Outcome | None:
+    def add_clauses(self, clauses: list[Clause], who: str | None = None, source: str = "<input>", evaluate_now: bool = True) -> Result | None:
         journal: list = []
         try:
             self._add_clauses(clauses, who, source, journal)
         except LoadRejected:
             self.store.rollback(journal)
-            self._outcome = None
+            self._result = None
             raise
         return self._evaluate_or_rollback(journal) if evaluate_now else None
 
@@ -131,7 +144,7 @@ class Kernel:
             if not c.body and not c.want:
                 head = c.head
                 if add(head.rel, (head.persp, *head.args), who, journal):
-                    self._outcome = None
+                    self._result = None
                     if (head.rel, head.persp) not in registered:
                         registered.add((head.rel, head.persp))
                         self._add(V.EDB, ("main", (head.rel,)), None, journal)
@@ -153,7 +166,7 @@ class Kernel:
 
     def _add(self, rel: str, row: tuple, who: str | None, journal: list) -> bool:
         if self.store.add(rel, row, who, journal):
-            self._outcome = None
+            self._result = None
             return True
         return False
 
@@ -175,17 +188,17 @@ class Kernel:
     def retract(self, rel: str, persp: str, args: tuple) -> bool:
         removed = self.store.remove(rel, (persp, *args))
         if removed:
-            self._outcome = None
+            self._result = None
         return removed
 
-    def _evaluate_or_rollback(self, journal: list) -> Outcome:
+    def _evaluate_or_rollback(self, journal: list) -> Result:
         outcome = self._run_evaluation("load")
         if outcome.unstratified:
             trace = self._unstratified_trace(outcome)
             self.store.rollback(journal)
-            self._outcome = None
+            self._result = None
             raise LoadRejected(self._unstratified_message(outcome) + "; the load was rolled back", trace)
-        return outcome
+        return self._result
 
     @staticmethod
     def _unstratified_message(outcome: Outcome) -> str:
@@ -199,14 +212,17 @@ class Kernel:
         return "\n".join(explain_text(outcome.ctx, self.store, V.BOOT_UNSTRATIFIED, row) for row in rows)
 
     # -- evaluation --------------------------------------------------------------------------------
-    def _run_evaluation(self, kind: str, limit: int | None = None) -> Outcome:
-        outcome = evaluate(self.store, self.book, self.budget if limit is None else limit, self.naive, self.goals)
+    def _run_evaluation(self, kind: str, limit: int | None = None, goals: set[str] | None = None) -> Outcome:
+        outcome = evaluate(self.store, self.book, self.budget if limit is None else limit, self.naive, goals, self._caches)
+        if outcome.unstratified:
+            self._result = None
+            return outcome
         if outcome.partial:
-            self._hole(kind, outcome)
-        self._outcome = outcome
+            self._hole(kind, outcome.ctx)
+        self._result = Result.of(outcome.ctx, outcome.strata, outcome.partial, goals)
         return outcome
 
-    def _hole(self, kind: str, outcome: Outcome) -> None:
+    def _hole(self, kind: str, ctx) -> None:
         counters = self.store.counters
         if kind == "tick":
             qid: tuple = ("$tick", self.store.tick)
@@ -216,23 +232,40 @@ class Kernel:
             qid = (f"${key}", counters[key])
         row = ("main", qid, (V.BUDGET_EXHAUSTED,))
         self.store.add(V.HOLE, row, None)
-        outcome.ctx.table(V.HOLE).add(row, -1)
+        ctx.table(V.HOLE).add(row, -1)
 
     def invalidate(self) -> None:
         """Forget the current evaluation; the next question evaluates again (e.g. under a new budget)."""
-        self._outcome = None
+        self._result = None
 
-    def evaluate(self, limit: int | None = None) -> Outcome:
-        if self._outcome is None or limit is not None:
-            outcome = self._run_evaluation("load", limit)
-            if outcome.unstratified:  # facts or rules added without an evaluation made it unstratifiable
-                self._outcome = None
-                raise LoadRejected(self._unstratified_message(outcome), self._unstratified_trace(outcome))
-            return outcome
-        return self._outcome
+    def evaluate(self, limit: int | None = None, goals: set[str] | None = None) -> Result:
+        """The evaluation of the store: every relation, or only what the ``goals`` relations depend on.
+
+        The last result is reused while nothing changed and it covers the goals; ``limit`` forces a new
+        evaluation under that budget."""
+        r = self._result
+        if r is not None and limit is None and (r.goals is None or (goals is not None and set(goals) <= r.goals)):
+            return r
+        outcome = self._run_evaluation("load", limit, goals)
+        if outcome.unstratified:  # facts or rules added without an evaluation made it unstratifiable
+            raise LoadRejected(self._unstratified_message(outcome), self._unstratified_trace(outcome))
+        return self._result
 
     @property
-    def outcome(self) -> Outcome:
+    def current(self) -> Result | None:
+        """The last evaluation, if it is still current (no evaluation is started)."""
+        return self._result
+
+    def base_rows(self, rel: str, persp: str | None = None) -> tuple[tuple, ...]:
+        """The asserted (base) rows ``(persp, *args)`` of ``rel``, in perspective ``persp`` when given."""
+        from .namespace import stored_name
+
+        facts = self.store.base.get(stored_name(rel, persp), {})
+        return tuple(facts) if persp is None else tuple(r for r in facts if r[0] == persp)
+
+    @property
+    def outcome(self) -> Result:
+        """The current evaluation of every relation."""
         return self.evaluate()
 
     # -- questions ---------------------------------------------------------------------------------
@@ -249,20 +282,20 @@ class Kernel:
         else:
             items = tuple(text)
         question = plan(items)
-        decoded = self.book.rules(self.store)
+        decoded = self.book.rules(self.store, self._caches)
         for lit in question.literals:
             check_literal(self.store, decoded, lit)
         return question
 
-    def query(self, literal: "Literal | str | tuple", budget: int | None = None) -> Answers:
+    def query(self, literal: "Literal | str | tuple", budget: int | None = None, goals: set[str] | None = None) -> Answers:
         """All answers to a question (a literal, or a conjunction of literals, negations and builtins).
 
         Raises UnknownRelation for a relation nothing defines where it is asked, UnsafeQuery for a
         question with a variable no positive literal binds.
         """
         question = self.question(literal)
-        outcome = self.evaluate()
-        ctx = outcome.ctx
+        outcome = self.evaluate(goals=goals)
+        ctx = outcome._ctx
         names = list(question.variables)
         partial = outcome.partial
         from .demand import Demand
@@ -279,7 +312,7 @@ class Kernel:
                 found[tuple(b.get(n) for n in names)] = None
         except BudgetExhausted:
             partial = True
-            self._hole("query", outcome)
+            self._hole("query", ctx)
         finally:
             ctx.limit = saved
         rows = sorted(found, key=lambda r: tuple(sort_key(v) for v in r))
@@ -291,27 +324,27 @@ class Kernel:
         from .namespace import qualify_literal
 
         lit = qualify_literal(Literal(rel, persp, tuple(args)))
-        check_literal(self.store, self.book.rules(self.store), lit)
+        check_literal(self.store, self.book.rules(self.store, self._caches), lit)
         return lit.rel
 
-    def why(self, rel: str, persp: str, args: tuple):
+    def why(self, rel: str, persp: str, args: tuple, goals: set[str] | None = None):
         """One derivation tree (``engine.explain.Node``) of a fact that holds, or None."""
         from .explain import holds, why
 
         rel = self._checked(rel, persp, args)
-        ctx = self.evaluate().ctx
+        ctx = self.evaluate(goals=goals)._ctx
         row = (persp, *args)
         return why(ctx, self.store, rel, row) if holds(ctx, rel, row) else None
 
-    def whynot(self, rel: str, persp: str, args: tuple):
+    def whynot(self, rel: str, persp: str, args: tuple, goals: set[str] | None = None):
         """For a fact that does not hold, the failing premise of each rule that could conclude it."""
         from .explain import whynot
 
         rel = self._checked(rel, persp, args)
-        return whynot(self.evaluate().ctx, self.store, rel, (persp, *args))
+        return whynot(self.evaluate(goals=goals)._ctx, self.store, rel, (persp, *args))
 
     def holds(self, rel: str, row: tuple) -> bool:
-        ctx = self.evaluate().ctx
+        ctx = self.evaluate()._ctx
         if rel in ctx.demand.rules:
             return row in ctx.call(rel, row[0], row[1:])
         t = ctx.tables.get(rel)
@@ -324,7 +357,7 @@ class Kernel:
         """Every relation that is defined or holds rows (``engine.catalog.RelationInfo``), with row counts."""
         from .catalog import inventory
 
-        ctx = self.evaluate().ctx
+        ctx = self.evaluate()._ctx
         ctx.refresh_virtual()
         for rel in V.VIRTUAL_RELATIONS:
             ctx.table(rel)
@@ -332,7 +365,7 @@ class Kernel:
 
     def facts(self, rel: str | None = None) -> list[tuple[str, tuple]]:
         """Every fact that holds now (base and derived), canonically sorted; virtual relations excluded."""
-        ctx = self.evaluate().ctx
+        ctx = self.evaluate()._ctx
         out = []
         for name in ([rel] if rel is not None else sorted(ctx.tables)):
             if name in V.VIRTUAL_RELATIONS or name not in ctx.tables:
@@ -347,13 +380,13 @@ class Kernel:
         facts = self.store.base.get(rel)
         if facts is None or row not in facts:
             raise RoflError(f"{format_fact(rel, persp, args)} is not a base fact; excise takes an asserted fact")
-        before_outcome = self.evaluate()
-        demand = before_outcome.ctx.decoded.demand
-        before = _fact_set(before_outcome, demand)
+        before_result = self.evaluate()
+        demand = before_result._ctx.decoded.demand
+        before = _fact_set(before_result._ctx, demand)
         meta = facts[row]
         self.store.remove(rel, row)
         try:
-            after = _fact_set(evaluate(self.store, self.book, self.budget, self.naive, self.goals), demand)
+            after = _fact_set(evaluate(self.store, self.book, self.budget, self.naive, None, Caches()).ctx, demand)
         finally:
             self.store.base.setdefault(rel, {})[row] = meta
             self.store.touch(rel)
@@ -365,7 +398,7 @@ class Kernel:
     def save(self, path: str | Path) -> int:
         from . import persist
 
-        return persist.save(path, self.store, self.evaluate().ctx)
+        return persist.save(path, self.store, self.evaluate())
 
     @classmethod
     def restore(cls, path: str | Path, budget: int = DEFAULT_BUDGET, naive: bool = False) -> "Kernel":
@@ -374,31 +407,16 @@ class Kernel:
 
         kernel = cls(None, budget=budget, naive=naive)
         kernel.store = persist.load(path)
-        kernel._outcome = None
         return kernel
 
     # -- time --------------------------------------------------------------------------------------
     def tick(self, budget: int | None = None) -> TickReport:
         """Close the current tick: freeze provenance, drop its domain facts, install the staged ones."""
-        outcome = self.evaluate()
-        ctx = outcome.ctx
+        result = self.evaluate()
+        ctx = result._ctx
         store = self.store
-        rules = ctx.decoded.rules
-        frozen = store.memo.setdefault("frozen", {})
-        for provs in (ctx.provs, ctx.staged_provs):
-            for rel in sorted(provs):
-                if provs is ctx.provs:
-                    # a relation taken over unchanged from the last evaluation was frozen already
-                    if frozen.get(rel) is provs[rel]:
-                        continue
-                    frozen[rel] = provs[rel]
-                for row, rec in provs[rel].items():
-                    for rix in [rec[0], *(rec[3] or ())]:
-                        store.history.append((rel, row, rules[rix].rid, store.tick))
-        staged = []
-        for rel in sorted(ctx.staged_provs):
-            for row in sorted(ctx.staged_provs[rel], key=fact_key):
-                staged.append((rel, row, rules[ctx.staged_provs[rel][row][0]].rid))
+        store.history.freeze(store.tick, ctx.provs, ctx.staged_provs, ctx.decoded.rules)
+        staged = list(result.staged())
         current = sorted(
             ((rel, row) for rel in store.relations() for row, m in store.base[rel].items() if m.tick is not None),
             key=lambda f: (f[0], fact_key(f[1])),
@@ -419,13 +437,12 @@ class Kernel:
         installed = tuple((r, w) for r, w, _ in staged)
         store.tick_log.append((store.tick, installed))
         store.touch(V.DERIVED_BY)
-        self._outcome = None
+        self._result = None
         out = self._run_evaluation("tick", budget)
         return TickReport(store.tick, installed, quiescent, out.partial)
 
     def staged_facts(self) -> list[tuple[str, tuple]]:
-        ctx = self.evaluate().ctx
-        return [(rel, row) for rel in sorted(ctx.staged_provs) for row in sorted(ctx.staged_provs[rel], key=fact_key)]
+        return [(rel, row) for rel, row, _ in self.evaluate().staged()]
 
     def current_facts(self) -> list[tuple[str, tuple]]:
         """This tick's domain base facts (the ones a tick boundary drops)."""
@@ -441,10 +458,11 @@ class Kernel:
         collected = []
         ticks = 0
         quiescent = partial = False
-        outcome = self._run_evaluation("tick", total)
+        self._run_evaluation("tick", total)
+        outcome = self._result
         while True:
             ticks += 1
-            used += outcome.ctx.steps
+            used += outcome.work
             facts = [format_fact(rel, row[0], row[1:]) for name in sorted(set(collect)) for rel, row in self.facts(name)]
             collected.append((self.store.tick, tuple(facts)))
             if outcome.partial:
@@ -456,14 +474,14 @@ class Kernel:
             if (max_ticks is not None and ticks >= max_ticks) or used >= total:
                 partial = used >= total
                 if partial:  # the budget ends the run exactly at a tick boundary: the next tick is the hole
-                    self._hole("tick", outcome)
+                    self._hole("tick", outcome._ctx)
                 break
             outcome = self._close_tick(total - used)
         return RunReport(ticks, quiescent, partial, tuple(collected))
 
-    def _close_tick(self, limit: int) -> Outcome:
+    def _close_tick(self, limit: int) -> Result:
         self.tick(limit)
-        return self._outcome
+        return self._result
 
 
 def _read_text(path) -> str:
@@ -487,9 +505,9 @@ def _query_vars(lit: Literal) -> list[str]:
     return [n for n in literal_vars(lit, {}) if not is_wildcard(n)]
 
 
-def _fact_set(outcome: Outcome, demand: frozenset) -> set:
+def _fact_set(ctx, demand: frozenset) -> set:
     out = set()
-    for rel, table in outcome.ctx.tables.items():
+    for rel, table in ctx.tables.items():
         if rel in V.VIRTUAL_RELATIONS or rel in demand:
             continue
         for row in table.rows:

@@ -1,11 +1,14 @@
 """Saving and restoring a whole store: a versioned, checksummed, canonically ordered JSON document.
 
-Format ``rofl-store`` version 1 (one JSON object, UTF-8, no insignificant white space):
+Format ``rofl-store`` version 2 (one JSON object, UTF-8, no insignificant white space):
 
   {"format": "rofl-store", "version": 1, "sha256": <hex of the body's canonical JSON>, "body": {
      "tick": T, "counters": {...},
      "base":       [[rel, row, who_or_null, tick_or_null], ...]     rows as term lists, canonical order
-     "history":    [[rel, row, rule_id, tick], ...]                  provenance frozen at tick boundaries
+     "history":    [[rel, row, rule_id, first, last], ...]          provenance frozen at tick boundaries:
+                                                                     the rule derived the fact at every
+                                                                     tick first..last (version 1 wrote
+                                                                     [rel, row, rule_id, tick]; still read)
      "past":       [[rel, row, rule_id, tick], ...]                  facts installed from a finished tick
      "tick_log":   [[tick, [[rel, row], ...]], ...]
      "provenance": [[rel, row, rule_id, witness_rows, support, [extra rule ids]], ...]  current tick
@@ -30,7 +33,7 @@ from .store import Store
 from .terms import canonical_rows, fact_key
 
 FORMAT = "rofl-store"
-VERSION = 1
+VERSION = 2
 
 
 def decode(value):
@@ -53,40 +56,38 @@ def _key(rel: str, row: tuple) -> tuple:
     return (rel, fact_key(row))
 
 
-def body_of(store: Store, ctx=None) -> dict:
+def body_of(store: Store, result=None) -> dict:
     base = []
     for rel in store.relations():
         for row, meta in store.sorted_rows(rel).items():
             base.append([rel, row, meta.who, meta.tick])
     prov = []
-    if ctx is not None:
-        rules = ctx.decoded.rules
-        for rel in sorted(ctx.provs):
-            for row in canonical_rows(ctx.provs[rel]):
-                rix, wit, count, extra = ctx.provs[rel][row]
-                prov.append([rel, row, rules[rix].rid, list(wit), count, sorted(rules[e].rid for e in extra or ())])
+    if result is not None:
+        for rel, row, p in result.derived():
+            prov.append([rel, row, p.rule, [w for _, w in p.witness], p.support, sorted(p.rules[1:])])
     return {
         "tick": store.tick,
         "counters": dict(sorted(store.counters.items())),
         "base": base,
-        "history": [[rel, row, rid, tick] for rel, row, rid, tick in store.history],
+        "history": store.history.canonical(),
         "past": [[rel, row, rid, tick] for (rel, row), (rid, tick) in sorted(store.past.items(), key=lambda kv: _key(*kv[0]))],
         "tick_log": [[tick, [[rel, row] for rel, row in facts]] for tick, facts in store.tick_log],
         "provenance": prov,
     }
 
 
-def dumps(store: Store, ctx=None) -> bytes:
+def dumps(store: Store, result=None) -> bytes:
     # ensure_ascii: any string survives, lone surrogates from undecodable file names included
-    body = json.dumps(body_of(store, ctx), ensure_ascii=True, separators=(",", ":"))
+    body = json.dumps(body_of(store, result), ensure_ascii=True, separators=(",", ":"))
     digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
     head = json.dumps({"format": FORMAT, "version": VERSION, "sha256": digest}, separators=(",", ":"))
     return (head[:-1] + ',"body":' + body + "}\n").encode("utf-8")
 
 
-def save(path: str | Path, store: Store, ctx=None) -> int:
-    """Write the store atomically; return the number of bytes written."""
-    data = dumps(store, ctx)
+def save(path: str | Path, store: Store, result=None) -> int:
+    """Write the store atomically (``result``: the current ``engine.result.Result``, whose provenance
+    records are written too); return the number of bytes written."""
+    data = dumps(store, result)
     path = Path(path)
     if not path.name:
         raise RoflError(f"{path}: not a file name; give the store file to write")
@@ -118,7 +119,7 @@ def loads(data: bytes, source: str = "<store>") -> Store:
     if hashlib.sha256(body_text.encode("utf-8")).hexdigest() != doc.get("sha256"):
         raise StoreFormatError(f"{source}: the store file is corrupt (checksum mismatch); restore from a good copy or save again")
     try:
-        return _build(doc["body"])
+        return _build(doc["body"], version)
     except (KeyError, TypeError, ValueError, AttributeError, StoreFormatError) as exc:
         raise StoreFormatError(f"{source}: the store file is malformed ({exc}); save it again") from None
 
@@ -133,7 +134,7 @@ def load(path: str | Path) -> Store:
     return loads(data, str(path))
 
 
-def _build(body: dict) -> Store:
+def _build(body: dict, version: int = VERSION) -> Store:
     store = Store()
     store.tick = int(body["tick"])
     store.counters = {str(k): int(v) for k, v in body["counters"].items()}
@@ -155,7 +156,11 @@ def _build(body: dict) -> Store:
                 raise StoreFormatError(f"a reflected rule in {rel} is malformed")
     for rel in list(store.base):
         store.adopt(rel, store.base[rel])  # the file is written in canonical order
-    store.history = [(rel, _unrow(row), rid, int(tick)) for rel, row, rid, tick in body["history"]]
+    if version == 1:
+        runs = [(rel, _unrow(row), rid, int(tick), int(tick)) for rel, row, rid, tick in body["history"]]
+    else:
+        runs = [(rel, _unrow(row), rid, int(s), int(e)) for rel, row, rid, s, e in body["history"]]
+    store.history.load(runs, store.tick - 1)
     store.past = {(rel, _unrow(row)): (rid, int(tick)) for rel, row, rid, tick in body["past"]}
     store.tick_log = [(int(tick), tuple((rel, _unrow(row)) for rel, row in facts)) for tick, facts in body["tick_log"]]
     return store

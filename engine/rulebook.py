@@ -64,14 +64,17 @@ class RuleBook:
     def __init__(self) -> None:
         self._cache: dict = {}
 
-    def rules(self, store: Store) -> DecodedRules:
-        """The store's rules, decoded again only when a reflection relation changed."""
+    def rules(self, store: Store, caches) -> DecodedRules:
+        """The store's rules, decoded again only when a reflection relation changed (``caches``: the
+        kernel's ``engine.caches.Caches``)."""
+        from .caches import RulesEntry
+
         key = tuple(store.versions.get(rel, 0) for rel in (V.RULE, V.PREMISE_LIT, V.CONCLUSION_LIT))
-        hit = store.memo.get("rules")
-        if hit is not None and hit[0] == key:
-            return hit[1]
+        hit = caches.rules
+        if hit is not None and hit.key == key:
+            return hit.decoded
         decoded = self._decode(store)
-        store.memo["rules"] = (key, decoded)
+        caches.rules = RulesEntry(key, decoded)
         return decoded
 
     def _decode(self, store: Store) -> DecodedRules:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import vocabulary as V
+from .history import History
 from .terms import canonical_rows
 
 
@@ -20,20 +21,19 @@ class FactMeta:
 class Store:
     """Base facts per relation name: ``{rel: {row: FactMeta}}`` with rows ``(persp, *args)``.
 
-    ``history`` holds provenance frozen at tick boundaries: ``(rel, row, rule_id, tick)`` in order;
+    ``history`` holds provenance frozen at tick boundaries (``engine.history.History``);
     ``past`` maps a fact installed from a finished tick to its ``(rule_id, tick)`` origin.
     """
 
     base: dict = field(default_factory=dict)
     tick: int = 0
-    history: list = field(default_factory=list)
+    history: History = field(default_factory=History)
     past: dict = field(default_factory=dict)
     tick_log: list = field(default_factory=list)
     counters: dict = field(default_factory=lambda: {"load": 0, "q": 0})
     _metas: dict = field(default_factory=dict)
     _sorted: set = field(default_factory=set)
     versions: dict = field(default_factory=dict)  # rel -> change counter (not saved)
-    memo: dict = field(default_factory=dict)  # results keyed by relation versions (not saved)
 
     def touch(self, rel: str) -> None:
         self.touch_only(rel)

@@ -61,8 +61,11 @@ class CodeFacts:
     externals: dict[str, frozenset[str]]  # package -> files importing it
     workspace: dict[str, frozenset[str]]  # workspace package folder -> files importing it unresolved
 
+    RELATIONS = ("src_external", "src_workspace_import", "src_file", "src_resolves", "src_asset")
+
     @staticmethod
     def from_store(base: dict) -> "CodeFacts":
+        """From ``{relation: rows}`` of the base [code] facts (``RELATIONS``)."""
         def rows(rel: str) -> Iterable[tuple]:
             return (r for r in base.get(rel, {}) if r and r[0] == "code")
 

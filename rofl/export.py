@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from engine.errors import RoflError
 from engine.kernel import Kernel
-from engine.terms import format_term
+from engine.namespace import stored_name
+from engine.terms import canonical_rows, format_term
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -46,11 +47,10 @@ def build_graph(kernel: Kernel, relation: str) -> "nx.DiGraph":
     import networkx as nx
 
     rel, persp = parse_relation(relation)
-    kernel.goals = (kernel.goals or set()) | {rel}
-    ctx = kernel.evaluate().ctx
-    if rel not in kernel.store.base and all(r.clause.head.rel != rel for r in ctx.decoded.rules):
+    result = kernel.evaluate(goals={stored_name(rel, persp)})
+    if not result.defines(rel, persp):
         raise RoflError(f"relation '{rel}': no rule or fact defines it; check the name (e.g. dependency, depends_on)")
-    facts = [row for name, row in kernel.facts(rel) if persp is None or row[0] == persp]
+    facts = canonical_rows(result.rows(rel, persp))
     arities = {len(row) - 1 for row in facts}
     if arities and arities != {2}:
         raise RoflError(f"relation '{rel}' has arity {', '.join(map(str, sorted(arities)))}; export takes a binary relation")
@@ -58,18 +58,16 @@ def build_graph(kernel: Kernel, relation: str) -> "nx.DiGraph":
     for row in facts:
         a, b = node_id(row[1]), node_id(row[2])
         graph.add_edge(a, b, relation=rel, perspective=row[0])
-    _annotate(kernel, graph)
+    _annotate(result, graph)
     return graph
 
 
-def _annotate(kernel: Kernel, graph: "nx.DiGraph") -> None:
+def _annotate(result, graph: "nx.DiGraph") -> None:
     """Attach what the facts say about each node: kind, hash, line of a declaration, counts, flags."""
-    ctx = kernel.evaluate().ctx
     nodes = set(graph.nodes)
 
     def rows(rel: str):
-        t = ctx.tables.get(rel)
-        return t.rows if t is not None else ()
+        return result.rows(rel, "code")
 
     for node in graph.nodes:
         graph.nodes[node]["kind"] = "term"

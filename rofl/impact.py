@@ -50,29 +50,26 @@ def impact(kernel: Kernel, changes: list[Change], runtime: bool = False) -> Impa
             kernel.assert_fact(TOUCHES, "main", (f, node), who="user")
     if runtime:
         kernel.assert_fact(VIA, "main", (("runtime",),), who="user")
-    kernel.goals = {AFFECTED}
-    outcome = kernel.evaluate()
-    ctx = outcome.ctx
-    table = ctx.tables.get(AFFECTED)
-    files = sorted(row[1] for row in (table.rows if table else ()) if row[0] == "main" and type(row[1]) is str)
-    return Impact(tuple(changes), tuple(Affected(f, chain(ctx, f)) for f in files), outcome.partial)
+    result = kernel.evaluate(goals={AFFECTED})
+    files = sorted(row[1] for row in result.rows(AFFECTED, "main") if type(row[1]) is str)
+    return Impact(tuple(changes), tuple(Affected(f, chain(result, f)) for f in files), result.partial)
 
 
-def chain(ctx, file: str) -> tuple[str, ...]:
+def chain(result, file: str) -> tuple[str, ...]:
     """Follow the witnesses of impact_reach from ``file`` down to a changed path: each rule's first
     premise is ``changed(C)`` or ``impact_reach(G)``, and C or G is the next link."""
-    provs = ctx.provs.get(REACH, {})
-    rules = ctx.decoded.rules
     out = [file]
     row = ("main", file)
-    for _ in range(len(provs) + 1):
-        rec = provs.get(row)
-        if rec is None:
+    seen = {row}
+    while True:
+        record = result.provenance(REACH, row)
+        if record is None:
             break
-        first = rec[1][0]
+        rel, first = record.witness[0]
         out.append(first[1])
-        if rules[rec[0]].clause.body[0].rel == CHANGED:
+        if rel == CHANGED or first in seen:
             break
+        seen.add(first)
         row = first
     return tuple(out)
 

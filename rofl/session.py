@@ -42,7 +42,8 @@ def program_options(fn: Callable) -> Callable:
 
 def warn_partial(kernel: Kernel, command: str) -> bool:
     """Say on stderr when the evaluation behind an answer ran out of budget; return whether it did."""
-    if kernel.outcome.partial:
+    current = kernel.current
+    if current is not None and current.partial:
         click.echo(f"rofl {command}: the budget ran out before the evaluation finished; the answer is partial, raise --budget", err=True)
         return True
     return False
@@ -87,15 +88,15 @@ def who_name(who: str) -> str:
 
 def build_kernel(
     files: tuple, load_as: tuple, budget: int | None, store: str | None = None,
-    facts: str | None = None, rules: tuple = (), goals: set | None = None,
+    facts: str | None = None, rules: tuple = (),
 ) -> Kernel:
     """Boot (or a saved store, or a scanned fact folder with code.rofl and --rules), then each FILE
-    (no who), then each --load-as file asserted by its WHO; evaluated once."""
+    (no who), then each --load-as file asserted by its WHO; evaluated once, except over a scan, where
+    each question evaluates only the relations it depends on (its goals)."""
     if facts is not None and store:
         raise RoflError("--facts and --store both name a starting point; give one of them")
     if facts is not None:
         kernel = code_kernel(facts, rules, budget or CODE_BUDGET)
-        kernel.goals = goals
     elif store:
         kernel = Kernel.restore(store, budget=budget or DEFAULT_BUDGET)
     else:
@@ -104,8 +105,8 @@ def build_kernel(
     sources += [(Path(f), who_name(w)) for w, f in load_as]
     if facts is None:
         sources += [(Path(r), "user") for r in rules]
-    if sources:
-        kernel.load_sources(sources)
+    if sources:  # over a scan, the question evaluates only what it needs (its goals)
+        kernel.load_sources(sources, evaluate_now=facts is None)
     return kernel
 
 

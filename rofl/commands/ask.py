@@ -46,10 +46,10 @@ def command(
     whys = [ground_fact(f) for f in why_facts]
     whynots = [ground_fact(f) for f in whynot_facts]
     goals = {lit.rel for lit in question.literals} | {qualify_literal(w).rel for w in whys + whynots}
-    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals=goals)
-    answers = kernel.query(question.items, budget)
-    why_nodes = [(f, kernel.why(w.rel, w.persp, w.args)) for f, w in zip(why_facts, whys)]
-    whynot_nodes = [(f, kernel.whynot(w.rel, w.persp, w.args)) for f, w in zip(whynot_facts, whynots)]
+    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
+    answers = kernel.query(question.items, budget, goals=goals)
+    why_nodes = [(f, kernel.why(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(why_facts, whys)]
+    whynot_nodes = [(f, kernel.whynot(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(whynot_facts, whynots)]
     if as_json:
         out = {
             "query": query,

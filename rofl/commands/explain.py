@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import click
+from engine.namespace import qualify_literal
 
 from ..session import EXIT_PARTIAL, build_kernel, emit_json, examples, ground_fact, program_options, user_errors, warn_partial
 
@@ -34,8 +35,8 @@ EXCISE_EPILOG = examples(
 def why_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold."""
     lit = ground_fact(fact)
-    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
-    node = kernel.why(lit.rel, lit.persp, lit.args)
+    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
+    node = kernel.why(lit.rel, lit.persp, lit.args, goals={qualify_literal(lit).rel})
     partial = warn_partial(kernel, "why")
     if node is None:
         if as_json:
@@ -61,8 +62,8 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int | None, 
     Exit 1 when FACT holds after all.
     """
     lit = ground_fact(fact)
-    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
-    node = kernel.whynot(lit.rel, lit.persp, lit.args)
+    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
+    node = kernel.whynot(lit.rel, lit.persp, lit.args, goals={qualify_literal(lit).rel})
     partial = warn_partial(kernel, "whynot")
     if as_json:
         emit_json(node.as_dict())
@@ -81,7 +82,7 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int | None, 
 def excise_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
     """The facts lost and gained when base fact FACT is removed (recomputed, not read from witnesses)."""
     lit = ground_fact(fact)
-    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, goals={lit.rel})
+    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
     removed, added = kernel.excise(lit.rel, lit.persp, lit.args)
     partial = warn_partial(kernel, "excise")
     if as_json:

@@ -25,7 +25,7 @@ def command(relation: str, files: tuple, facts: str | None, fmt: str, output: st
     rel, _ = parse_relation(relation)
     if facts is None and not files:
         fail("rofl export: give --facts DIR (a scan) or program FILES to load")
-    kernel = build_kernel(files, (), budget, facts=facts, rules=rules, goals={rel})
+    kernel = build_kernel(files, (), budget, facts=facts, rules=rules)
     graph = build_graph(kernel, relation)
     if graph.number_of_edges() == 0:
         click.echo(f"warning: relation '{relation}' has no facts; the graph is empty", err=True)

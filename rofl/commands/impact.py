@@ -70,8 +70,9 @@ def command(
     else:
         rescan = _rescan(before, src, facts_dir)
         manifest, _ = read_manifest(facts_dir)
-    kernel = build_kernel((), (), budget, facts=facts, rules=rules, goals={"affected"})
-    ctx = Context(src, facts_dir.resolve(), manifest, before, CodeFacts.from_store(kernel.store.base), git_base, git)
+    kernel = build_kernel((), (), budget, facts=facts, rules=rules)
+    code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}
+    ctx = Context(src, facts_dir.resolve(), manifest, before, CodeFacts.from_store(code), git_base, git)
     if git_base:
         paths = [p for p in paths if not _in_folder(src / p, facts_dir.resolve())]
     changes, missing = classify(paths, ctx)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import UnknownRelation
-from engine.explain import whynot
 from engine.reflect import literal_term
 
 AUDITS = ("malformed", "breach", "leak", "forged", "unmoded")

@@ -112,14 +112,7 @@ def model_diff(ours: dict[str, set], theirs: dict[str, set]) -> list[str]:
 
 def support_table(k: Kernel) -> dict:
     """(rel, row) -> (support count, sorted rule ids) for every derived fact."""
-    ctx = k.outcome.ctx
-    rules = ctx.decoded.rules
-    out = {}
-    for rel, provs in ctx.provs.items():
-        for row, rec in provs.items():
-            rids = sorted({rules[rec[0]].rid, *(rules[i].rid for i in (rec[3] or ()))})
-            out[(rel, row)] = (rec[2], tuple(rids))
-    return out
+    return {(rel, row): (p.support, tuple(sorted(set(p.rules)))) for rel, row, p in k.outcome.derived()}
 
 
 def naive_seminaive_diff(prog: Program) -> list[str]:

@@ -24,7 +24,7 @@ def fresh_bytes(kernel: Kernel) -> bytes:
     data = persist.dumps(kernel.store)  # base facts only: a fresh kernel evaluates from scratch
     fresh = Kernel(None)
     fresh.store = persist.loads(data)
-    return persist.dumps(fresh.store, fresh.evaluate().ctx)
+    return persist.dumps(fresh.store, fresh.evaluate())
 
 
 @settings(max_examples=60, deadline=None)
@@ -45,5 +45,5 @@ def test_step_by_step_equals_fresh(program_seed, ops_seed, steps):
         else:
             kernel.add_clauses([clause])
         kernel.evaluate()  # every step is evaluated, so later steps can reuse components
-    ours = persist.dumps(kernel.store, kernel.evaluate().ctx)
+    ours = persist.dumps(kernel.store, kernel.evaluate())
     assert ours == fresh_bytes(kernel)

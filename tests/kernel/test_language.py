@@ -125,7 +125,7 @@ def test_loading_a_rule_twice_is_idempotent(kernel):
     before = len(kernel.store.base["rule"])
     kernel.load_text("f(X) :- e(X).")
     assert len(kernel.store.base["rule"]) == before
-    assert kernel.outcome.ctx.provs["f"][("main", 1)][2] == 1
+    assert kernel.outcome.provenance("f", ("main", 1)).support == 1
 
 
 def test_stratified_negation(kernel):

@@ -31,7 +31,7 @@ def saved_bytes(clauses) -> bytes:
     k = Kernel(BOOT)
     for clause, who in clauses:
         k.add_clauses([clause], who)
-    return persist.dumps(k.store, k.evaluate().ctx)
+    return persist.dumps(k.store, k.evaluate())
 
 
 def test_same_program_in_100_insertion_orders_saves_identically():
@@ -135,7 +135,7 @@ def test_corrupt_store_is_refused(tmp_path):
 
 
 def test_newer_version_is_refused(tmp_path):
-    data = _saved(tmp_path).replace(b'"version":1', b'"version":99', 1)
+    data = _saved(tmp_path).replace(b'"version":2', b'"version":99', 1)
     with pytest.raises(StoreFormatError, match="newer"):
         persist.loads(data)
 
@@ -147,7 +147,7 @@ def test_incremental_reuse_gives_the_same_store_as_one_fresh_evaluation():
     fresh.load_sources([], evaluate_now=False)
     for clause, who in clauses:
         fresh.add_clauses([clause], who, evaluate_now=False)  # no evaluation in between
-    assert fresh.store.memo.get("last") is None
-    one_go = persist.dumps(fresh.store, fresh.evaluate().ctx)
+    assert fresh.current is None  # nothing was evaluated yet: nothing can be reused
+    one_go = persist.dumps(fresh.store, fresh.evaluate())
     step_by_step = saved_bytes([(c, w) for c, w in clauses if w is None] + [(c, w) for c, w in clauses if w == "sensor_net"])
     assert one_go == step_by_step

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from engine.explain import why, whynot
 from tests.conftest import EXAMPLES
 
 
@@ -18,7 +17,7 @@ def test_sensors_answers(kernel):
 
 def test_sensors_why_outlier_shows_failed_corroboration(kernel):
     load_sensors(kernel)
-    node = why(kernel.outcome.ctx, kernel.store, "outlier", ("main", ("s3",)))
+    node = kernel.why("outlier", "main", (("s3",),))
     assert node.kind == "derived"
     reading, negation = node.children
     assert (reading.kind, reading.text, reading.who) == ("base", "reading[s3](95)", "sensor_net")
@@ -30,12 +29,12 @@ def test_sensors_why_outlier_shows_failed_corroboration(kernel):
 
 def test_sensors_whynot_names_the_missing_close_reading(kernel):
     load_sensors(kernel)
-    node = whynot(kernel.outcome.ctx, kernel.store, "corroborated", ("main", ("s3",)))
+    node = kernel.whynot("corroborated", "main", (("s3",),))
     (rule,) = node.children
     failing = rule.children[-1]
     assert failing.kind == "fails" and failing.text.startswith("close[main](95, ")
     # a base relation with no such fact
-    assert whynot(kernel.outcome.ctx, kernel.store, "reading", ("s1", 99)).kind == "missing"
+    assert kernel.whynot("reading", "s1", (99,)).kind == "missing"
 
 
 def test_sensors_excise_blast_radius(kernel):
@@ -50,8 +49,9 @@ def test_sensors_excise_blast_radius(kernel):
 
 def test_excise_keeps_a_fact_with_a_second_support(kernel):
     kernel.load_text("a(1). b(1). c(X) :- a(X). c(X) :- b(X). d(X) :- c(X).")
-    rec = kernel.outcome.ctx.provs["c"][("main", 1)]
-    assert rec[2] == 2 and rec[3] is not None  # two supports from two rules
+    record = kernel.outcome.provenance("c", ("main", 1))
+    assert record.support == 2 and len(record.rules) == 2  # two supports from two rules
+    assert record.witness == (("a", ("main", 1)),)
     removed, added = kernel.excise("a", "main", (1,))
     assert removed == ["a[main](1)"] and added == []
 
@@ -65,12 +65,13 @@ def test_derived_by_is_queryable_per_rule(kernel):
 
 def test_support_counts_count_distinct_firings(kernel):
     kernel.load_text("e(1, 2). e(1, 3). e(2, 4). e(3, 4). p(X, Z) :- e(X, Y), e(Y, Z).")
-    assert kernel.outcome.ctx.provs["p"][("main", 1, 4)][2] == 2
+    assert kernel.outcome.provenance("p", ("main", 1, 4)).support == 2
+    assert kernel.outcome.provenance("e", ("main", 1, 2)) is None  # a base fact has no record
 
 
 def test_witness_is_first_derivation_in_canonical_order(kernel):
     kernel.load_text("e(1, 3). e(1, 2). e(2, 4). e(3, 4). p(X, Z) :- e(X, Y), e(Y, Z).")
-    node = why(kernel.outcome.ctx, kernel.store, "p", ("main", 1, 4))
+    node = kernel.why("p", "main", (1, 4))
     assert [c.text for c in node.children] == ["e[main](1, 2)", "e[main](2, 4)"]
 
 

@@ -1,0 +1,97 @@
+"""Frozen provenance: which rule derived which fact at which finished tick, as runs of consecutive ticks.
+
+Every finished tick records every derivation of that tick, whether its relation was computed afresh
+or taken over unchanged from the previous evaluation, so a live store and one restored mid-run record
+the same history.  A relation taken over unchanged keeps an *open* run: nothing is copied at a tick
+boundary, and the run is closed (written out) only when the relation changes, or when the history is
+read or saved.  Runs of one derivation that touch are merged, so the saved form is canonical.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from .terms import fact_key
+
+
+@dataclass(slots=True)
+class _Open:
+    provs: dict  # row -> provenance record of one evaluation (never changed once the evaluation ended)
+    rules: tuple  # that evaluation's decoded rules (records index into them)
+    start: int
+
+
+@dataclass(slots=True)
+class History:
+    runs: dict = field(default_factory=dict)  # (rel, row, rule_id) -> [[start, end], ...] ascending
+    open: dict = field(default_factory=dict)  # rel -> _Open
+    last: int = -1  # the last finished tick
+
+    # -- recording at a tick boundary -------------------------------------------------------------
+    def freeze(self, tick: int, provs: dict, staged: dict, rules: tuple) -> None:
+        """Record the finished ``tick``: ``provs`` (rel -> {row: record}) of the tick's evaluation and
+        the ``staged`` records of its @next rules."""
+        self.last = tick
+        for rel in sorted(self.open):
+            run = self.open[rel]
+            if provs.get(rel) is not run.provs:
+                self._close(rel, run, tick - 1)
+                del self.open[rel]
+        for rel in sorted(provs):
+            if rel not in self.open:
+                self.open[rel] = _Open(provs[rel], rules, tick)
+        for rel in sorted(staged):
+            for row, rec in staged[rel].items():
+                for rix in (rec[0], *(rec[3] or ())):
+                    self._add((rel, row, rules[rix].rid), tick, tick)
+
+    def _close(self, rel: str, run: _Open, end: int) -> None:
+        if end < run.start:
+            return
+        rules = run.rules
+        for row, rec in run.provs.items():
+            for rix in (rec[0], *(rec[3] or ())):
+                self._add((rel, row, rules[rix].rid), run.start, end)
+
+    def _add(self, key: tuple, start: int, end: int) -> None:
+        spans = self.runs.get(key)
+        if spans is None:
+            self.runs[key] = [[start, end]]
+        elif spans[-1][1] + 1 >= start:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+
+    def settle(self) -> None:
+        """Write out every open run up to the last finished tick; they stay open."""
+        for rel in sorted(self.open):
+            run = self.open[rel]
+            self._close(rel, run, self.last)
+            run.start = max(run.start, self.last + 1)
+
+    # -- reading -----------------------------------------------------------------------------------
+    def entries(self) -> Iterator[tuple[str, tuple, str, int]]:
+        """Every ``(rel, row, rule_id, tick)`` of the finished ticks."""
+        self.settle()
+        for (rel, row, rid), spans in self.runs.items():
+            for start, end in spans:
+                for t in range(start, end + 1):
+                    yield rel, row, rid, t
+
+    def canonical(self) -> list[list]:
+        """The runs as ``[rel, row, rule_id, start, end]``, canonically ordered (for saving)."""
+        self.settle()
+        keys = sorted(self.runs, key=lambda k: (k[0], fact_key(k[1]), k[2]))
+        return [[rel, row, rid, s, e] for rel, row, rid in keys for s, e in self.runs[(rel, row, rid)]]
+
+    def load(self, runs: list, last: int) -> None:
+        """Install saved runs ``(rel, row, rule_id, start, end)``; ``last`` is the last finished tick."""
+        self.runs = {}
+        self.open = {}
+        self.last = last
+        for rel, row, rid, start, end in sorted(runs, key=lambda r: (r[0], fact_key(r[1]), r[2], r[3])):
+            self._add((rel, row, rid), start, end)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, History) and self.canonical() == other.canonical()
