@@ -24,6 +24,10 @@ class Demand:
         self.reentered: set = set()  # active patterns that were called again from inside themselves
         self.tainted: set = set()  # patterns computed while reading an unfinished caller
 
+    def forget(self) -> None:
+        """Drop memoised answers (the relations they read grew); materialised firings stay counted once."""
+        self.memo.clear()
+
     def is_demand(self, rel: str) -> bool:
         return rel in self.rules
 

@@ -238,14 +238,29 @@ def components(rules: list[CompiledRule], demand_reads: dict[str, set[str]] | No
     return out
 
 
-def run_rules(ctx: Context, book: RuleBook, rules: list[CompiledRule], stop_rel: str | None = None) -> None:
-    """Run ``rules`` to a fixpoint over the context (semi-naive unless the context is naive)."""
+def run_rules(ctx: Context, book: RuleBook, rules: list[CompiledRule], stop_rel: str | None = None,
+              demand_reads: dict[str, set[str]] | None = None) -> None:
+    """Run ``rules`` to a fixpoint over the context (semi-naive unless the context is naive).
+
+    A rule that calls a demand relation whose rules read this component sees the component grow: it is
+    run again every round, interpreted with its firings deduplicated, after the demand answers of the
+    previous round are forgotten."""
     if not rules:
         return
+    from .rulebook import interpreted
+
     demand = ctx.decoded.demand
     recursive = frozenset(r.clause.head.rel for r in rules)
+    reads = demand_reads or {}
+    again = {
+        r.index for r in rules
+        if any(lit.rel in demand and (reads.get(lit.rel, set()) & recursive) for lit, _ in _body_literals(r))
+    }
     for rule in rules:
-        book.variant(rule, -1, recursive, demand, ctx.naive)(ctx, rule.index)
+        if rule.index in again:
+            interpreted(rule)(ctx, rule.index)
+        else:
+            book.variant(rule, -1, recursive, demand, ctx.naive)(ctx, rule.index)
     if not ctx.naive:
         # indexes the full pass built on recursive relations are rebuilt only if a delta variant asks
         for rel in recursive:
@@ -253,14 +268,23 @@ def run_rules(ctx: Context, book: RuleBook, rules: list[CompiledRule], stop_rel:
             if table is not None and type(table) is Table:
                 table.indexes.clear()
     if not ctx.flush() or (stop_rel and ctx.holds(stop_rel)):
-        return
+        if not again:
+            return
     while True:
         ctx.prev = ctx.round
+        if again:
+            ctx.demand.forget()
         if ctx.naive:
             for rule in rules:
-                book.variant(rule, -1, recursive, demand, True)(ctx, rule.index)
+                if rule.index in again:
+                    interpreted(rule)(ctx, rule.index)
+                else:
+                    book.variant(rule, -1, recursive, demand, True)(ctx, rule.index)
         else:
             for rule in rules:
+                if rule.index in again:
+                    interpreted(rule)(ctx, rule.index)
+                    continue
                 body = rule.clause.body
                 for pos in rule.positive:
                     rel = body[pos].rel
@@ -399,7 +423,7 @@ def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goal
                             costs[rel] = cost
                         continue
                 before = ctx.steps
-                run_rules(ctx, book, rules)
+                run_rules(ctx, book, rules, demand_reads=demand_reads)
                 for rel in heads:
                     costs[rel] = ctx.steps - before
         for rule in staged:

@@ -335,9 +335,9 @@ def test_harness_detects_seminaive_that_stops_early(monkeypatch):
 
     original = ev.run_rules
 
-    def one_round(ctx, book, rules, stop_rel=None):
+    def one_round(ctx, book, rules, stop_rel=None, demand_reads=None):
         if ctx.naive or stop_rel is not None:
-            return original(ctx, book, rules, stop_rel)
+            return original(ctx, book, rules, stop_rel, demand_reads)
         demand = ctx.decoded.demand
         recursive = frozenset(r.clause.head.rel for r in rules)
         for rule in rules:
