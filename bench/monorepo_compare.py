@@ -269,7 +269,10 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="rofl-monorepo-bench-") as tmp:
         for repo in repos:
             print(f"... {repo.name}", file=sys.stderr, flush=True)
-            rows.append(run_repo(repo, Path(tmp)))
+            try:
+                rows.append(run_repo(repo, Path(tmp)))
+            except (RuntimeError, subprocess.CalledProcessError) as error:
+                print(f"- {repo.name}: not compared, a tool failed: {error}", flush=True)
     tables = format_tables(rows)
     print(tables)
     print(format_categories(rows))
