@@ -1,6 +1,16 @@
-"""Arithmetic and comparison builtins on ROFL terms; every operation fails (None) on non-integers."""
+"""The builtins: one table (name, modes, kind, function) and the arithmetic they evaluate.
+
+Safety and scheduling (``ready``/``binds``), code generation (``engine.plan``), top-down evaluation
+(``engine.demand``) and the ``mode`` facts the kernel emits all derive from ``TABLE``.  A mode names,
+for the left and the right side, ``i`` (an input: every variable bound) or ``o`` (an output: a pattern
+whose unbound variables the builtin binds; arithmetic cannot be solved, so it is never an output).
+Every arithmetic operation fails (None) on non-integers.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 from .terms import Term, sort_key
 
@@ -63,7 +73,63 @@ def ge(a: Term, b: Term) -> bool:
     return le(b, a)
 
 
-COMPARE_FUNCS = {"<": lt, "<=": le, ">": gt, ">=": ge}
+def ne(a: Term, b: Term) -> bool:
+    return a != b
+
+
+COMPARE_FUNCS = {"<": lt, "<=": le, ">": gt, ">=": ge, "!=": ne}
+
+# kinds: "test" holds when ``test(left, right)``; "unify" makes the two sides equal (either may be the
+# output pattern); "assign" evaluates the right side to an integer and matches the left side to it
+TEST, UNIFY, ASSIGN = "test", "unify", "assign"
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    op: str
+    modes: tuple[str, ...]
+    kind: str
+    test: Callable | None = None  # for "test" builtins
+    code: str = ""  # the name generated code calls ``test`` by
+
+
+TABLE: tuple[Builtin, ...] = (
+    Builtin("=", ("io", "oi", "ii"), UNIFY),
+    Builtin("!=", ("ii",), TEST, ne, "_ne"),
+    Builtin("<", ("ii",), TEST, lt, "_lt"),
+    Builtin("<=", ("ii",), TEST, le, "_le"),
+    Builtin(">", ("ii",), TEST, gt, "_gt"),
+    Builtin(">=", ("ii",), TEST, ge, "_ge"),
+    Builtin("is", ("oi", "ii"), ASSIGN),
+)
+BY_OP = {b.op: b for b in TABLE}
+MODES: tuple[tuple[str, str], ...] = tuple((b.op, "|".join(b.modes)) for b in TABLE)
+ARITH_CODE = {"+": "_add", "-": "_sub", "*": "_mul", "/": "_div", "mod": "_mod"}
+CODE_GLOBALS = {**{b.code: b.test for b in TABLE if b.code}, **{ARITH_CODE[op]: fn for op, fn in ARITH_FUNCS.items()}}
+
+
+def has_arith(term: Term) -> bool:
+    return type(term) is tuple and len(term) > 1 and (term[0] == "$arith" or any(has_arith(a) for a in term[1:]))
+
+
+def binds(op: str, left, right, left_vars: set, right_vars: set, bound: set) -> set | None:
+    """The variables a builtin binds when run with ``bound`` known (empty when it only tests), or None
+    when no mode of it applies yet (some input is unbound)."""
+    spec = BY_OP[op]
+    for mode in spec.modes:
+        out: set = set()
+        ok = True
+        for side, term, names in ((mode[0], left, left_vars), (mode[1], right, right_vars)):
+            if names <= bound:
+                continue
+            if side == "o" and not has_arith(term):
+                out |= names - bound
+            else:
+                ok = False
+                break
+        if ok:
+            return out
+    return None
 
 
 def evaluate(expr: Term, binding: dict) -> Term | None:

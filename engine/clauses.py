@@ -11,12 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
+from .builtins import MODES
 from .terms import Term
 
 VAR = "$var"
 ARITH = "$arith"
 NOW, NEXT, INIT = "now", "next", "init"
-COMPARISONS = ("=", "!=", "<", "<=", ">", ">=", "is")
+COMPARISONS = tuple(op for op, _ in MODES)  # the builtins' operators, from engine.builtins.TABLE
 
 
 WILDCARD_PREFIX = "_$"  # "_" becomes _$1, _$2, ...: names source text cannot spell

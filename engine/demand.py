@@ -230,15 +230,17 @@ class Demand:
 
 
 def builtin_solutions(item: Builtin, binding: dict):
-    """The bindings under which a builtin holds (zero or one); unbound inputs make it fail."""
-    if item.op == "is":
+    """The bindings under which a builtin holds (zero or one), by its kind in ``engine.builtins.TABLE``;
+    unbound inputs make it fail."""
+    spec = B.BY_OP[item.op]
+    if spec.kind == B.ASSIGN:
         value = B.evaluate(item.right, binding)
         if value is None or type(value) is not int:
             return
         b = dict(binding)
         if B.match(item.left, value, b):
             yield b
-    elif item.op == "=":
+    elif spec.kind == B.UNIFY:
         left, right = B.evaluate(item.left, binding), B.evaluate(item.right, binding)
         b = dict(binding)
         if left is not None and B.match(item.right, left, b):
@@ -249,8 +251,5 @@ def builtin_solutions(item: Builtin, binding: dict):
         left, right = B.evaluate(item.left, binding), B.evaluate(item.right, binding)
         if left is None or right is None:
             return
-        if item.op == "!=":
-            if left != right:
-                yield binding
-        elif B.COMPARE_FUNCS[item.op](left, right):
+        if spec.test(left, right):
             yield binding

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import builtins as B
 from . import vocabulary as V
 from .clauses import Clause, Literal, is_var
 from .errors import LoadRejected, RoflError
@@ -70,7 +71,7 @@ class Kernel:
         for rel in V.RESERVED_RELATIONS:
             self._add(V.RESERVED, ("main", (rel,)), None, journal)
             self._add(V.EDB, ("main", (rel,)), None, journal)
-        for op, modes in V.BUILTIN_MODES:
+        for op, modes in B.MODES:
             self._add(V.MODE, ("main", op, modes), None, journal)
         if boot is not None:
             self.load_boot(boot)

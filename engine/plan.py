@@ -48,24 +48,24 @@ def _simulate(clause: Clause, bound: set[str]) -> str | None:
                 return f"negated {item.lit.rel} uses unbound {', '.join(sorted(need - bound))}"
         else:
             left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
-            if item.op == "is":
-                if not right <= bound:
-                    return f"'is' needs {', '.join(sorted(right - bound))} bound"
-                bound |= left
-            elif item.op == "=":
-                # '=' binds the variables of a side it can match: a pattern, not arithmetic
-                if left <= bound and (right <= bound or not _has_arith(item.right)):
-                    bound |= right
-                elif right <= bound and (left <= bound or not _has_arith(item.left)):
-                    bound |= left
-                else:
-                    return "'=' needs one side bound and the other a pattern (arithmetic cannot be solved for a variable)"
-            elif not (left | right) <= bound:
-                return f"'{item.op}' compares unbound {', '.join(sorted((left | right) - bound))}"
+            out = B.binds(item.op, item.left, item.right, left, right, bound)
+            if out is None:
+                return _unbound_reason(item, (left | right) - bound)
+            bound |= out
     head = set(literal_vars(clause.head, {}))
     if not head <= bound:
         return f"head variable {', '.join(sorted(head - bound))} is not bound by the body"
     return None
+
+
+def _unbound_reason(item: Builtin, missing: set) -> str:
+    spec = B.BY_OP[item.op]
+    names = ", ".join(sorted(missing))
+    if spec.kind == B.UNIFY:
+        return "'=' needs one side bound and the other a pattern (arithmetic cannot be solved for a variable)"
+    if spec.kind == B.ASSIGN:
+        return f"'is' needs {names} bound"
+    return f"'{item.op}' compares unbound {names}"
 
 
 def range_restricted(clause: Clause) -> bool:
@@ -139,7 +139,7 @@ class _Gen:
 
     def arith(self, term: Term) -> str:
         if type(term) is tuple and term[0] == ARITH:
-            fn = {"+": "_add", "-": "_sub", "*": "_mul", "/": "_div", "mod": "_mod"}[term[1]]
+            fn = B.ARITH_CODE[term[1]]
             return f"{fn}({self.arith(term[2])}, {self.arith(term[3])})"
         return self.build(term)
 
@@ -300,34 +300,27 @@ class _Gen:
         return t
 
     def builtin(self, item: Builtin) -> None:
-        if item.op == "is":
+        """The generated form of a builtin, by its kind in ``engine.builtins.TABLE``."""
+        spec = B.BY_OP[item.op]
+        if spec.kind == B.ASSIGN:
             t = self.value(item.right)
             self.emit(f"if type({t}) is not int: continue")  # integer arithmetic only
             self.match(item.left, t)
-        elif item.op == "=":
+        elif spec.kind == B.UNIFY:
             if self.ground(item.left) and self.ground(item.right):
                 self.emit(f"if {self.value(item.left)} != {self.value(item.right)}: continue")
             elif self.ground(item.left):
                 self.match(item.right, self.value(item.left))
             else:
                 self.match(item.left, self.value(item.right))
-        elif item.op == "!=":
-            self.emit(f"if {self.value(item.left)} == {self.value(item.right)}: continue")
         else:
-            fn = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[item.op]
-            self.emit(f"if not {fn}({self.value(item.left)}, {self.value(item.right)}): continue")
+            self.emit(f"if not {spec.code}({self.value(item.left)}, {self.value(item.right)}): continue")
 
     def ready(self, item) -> bool:
         if isinstance(item, Negated):
             return set(literal_vars(item.lit, {})) - self.wild <= self.bound
         left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
-        if item.op == "is":
-            return right <= self.bound
-        if item.op == "=":
-            return (left <= self.bound and (right <= self.bound or not _has_arith(item.right))) or (
-                right <= self.bound and (left <= self.bound or not _has_arith(item.left))
-            )
-        return (left | right) <= self.bound
+        return B.binds(item.op, item.left, item.right, left, right, self.bound) is not None
 
     # -- whole variant ----------------------------------------------------------------------
     def generate(self, delta: int, recursive: frozenset) -> str:
@@ -413,8 +406,7 @@ class _Gen:
         return "\n".join(head + self.lines + ["    ctx.steps = steps"])
 
 
-def _has_arith(term: Term) -> bool:
-    return type(term) is tuple and len(term) > 1 and (term[0] == ARITH or any(_has_arith(a) for a in term[1:]))
+_has_arith = B.has_arith
 
 
 def _defined(value: Term) -> bool:
@@ -443,8 +435,7 @@ def _extra(rec: list, rix: int) -> None:
 
 
 _GLOBALS = {
-    "_add": B.add, "_sub": B.sub, "_mul": B.mul, "_div": B.div, "_mod": B.mod,
-    "_lt": B.lt, "_le": B.le, "_gt": B.gt, "_ge": B.ge,
+    **B.CODE_GLOBALS,
     "_ONCE": (None,), "_BUDGET": BudgetExhausted, "_extra": _extra, "_defined": _defined, "_exists": _exists,
 }
 

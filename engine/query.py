@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .clauses import ARITH, Builtin, Literal, Negated, is_wildcard, literal_vars, term_vars
+from . import builtins as B
+from .clauses import Builtin, Literal, Negated, is_wildcard, literal_vars, term_vars
 from .display import item_text
 from .errors import UnsafeQuery
 from .namespace import qualify_item
@@ -28,10 +29,6 @@ class Question:
         return tuple(i if isinstance(i, Literal) else i.lit for i in self.items if not isinstance(i, Builtin))
 
 
-def _has_arith(term) -> bool:
-    return type(term) is tuple and len(term) > 1 and (term[0] == ARITH or any(_has_arith(a) for a in term[1:]))
-
-
 def _vars(item) -> set[str]:
     if isinstance(item, Literal):
         return set(literal_vars(item, {}))
@@ -44,13 +41,7 @@ def _ready(item, bound: set[str]) -> bool:
     if isinstance(item, Negated):
         return {v for v in literal_vars(item.lit, {}) if not is_wildcard(v)} <= bound
     left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
-    if item.op == "is":
-        return right <= bound
-    if item.op == "=":
-        return (left <= bound and (right <= bound or not _has_arith(item.right))) or (
-            right <= bound and (left <= bound or not _has_arith(item.left))
-        )
-    return (left | right) <= bound
+    return B.binds(item.op, item.left, item.right, left, right, bound) is not None
 
 
 def plan(items: tuple) -> Question:
@@ -74,7 +65,7 @@ def plan(items: tuple) -> Question:
                     pending.remove(item)
                     order.append(item)
                     if isinstance(item, Builtin):
-                        bound.update(_vars(item))
+                        bound.update(_vars(item))  # a ready builtin binds its outputs
                     progress = True
 
     for item in items:

@@ -63,14 +63,3 @@ TIMELESS_RELATIONS = RESERVED_SET
 KERNEL_WHO = "$kernel"
 ANY_PERSP = "$any"
 BUDGET_EXHAUSTED = "budget_exhausted"
-
-# Directionality of each builtin: "i" an input that must be bound, "o" an output it can bind.
-BUILTIN_MODES: tuple[tuple[str, str], ...] = (
-    ("=", "io|oi|ii"),
-    ("!=", "ii"),
-    ("<", "ii"),
-    ("<=", "ii"),
-    (">", "ii"),
-    (">=", "ii"),
-    ("is", "oi|ii"),
-)
