@@ -7,18 +7,46 @@ from .terms import Term, format_term, quote
 
 
 def term_text(term: Term) -> str:
+    """Source text of a term with variables and arithmetic; iterative, so any depth prints in linear time."""
     kind = type(term)
     if kind is int:
         return str(term)
     if kind is str:
         return quote(term)
-    if term[0] == VAR and len(term) == 2:
-        return "_" if is_wildcard(term[1]) else term[1]
-    if term[0] == ARITH:
-        return f"({term_text(term[2])} {term[1]} {term_text(term[3])})"
-    if len(term) == 1:
-        return term[0]
-    return term[0] + "(" + ", ".join(term_text(a) for a in term[1:]) + ")"
+    out: list[str] = []
+    stack: list = [term]
+    while stack:
+        t = stack.pop()
+        kind = type(t)
+        if kind is _Raw:
+            out.append(t.text)
+        elif kind is int:
+            out.append(str(t))
+        elif kind is str:
+            out.append(quote(t))
+        elif t[0] == VAR and len(t) == 2:
+            out.append("_" if is_wildcard(t[1]) else t[1])
+        elif t[0] == ARITH:
+            out.append("(")
+            stack.extend((_Raw(")"), t[3], _Raw(f" {t[1]} "), t[2]))
+        elif len(t) == 1:
+            out.append(t[0])
+        else:
+            out.append(t[0] + "(")
+            stack.append(_Raw(")"))
+            args = t[1:]
+            for i in range(len(args) - 1, -1, -1):
+                stack.append(args[i])
+                if i:
+                    stack.append(_Raw(", "))
+    return "".join(out)
+
+
+class _Raw:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def literal_text(lit: Literal) -> str:

@@ -34,19 +34,26 @@ class Node:
     children: tuple = ()
 
     def as_dict(self) -> dict:
-        out: dict = {"kind": self.kind, "fact": self.text}
-        if self.rule is not None:
-            out["rule"] = self.rule
-            out["rule_text"] = self.rule_text
-        if self.who is not None:
-            out["who"] = self.who
-        if self.children:
-            out["children"] = [c.as_dict() for c in self.children]
-        return out
+        """The tree as nested objects (built without recursion: any depth)."""
+        root: dict = {}
+        stack = [(self, root)]
+        while stack:
+            node, out = stack.pop()
+            out["kind"] = node.kind
+            out["fact"] = node.text
+            if node.rule is not None:
+                out["rule"] = node.rule
+                out["rule_text"] = node.rule_text
+            if node.who is not None:
+                out["who"] = node.who
+            if node.children:
+                kids = [{} for _ in node.children]
+                out["children"] = kids
+                stack.extend(zip(node.children, kids))
+        return root
 
-    def lines(self, depth: int = 0) -> list[str]:
-        pad = "  " * depth
-        label = {
+    def label(self) -> str:
+        return {
             "base": "base fact" + (f", asserted by {self.who}" if self.who else ""),
             "derived": f"by {self.rule}: {self.rule_text}",
             "past": f"[past tick] by {self.rule}, {self.rule_text}",
@@ -59,10 +66,23 @@ class Node:
             "ok": "holds",
             "absent": "does not hold",
         }.get(self.kind, self.kind)
-        out = [f"{pad}{self.text}    -- {label}"]
-        for c in self.children:
-            out.extend(c.lines(depth + 1))
+
+    def lines(self, depth: int = 0) -> list[str]:
+        """One line per node, children indented under their parent (iterative: any depth, linear time)."""
+        out: list[str] = []
+        stack = [(self, depth)]
+        while stack:
+            node, d = stack.pop()
+            out.append(f"{_indent(d)}{node.text}    -- {node.label()}")
+            stack.extend((c, d + 1) for c in reversed(node.children))
         return out
+
+
+INDENT_CAP = 40  # deeper levels show their depth instead of more indentation: output stays linear
+
+
+def _indent(depth: int) -> str:
+    return "  " * depth if depth <= INDENT_CAP else "  " * INDENT_CAP + f"[{depth}] "
 
 
 def _bind_rule(rule, row: tuple, wit: tuple) -> dict:
@@ -95,8 +115,13 @@ def _pattern_row(lit: Literal, binding: dict) -> tuple:
     return (persp, *[B.substitute(a, binding) for a in lit.args])
 
 
-def why(ctx: Context, store: Store, rel: str, row: tuple, _path: frozenset = frozenset()) -> Node | None:
-    """One derivation tree of a fact that holds, or None when it does not hold."""
+def why(ctx: Context, store: Store, rel: str, row: tuple, _path: set | None = None) -> Node | None:
+    """One derivation tree of a fact that holds, or None when it does not hold.
+
+    ``_path`` holds the facts being explained above this one (a cycle shows as "see above"); it is one
+    set shared down the tree, so a derivation n levels deep costs time linear in n."""
+    if _path is None:
+        _path = set()
     text = row_text(rel, row)
     if rel in (V.IN_PERSPECTIVE, V.ASSERTED_BY):
         return Node("base", text)  # fact metadata, answered from the store
@@ -111,7 +136,8 @@ def why(ctx: Context, store: Store, rel: str, row: tuple, _path: frozenset = fro
         return None
     if (rel, row) in _path:
         return Node("derived", text + " (see above)")
-    path = _path | {(rel, row)}
+    path = _path
+    path.add((rel, row))
     rule = ctx.decoded.rules[rec[0]]
     binding = _bind_rule(rule, row, rec[1])
     children: list[Node] = []
@@ -132,6 +158,7 @@ def why(ctx: Context, store: Store, rel: str, row: tuple, _path: frozenset = fro
         else:
             binding = next(iter(builtin_solutions(item, binding)), binding)
             children.append(Node("builtin", _builtin_text(item, binding)))
+    path.discard((rel, row))
     return Node("derived", text, rule=rule.rid, rule_text=clause_text(rule.clause), children=tuple(children))
 
 

@@ -24,7 +24,7 @@ from .query import Question
 from .reflect import reflect
 from .rulebook import RuleBook
 from .store import Store
-from .terms import Term, fact_key, format_fact, format_term, sort_key
+from .terms import Term, canonical_facts, canonical_rows, fact_key, format_fact, format_term, sort_key
 
 DEFAULT_BUDGET = 100_000
 
@@ -371,7 +371,7 @@ class Kernel:
         for name in ([rel] if rel is not None else sorted(ctx.tables)):
             if name in V.VIRTUAL_RELATIONS or name not in ctx.tables:
                 continue
-            for row in sorted(ctx.tables[name].rows, key=fact_key):
+            for row in canonical_rows(ctx.tables[name].rows):
                 out.append((name, row))
         return out
 
@@ -391,8 +391,8 @@ class Kernel:
         finally:
             self.store.base.setdefault(rel, {})[row] = meta
             self.store.touch(rel)
-        removed = sorted(before - after, key=lambda f: (f[0], fact_key(f[1])))
-        added = sorted(after - before, key=lambda f: (f[0], fact_key(f[1])))
+        removed = canonical_facts(before - after)
+        added = canonical_facts(after - before)
         return [format_fact(r, w[0], w[1:]) for r, w in removed], [format_fact(r, w[0], w[1:]) for r, w in added]
 
     # -- persistence -------------------------------------------------------------------------------
@@ -418,9 +418,8 @@ class Kernel:
         store = self.store
         store.history.freeze(store.tick, ctx.provs, ctx.staged_provs, ctx.decoded.rules)
         staged = list(result.staged())
-        current = sorted(
-            ((rel, row) for rel in store.relations() for row, m in store.base[rel].items() if m.tick is not None),
-            key=lambda f: (f[0], fact_key(f[1])),
+        current = canonical_facts(
+            ((rel, row) for rel in store.relations() for row, m in store.base[rel].items() if m.tick is not None)
         )
         quiescent = [(r, w) for r, w, _ in staged] == current  # the next tick would be this one again
         finished = store.tick
@@ -447,9 +446,8 @@ class Kernel:
 
     def current_facts(self) -> list[tuple[str, tuple]]:
         """This tick's domain base facts (the ones a tick boundary drops)."""
-        return sorted(
-            ((rel, row) for rel in self.store.relations() for row, m in self.store.base[rel].items() if m.tick is not None),
-            key=lambda f: (f[0], fact_key(f[1])),
+        return canonical_facts(
+            ((rel, row) for rel in self.store.relations() for row, m in self.store.base[rel].items() if m.tick is not None)
         )
 
     def run(self, max_ticks: int | None = None, budget: int | None = None, collect: tuple = ()) -> RunReport:

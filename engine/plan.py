@@ -110,6 +110,7 @@ class _Gen:
         self.wild = _wildcards(self.clause)
         self.depth = 1
         self.tmp = 0
+        self.consts: list = []
 
     def emit(self, line: str) -> None:
         self.lines.append("    " * self.depth + line)
@@ -135,7 +136,15 @@ class _Gen:
             return self.arith(term)
         if len(term) == 1:
             return repr(term)
+        if not term_vars(term, {}) and not _has_arith(term):
+            return self.const(term)
         return "(" + repr(term[0]) + ", " + ", ".join(self.build(a) for a in term[1:]) + ")"
+
+    def const(self, term: Term) -> str:
+        """A ground compound as a named constant of the generated code: a term of any depth costs one
+        name, never a nested literal the Python compiler would refuse."""
+        self.consts.append(term)
+        return f"K{len(self.consts) - 1}"
 
     def arith(self, term: Term) -> str:
         if type(term) is tuple and term[0] == ARITH:
@@ -253,6 +262,8 @@ class _Gen:
         if type(term) is tuple and len(term) == 2 and term[0] == VAR:
             return _vname(term[1]) if term[1] in self.bound else repr(term)
         if type(term) is tuple and len(term) > 1:
+            if not term_vars(term, {}):
+                return self.const(term)
             return "(" + repr(term[0]) + ", " + ", ".join(self.pattern(a) for a in term[1:]) + ")"
         return repr(term)
 
@@ -452,6 +463,8 @@ def compile_variant(rule: CompiledRule, delta: int, recursive: frozenset, demand
     source = gen.generate(delta, recursive)
     env = dict(_GLOBALS)
     env["RID"] = rule.rid
+    for i, value in enumerate(gen.consts):
+        env[f"K{i}"] = value
     exec(_code(source, f"<rule {rule.rid} variant {delta}>"), env)  # noqa: S102 - the kernel's own templates
     fn = env["variant"]
     fn.source = source

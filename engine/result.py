@@ -117,13 +117,9 @@ class Result:
 
     def staged(self) -> tuple[tuple[str, tuple, str], ...]:
         """The facts ``@next`` rules stage for the next tick: ``(relation, row, rule id)``, canonically sorted."""
-        from .terms import fact_key
-
         staged = self._ctx.staged_provs
         rules = self._ctx.decoded.rules
-        return tuple(
-            (rel, row, rules[staged[rel][row][0]].rid) for rel in sorted(staged) for row in sorted(staged[rel], key=fact_key)
-        )
+        return tuple((rel, row, rules[staged[rel][row][0]].rid) for rel in sorted(staged) for row in canonical_rows(staged[rel]))
 
     @property
     def holes(self) -> tuple[Hole, ...]:

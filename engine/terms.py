@@ -55,19 +55,57 @@ def quote(text: str) -> str:
 
 
 def format_term(term: Term) -> str:
-    """Canonical ROFL text of a ground term (strings quoted, atoms bare, ``f(a, b)``)."""
+    """Canonical ROFL text of a ground term (strings quoted, atoms bare, ``f(a, b)``); iterative, so a
+    term of any depth prints in time linear in its size."""
     kind = type(term)
     if kind is int:
         return str(term)
     if kind is str:
         return quote(term)
-    if kind is bool:
-        raise TypeError("booleans are not ROFL terms")
-    if len(term) == 1:
-        return term[0]
-    if term[0] == "$var":
-        return term[1]
-    return term[0] + "(" + ", ".join(format_term(a) for a in term[1:]) + ")"
+    out: list[str] = []
+    write_terms(term, out)
+    return "".join(out)
+
+
+def write_terms(term: Term, out: list, sep: str = ", ") -> None:
+    """Append the text of ``term`` to ``out`` without recursion (the engine of ``format_term``)."""
+    stack: list = [term]
+    pop, push, emit = stack.pop, stack.append, out.append
+    while stack:
+        t = pop()
+        kind = type(t)
+        if kind is _Text:
+            emit(t.text)
+        elif kind is int:
+            emit(str(t))
+        elif kind is str:
+            emit(quote(t))
+        elif kind is bool:
+            raise TypeError("booleans are not ROFL terms")
+        elif len(t) == 1:
+            emit(t[0])
+        elif t[0] == "$var":
+            emit(t[1])
+        else:
+            emit(t[0] + "(")
+            push(_CLOSE)
+            args = t[1:]
+            for i in range(len(args) - 1, -1, -1):
+                push(args[i])
+                if i:
+                    push(_SEP)
+
+
+class _Text:
+    """Punctuation queued between the parts of a term being written."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+_CLOSE, _SEP = _Text(")"), _Text(", ")
 
 
 def format_args(args: Iterable[Term]) -> str:
@@ -103,6 +141,14 @@ def is_ground(term: Term) -> bool:
     return True
 
 
+def canonical_facts(facts) -> list:
+    """``(relation, row)`` pairs in canonical order: by relation name, then rows canonically."""
+    by_rel: dict = {}
+    for rel, row in facts:
+        by_rel.setdefault(rel, []).append(row)
+    return [(rel, row) for rel in sorted(by_rel) for row in canonical_rows(by_rel[rel])]
+
+
 def canonical_rows(rows) -> list:
     """Rows (tuples of terms) in canonical order.
 
@@ -110,6 +156,8 @@ def canonical_rows(rows) -> list:
     tuple order is the canonical order and the sort runs in C; otherwise each row gets a sort key.
     """
     rows = list(rows)
+    if len(rows) < 2:  # nothing to order: no key is computed (a key is as deep as its term)
+        return rows
     if rows:
         width = len(rows[0])
         uniform = all(len(r) == width for r in rows)

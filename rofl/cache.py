@@ -64,7 +64,10 @@ def write(root: Path, key: str, store: Store, warnings: tuple) -> None:
     for rel in store.relations():
         rows = store.sorted_rows(rel)
         base.append((rel, tuple(rows), tuple(m.who for m in rows.values())))
-    payload = marshal.dumps((key, store.tick, tuple(sorted(store.counters.items())), tuple(base), tuple(warnings)))
+    try:
+        payload = marshal.dumps((key, store.tick, tuple(sorted(store.counters.items())), tuple(base), tuple(warnings)))
+    except ValueError:  # a term nested deeper than marshal writes: the folder goes without a cache
+        return
     path = cache_path(root)
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     try:

@@ -42,6 +42,18 @@ class LazyGroup(click.Group):
         _configure_process()
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        argv = list(sys.argv[1:] if args is None else args)
+        if "repl" not in argv[:1]:  # the REPL stays in the main thread, where Ctrl-C arrives
+            from .deep import run_deep
+
+            try:
+                return run_deep(lambda: self._main_standalone(argv, prog_name, complete_var, **extra))
+            except KeyboardInterrupt:
+                click.echo("rofl: interrupted", err=True)
+                sys.exit(130)
+        return self._main_standalone(argv, prog_name, complete_var, **extra)
+
+    def _main_standalone(self, args, prog_name, complete_var, **extra):
         try:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as exc:
