@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: install scan test bench clean
+.PHONY: install scan test test-all bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -20,7 +20,11 @@ scan: $(STAMP)
 	$(BIN)/rofl scan examples/shop --out facts/generated
 	$(BIN)/rofl impact --facts facts/generated --changed src/domain/money.ts
 
+# `make test` leaves out the full-size cases marked `slow`; `make test-all` runs everything.
 test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m "not slow" tests
+
+test-all: $(STAMP)
 	$(BIN)/python -m pytest -n 2 tests
 
 bench: $(STAMP)
