@@ -51,7 +51,7 @@ def _base_signatures(store: Store, rel: str) -> set[Signature]:
 def defines(store: Store, decoded: DecodedRules, rel: str, persp: str | None, arity: int) -> bool:
     """Whether base facts, a rule or the kernel define ``rel`` in ``persp`` (None: some perspective) with ``arity``."""
     if rel in V.RESERVED_SET:
-        return V.RESERVED_ARITY.get(rel) == arity and persp in (None, "main")
+        return V.RESERVED_ARITY.get(rel) == arity and (persp in (None, "main") or rel == V.CYCLE_COMPONENT)
     for rule in decoded.rules:
         head = rule.clause.head
         if head.rel == rel and len(head.args) == arity and (persp is None or is_var(head.persp) or head.persp == persp):

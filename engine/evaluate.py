@@ -65,6 +65,10 @@ class Context:
                 from .metadata import MetadataTable
 
                 t = self.tables[rel] = MetadataTable(self.store, rel)
+            elif rel == V.CYCLE_COMPONENT:
+                from .cycles import CycleTable
+
+                t = self.tables[rel] = CycleTable(self)
             else:
                 t = self.tables[rel] = Table()
                 if rel == V.DERIVED_BY:
@@ -144,9 +148,13 @@ class Outcome:
 
 
 def _body_literals(rule: CompiledRule):
+    """The literals a rule reads, with whether they are negated.  A ``cycle_component`` literal also
+    reads the relation it names (complete before the rule runs, as under negation)."""
     for item in rule.clause.body:
         if isinstance(item, Literal):
             yield item, False
+            if item.rel == V.CYCLE_COMPONENT and item.args and type(item.args[0]) is tuple and len(item.args[0]) == 1:
+                yield Literal(item.args[0][0], item.persp, ()), False
         elif isinstance(item, Negated):
             yield item.lit, True
 

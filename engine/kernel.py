@@ -257,6 +257,15 @@ class Kernel:
         """The last evaluation, if it is still current (no evaluation is started)."""
         return self._result
 
+    def names_in(self, persp: str) -> set[str]:
+        """The stored names of the relations that rules conclude, or base facts hold, in perspective ``persp``."""
+        from .clauses import is_var
+
+        names = {r.clause.head.rel for r in self.book.rules(self.store, self._caches).rules
+                 if not is_var(r.clause.head.persp) and r.clause.head.persp == persp}
+        names |= {rel for rel in self.store.relations() if any(row[0] == persp for row in self.store.base[rel])}
+        return names
+
     def base_rows(self, rel: str, persp: str | None = None) -> tuple[tuple, ...]:
         """The asserted (base) rows ``(persp, *args)`` of ``rel``, in perspective ``persp`` when given."""
         from .namespace import stored_name

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import builtins as B
+from . import vocabulary as V
 from .clauses import Builtin, Literal, Negated, is_wildcard, literal_vars, term_vars
 from .display import item_text
 from .errors import UnsafeQuery
@@ -27,6 +28,16 @@ class Question:
     def literals(self) -> tuple[Literal, ...]:
         """Every literal the question reads, positive or negated."""
         return tuple(i if isinstance(i, Literal) else i.lit for i in self.items if not isinstance(i, Builtin))
+
+    @property
+    def goals(self) -> set[str]:
+        """The relations the question needs evaluated: its literals', and any relation whose cycles it asks."""
+        out = set()
+        for lit in self.literals:
+            out.add(lit.rel)
+            if lit.rel == V.CYCLE_COMPONENT and lit.args and type(lit.args[0]) is tuple and len(lit.args[0]) == 1:
+                out.add(lit.args[0][0])
+        return out
 
 
 def _vars(item) -> set[str]:

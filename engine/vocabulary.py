@@ -26,11 +26,12 @@ RESERVED = "reserved"
 AUTHORITY = "authority"
 HOLE = "hole"
 EDB = "edb"
+CYCLE_COMPONENT = "cycle_component"  # computed: the nodes on a cycle of a binary relation, by component
 
 RESERVED_RELATIONS: tuple[str, ...] = (
     DERIVED_BY, RULE, HAS_PREMISE, PREMISE_POS, PREMISE_NEG, CONCLUDES, STAGES, HAS_CONCLUSION,
     PREMISE_LIT, CONCLUSION_LIT, READS_FROM, WRITES_TO, BRIDGE_DECL, IN_PERSPECTIVE, ASSERTED_BY,
-    USES_BUILTIN, MODE, RESERVED, AUTHORITY, HOLE, EDB,
+    USES_BUILTIN, MODE, RESERVED, AUTHORITY, HOLE, EDB, CYCLE_COMPONENT,
 )
 RESERVED_SET = frozenset(RESERVED_RELATIONS)
 # The arity of each reserved relation (its rows live in perspective main).
@@ -38,6 +39,7 @@ RESERVED_ARITY: dict[str, int] = {
     DERIVED_BY: 3, RULE: 1, HAS_PREMISE: 2, PREMISE_POS: 2, PREMISE_NEG: 2, CONCLUDES: 2, STAGES: 2,
     HAS_CONCLUSION: 2, PREMISE_LIT: 3, CONCLUSION_LIT: 3, READS_FROM: 2, WRITES_TO: 2, BRIDGE_DECL: 3,
     IN_PERSPECTIVE: 2, ASSERTED_BY: 2, USES_BUILTIN: 2, MODE: 2, RESERVED: 1, AUTHORITY: 2, HOLE: 2, EDB: 1,
+    CYCLE_COMPONENT: 3,
 }
 
 # The read interface: boot.rofl concludes these; the kernel reads them to order evaluation.
@@ -55,7 +57,7 @@ BOOT_STRATUM = PRIVATE_PREFIX + STRATUM
 BOOT_UNSTRATIFIED = PRIVATE_PREFIX + UNSTRATIFIED
 
 # Relations whose rows the kernel computes from fact metadata instead of storing them.
-VIRTUAL_RELATIONS = frozenset((DERIVED_BY, IN_PERSPECTIVE, ASSERTED_BY))
+VIRTUAL_RELATIONS = frozenset((DERIVED_BY, IN_PERSPECTIVE, ASSERTED_BY, CYCLE_COMPONENT))
 # Timeless: kernel-vocabulary facts survive tick boundaries.
 TIMELESS_RELATIONS = RESERVED_SET
 

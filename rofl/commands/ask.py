@@ -45,7 +45,7 @@ def command(
     question = plan(parse_body(query, "<query>"))
     whys = [ground_fact(f) for f in why_facts]
     whynots = [ground_fact(f) for f in whynot_facts]
-    goals = {lit.rel for lit in question.literals} | {qualify_literal(w).rel for w in whys + whynots}
+    goals = question.goals | {qualify_literal(w).rel for w in whys + whynots}
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
     answers = kernel.query(question.items, budget, goals=goals)
     why_nodes = [(f, kernel.why(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(why_facts, whys)]

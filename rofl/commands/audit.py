@@ -23,9 +23,12 @@ def audit_rows(kernel) -> dict[str, list[str]]:
     from engine.namespace import display_name
     from engine.terms import format_fact
 
+    from engine.terms import canonical_rows
+
+    result = kernel.evaluate(goals=kernel.names_in(AUDIT))  # only what the audits depend on
     found: dict[str, list[str]] = {}
-    for rel, row in kernel.facts():
-        if row[0] == AUDIT:
+    for rel in result.relations():
+        for row in canonical_rows(r for r in result.rows(rel) if r[0] == AUDIT):
             found.setdefault(display_name(rel), []).append(format_fact(rel, row[0], row[1:]))
     return found
 

@@ -96,7 +96,7 @@ def test_relations_lists_signatures_rows_places_and_comments(rofl, shop_facts):
     listed = {(r["relation"], r["perspective"], r["arity"]): r for r in json.loads(out)["relations"]}
     cycle = listed[("in_cycle", "code", 1)]
     assert cycle["rows"] == 2 and re.fullmatch(r".*rules/code\.rofl:\d+", cycle["defined"])
-    assert cycle["comment"] == "F is on an import cycle."
+    assert cycle["comment"].startswith("F is on an import cycle.")
     assert listed[("src_file", "code", 2)]["defined"] == "scanner" and listed[("src_file", "code", 2)]["rows"] == 38
     assert listed[("hole", "main", 2)]["defined"] == "kernel"
     assert ("malformed", "audit", 1) in listed

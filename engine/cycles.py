@@ -1,0 +1,138 @@
+"""``cycle_component[P](Rel, Node, Comp)``: the nodes on a cycle of a binary relation, by strongly
+connected component, computed once per evaluation with Tarjan's algorithm (linear in the edges).
+
+Node lies on a cycle of ``Rel[P]`` (its component has more than one node, or it has an edge to itself);
+``Comp`` names the component by its least node in canonical order.  A question about cycles therefore
+never builds the transitive closure.  The relation is read only with ``Rel`` known: a rule or question
+names the relation whose cycles it wants, and the kernel orders that relation's rules first.
+"""
+
+from __future__ import annotations
+
+from .tables import Table
+from .terms import sort_key
+
+
+def components(edges: list[tuple]) -> dict:
+    """``{node: component representative}`` for every node on a cycle of ``edges`` ((a, b) pairs)."""
+    succ: dict = {}
+    for a, b in edges:
+        succ.setdefault(a, []).append(b)
+        succ.setdefault(b, [])
+    index: dict = {}
+    low: dict = {}
+    on_stack: set = set()
+    stack: list = []
+    out: dict = {}
+    counter = 0
+    for root in succ:
+        if root in index:
+            continue
+        work = [(root, iter(succ[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(succ[nxt])))
+                    advanced = True
+                    break
+                if nxt in on_stack and index[nxt] < low[node]:
+                    low[node] = index[nxt]
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                if low[node] < low[parent]:
+                    low[parent] = low[node]
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    members.append(w)
+                    if w == node:
+                        break
+                if len(members) > 1 or node in succ[node]:
+                    rep = min(members, key=sort_key)
+                    for m in members:
+                        out[m] = rep
+    return out
+
+
+class _ByRelation:
+    """An index of the cycle table over columns that include the relation (column 1), computed per probe."""
+
+    __slots__ = ("table", "cols")
+
+    def __init__(self, table: "CycleTable", cols: tuple) -> None:
+        self.table = table
+        self.cols = cols
+
+    def get(self, key, default=()):
+        values = (key,) if len(self.cols) == 1 else key
+        if type(values) is not tuple or len(values) != len(self.cols):
+            return default
+        bound = dict(zip(self.cols, values))
+        rel = bound[1]
+        persps = [bound[0]] if 0 in bound else self.table.perspectives(rel)
+        out = [r for p in persps for r in self.table.rows_for(p, rel) if all(r[c] == v for c, v in bound.items())]
+        return out or default
+
+
+class CycleTable:
+    """A read-only table whose rows are computed from the evaluation's tables when a relation is asked."""
+
+    __slots__ = ("ctx", "_done", "_table")
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self._done: dict = {}
+        self._table = Table()
+
+    def perspectives(self, rel) -> list:
+        if type(rel) is not tuple or len(rel) != 1:
+            return []
+        table = self.ctx.tables.get(rel[0])
+        return sorted({row[0] for row in table.rows if len(row) == 3}) if table is not None else []
+
+    def rows_for(self, persp, rel) -> list:
+        key = (persp, rel)
+        hit = self._done.get(key)
+        if hit is not None:
+            return hit
+        rows: list = []
+        if type(rel) is tuple and len(rel) == 1 and type(persp) is str:
+            table = self.ctx.tables.get(rel[0])
+            edges = [(r[1], r[2]) for r in table.rows if len(r) == 3 and r[0] == persp] if table is not None else []
+            for node, rep in components(edges).items():
+                rows.append((persp, rel, node, rep))
+            for row in rows:
+                self._table.add(row, -1)
+        self._done[key] = rows
+        return rows
+
+    @property
+    def rows(self) -> dict:
+        return self._table.rows
+
+    @property
+    def indexes(self) -> dict:
+        return self._table.indexes
+
+    def index(self, cols: tuple):
+        if 1 in cols:
+            return _ByRelation(self, cols)
+        return self._table.index(cols)  # the relation unnamed: only what was computed already
+
+    def add(self, row: tuple, rnd: int) -> None:
+        raise TypeError("cycle_component is computed by the kernel")
