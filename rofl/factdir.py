@@ -1,10 +1,23 @@
-"""Reading a scanned fact folder: the manifest, digest checks, and who each fact file is asserted by."""
+"""Reading a scanned fact folder: the manifest, digest checks, and who each fact file is asserted by.
+
+Each ``.rofl`` file in the folder falls in one of four classes, decided here and nowhere else:
+
+* listed: the manifest names it and its bytes have the recorded digest; loaded as ``scanner``.
+* edited: the manifest names it but its bytes changed; loaded as ``unverified`` (audits: forged).
+* leftover: not in the manifest, but in the scanner's ``code/`` folder under a name only the
+  scanner makes (``<slug>.<12 hex>-<16 hex>.rofl``): a file an interrupted scan wrote before its
+  manifest.  Never loaded (it may be half written); a warning says to run ``rofl scan``, which
+  removes it.
+* foreign: any other ``.rofl`` file (hand-written facts); loaded as ``unverified``, so that
+  whatever it asserts into ``[code]`` is reported as forged.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import posixpath
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +25,8 @@ from engine.errors import RoflError
 
 SCANNER = "scanner"
 UNVERIFIED = "unverified"
+# the names scanner.factfile.fact_name gives: code/<slug>.<content hash 12>-<fact digest 16>.rofl
+_SCANNER_NAME = re.compile(r"code/[A-Za-z0-9._-]*\.[0-9a-f]{12}-[0-9a-f]{16}\.rofl\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +43,8 @@ class FactFolder:
     sources: tuple  # ((Path, who, text), ...)
     warnings: tuple  # one line each
     stat_key: str  # changes whenever a fact file or the manifest changes on disk
+    leftovers: tuple = ()  # paths of fact files an interrupted scan left (not loaded)
+    foreign: tuple = ()  # paths of fact files the scanner did not write (loaded as unverified)
 
 
 def _digest(data: bytes) -> str:
@@ -90,14 +107,20 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         expected[posixpath.normpath(record["facts"])] = (str(record.get("digest")), who)
     sources: list = []
     warnings: list[str] = []
+    leftovers: list[str] = []
+    foreign: list[str] = []
     seen: set[str] = set()
     for path in _walk_fact_files(root):
         rel = path.relative_to(root).as_posix()
         seen.add(rel)
-        data = path.read_bytes()
         want = expected.get(rel)
+        if want is None and _SCANNER_NAME.match(rel):
+            leftovers.append(str(path))
+            continue
+        data = path.read_bytes()
         if want is None:
             warnings.append(f"{path}: not written by the scanner (not in the manifest); its facts load as '{UNVERIFIED}'")
+            foreign.append(str(path))
             who = UNVERIFIED
         elif _digest(data) != want[0]:
             warnings.append(f"{path}: changed since the scan (digest mismatch); its facts load as '{UNVERIFIED}'")
@@ -111,4 +134,17 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         sources.append((path, who, text))
     for rel in sorted(set(expected) - seen):
         warnings.append(f"{root / rel}: listed in the manifest but missing; run `rofl scan` again")
-    return FactFolder(root, manifest, tuple(sources), tuple(warnings), key if key is not None else stat_key(root))
+    if leftovers:
+        shown = _printable(leftovers[0]) + (f" and {len(leftovers) - 1} more" if len(leftovers) > 1 else "")
+        warnings.append(
+            f"{shown}: left by an interrupted scan (not in the manifest), not loaded; run `rofl scan` to remove"
+            f" {'it' if len(leftovers) == 1 else 'them'}"
+        )
+    return FactFolder(
+        root, manifest, tuple(sources), tuple(warnings), key if key is not None else stat_key(root),
+        tuple(leftovers), tuple(foreign),
+    )
+
+
+def _printable(text: str) -> str:
+    return text if text.isprintable() else ascii(text)[1:-1]

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from engine import safe_write
 from scanner import layout, manifest, state
 from scanner.files import Listing, PathFilter, list_files
 from scanner.lock import LockHeld, acquire
@@ -74,6 +75,11 @@ class ScanSummary:
             f"rofl scan: {self.files} files seen, {self.parsed} parsed, {self.reused} reused{extra}, "
             f"{self.removed} removed, {self.errors} errors in {self.seconds:.2f}s -> {self.out}"
         )
+
+
+def _shown(text: str) -> str:
+    """``text`` for a one-line message: control characters and lone surrogates escaped."""
+    return text if text.isprintable() else ascii(text)[1:-1]
 
 
 def _write_preamble(out: str) -> dict[str, str]:
@@ -156,10 +162,21 @@ def scan(
         raise ScanError(f"--max-bytes {max_bytes} is not positive", "give a size in bytes such as 2097152")
     try:
         os.makedirs(os.path.join(out_abs, layout.FACTS_FOLDER), exist_ok=True)
+        safe_write.check_folder(os.path.join(out_abs, layout.FACTS_FOLDER))
+    except safe_write.UnsafePath as err:
+        raise ScanError(
+            f"{_shown(str(err.filename))} {err.strerror}, nothing was written",
+            "remove it so that the scan can create the folder itself",
+        ) from None
     except OSError as err:
         raise ScanError(f"cannot create --out {out!r} ({err.strerror})", "choose a writable folder") from None
     try:
         lock = acquire(out_abs)
+    except safe_write.UnsafePath as err:
+        raise ScanError(
+            f"{_shown(str(err.filename))} {err.strerror}, nothing was written",
+            "remove it (the scan creates its own lock file)",
+        ) from None
     except LockHeld as held:
         raise ScanError(
             f"another scan (pid {held.pid}) is writing {out!r}",
@@ -170,8 +187,14 @@ def scan(
     with lock:
         try:
             return _scan_locked(
-                src_abs, out_abs, verify, jobs or os.cpu_count() or 1, max_bytes, include, exclude, progress, started
+                src_abs, out_abs, verify, jobs or os.cpu_count() or 1, max_bytes, include, exclude, progress, started,
+                lock.fd,
             )
+        except safe_write.UnsafePath as err:  # a symlink or special file planted where the scan writes
+            raise ScanError(
+                f"{_shown(str(err.filename))} {err.strerror}, the scan stopped before writing it",
+                "remove it and scan again; the previous scan's manifest is intact",
+            ) from None
         except OSError as err:  # the output folder failed us (full disk, read-only, removed)
             if err.filename is None or not os.path.abspath(str(err.filename)).startswith(out_abs):
                 raise
@@ -191,6 +214,7 @@ def _scan_locked(
     exclude: tuple[str, ...],
     progress: Callable[[int, int], None] | None,
     started: float,
+    lock_fd: int = -1,
 ) -> ScanSummary:
     options = {"max_bytes": max_bytes, "include": list(include), "exclude": list(exclude)}
     versions = grammar_versions()
@@ -241,7 +265,9 @@ def _scan_locked(
     configs = dict(plan.configs)
     parsed = skipped = resolved = 0
     if not plan.nothing_to_do:
-        parsed, skipped, resolved = _execute(plan, src, out, listing, jobs, max_bytes, progress, entries, unreadable, configs)
+        parsed, skipped, resolved = _execute(
+            plan, src, out, listing, jobs, max_bytes, progress, entries, unreadable, configs, lock_fd
+        )
 
     preamble = _write_preamble(out)
     new_manifest: dict[str, Any] | None = None
@@ -249,7 +275,9 @@ def _scan_locked(
     if not plan.nothing_to_do or old is None or old.get("preamble") != preamble or not resolution_valid or "package_entries" not in old:
         from scanner.entries import package_entries, write_entries
 
-        package_record = write_entries(out, package_entries(src, listing.packages, set(entries)))
+        config_errors: dict[str, str] = {}
+        pairs = package_entries(src, listing.packages, set(entries), config_errors)
+        package_record = write_entries(out, pairs, config_errors)
         new_manifest = _build_manifest(src, options, versions, preamble, entries, configs, plan.packages, listing, unreadable)
         new_manifest["package_entries"] = package_record
         if new_manifest != old:
@@ -288,6 +316,7 @@ def _execute(
     entries: dict[str, dict[str, Any]],
     unreadable: dict[str, str],
     configs: dict[str, Signature],
+    lock_fd: int = -1,
 ) -> tuple[int, int, int]:
     """Re-resolve and extract what the plan says, updating ``entries``, ``unreadable`` and ``configs``.
 
@@ -320,7 +349,7 @@ def _execute(
 
     parsed = skipped = 0
     sizes = {p: plan.sizes.get(p, 0) for p in to_parse}
-    for outcome in extract_all(materializer, to_parse, sizes, jobs, advance):
+    for outcome in extract_all(materializer, to_parse, sizes, jobs, advance, (lock_fd,) if lock_fd >= 0 else ()):
         if outcome.entry is not None:
             entries[outcome.path] = outcome.entry
         elif outcome.unreadable is not None:

@@ -6,6 +6,13 @@ next scan can tell which of them changed and re-resolve exactly the files that c
 tsconfig files may hold comments and trailing commas (JSONC); both are accepted.  An asset (a
 non-code file an import names) is recorded the same way, so that its appearing, disappearing or
 changing re-resolves its importers.
+
+Reads are bounded: a config is read only when it is a regular file (a symlink is followed, but a
+FIFO, device or folder behind it is not opened for reading) of at most ``MAX_CONFIG_BYTES``, and
+JSON nested deeper than ``MAX_NESTING`` is refused before it is parsed.  A config that exists but
+is refused or is not valid JSON is remembered in ``errors`` (path -> one-line message); the
+scanner states it as ``src_config_error(Path, Message)`` and resolution treats the file as empty.
+Nothing here raises for the content or kind of a file.
 """
 
 from __future__ import annotations
@@ -13,11 +20,55 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from typing import Any
 
 from scanner.hashing import hash_bytes
 
 Signature = list[int | str] | None
+
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # tsconfig/package.json files are kilobytes; 4 MiB is generous
+MAX_NESTING = 256  # arrays and objects inside each other; real configs nest fewer than 10
+_BRACKETS = re.compile(rb'"(?:\\.|[^"\\])*"|[\[\]{}]')
+
+
+def nesting_depth(data: bytes) -> int:
+    """The deepest nesting of ``[``/``{`` in JSON text (strings skipped), computed without recursion."""
+    if data.count(b"[") + data.count(b"{") <= MAX_NESTING:
+        return 0  # cannot be deeper than its brackets
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(data):
+        token = match.group()
+        if token in (b"[", b"{"):
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif token in (b"]", b"}"):
+            depth -= 1
+    return deepest
+
+
+def read_bounded(absolute: str, limit: int = MAX_CONFIG_BYTES) -> tuple[os.stat_result, bytes | str]:
+    """(stat, bytes) of a regular file of at most ``limit`` bytes, or (stat, why not) for another file.
+
+    Opened non-blocking so that a FIFO cannot hang the scan; raises OSError (and ValueError for a
+    path no file can have) when nothing is there.
+    """
+    fd = os.open(absolute, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (FIFO, device or socket)"
+            return st, f"{kind}, not read"
+        if st.st_size > limit:
+            return st, f"{st.st_size} bytes, over the {limit}-byte limit for config files, not read"
+        data = os.read(fd, limit + 1)
+        if len(data) > limit:
+            return st, f"over the {limit}-byte limit for config files, not read"
+        return st, data
+    finally:
+        os.close(fd)
+
 
 _JSONC_NOISE = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.DOTALL)
 
@@ -34,14 +85,12 @@ def rel_key(src: str, absolute: str) -> str:
 
 
 def signature(absolute: str) -> Signature:
-    """The current signature of a file, ``None`` when it does not exist or cannot be read."""
+    """The current signature of a file (as ``ConfigStore`` records it), ``None`` when it does not exist or cannot be read."""
     try:
-        st = os.stat(absolute)
-        with open(absolute, "rb") as handle:
-            data = handle.read()
-    except OSError:
+        st, data = read_bounded(absolute)
+    except (OSError, ValueError):
         return None
-    return [st.st_size, st.st_mtime_ns, hash_bytes(data)]
+    return [st.st_size, st.st_mtime_ns, hash_bytes(data) if isinstance(data, bytes) else "refused"]
 
 
 class ConfigStore:
@@ -50,20 +99,37 @@ class ConfigStore:
     def __init__(self, src: str) -> None:
         self.src = src
         self.seen: dict[str, Signature] = {}
+        self.errors: dict[str, str] = {}  # config key -> why it was refused or did not parse
         self._cache: dict[str, Any] = {}
 
     def _load(self, absolute: str) -> bytes | None:
-        """The bytes of ``absolute`` (None when missing or not a readable file); records its signature."""
-        key = rel_key(self.src, absolute)
+        """The bytes of ``absolute`` (None when missing, refused or unreadable); records its signature.
+
+        A path no file can have (a NUL, a lone surrogate from a config value) is not recorded: it
+        can never appear, so nothing needs to watch it.
+        """
         try:
-            st = os.stat(absolute)
-            with open(absolute, "rb") as handle:
-                data = handle.read()
-        except OSError:
+            key = rel_key(self.src, absolute)
+            key.encode("utf-8", "surrogateescape")
+        except (ValueError, UnicodeEncodeError):
+            return None
+        if "\0" in key:
+            return None
+        try:
+            st, data = read_bounded(absolute)
+        except (OSError, ValueError):
             self.seen[key] = None
+            return None
+        if isinstance(data, str):  # there, but refused: its stat is its signature
+            self.seen[key] = [st.st_size, st.st_mtime_ns, "refused"]
+            if not stat.S_ISDIR(st.st_mode):
+                self.errors[key] = data
             return None
         self.seen[key] = [st.st_size, st.st_mtime_ns, hash_bytes(data)]
         return data
+
+    def _error(self, absolute: str, message: str) -> None:
+        self.errors[rel_key(self.src, absolute)] = message
 
     def read(self, absolute: str, jsonc: bool = False) -> Any:
         """The parsed file (``None`` when missing or not valid JSON); records its signature."""
@@ -73,13 +139,25 @@ class ConfigStore:
         data = self._load(absolute)
         value: Any = None
         if data is not None:
-            try:
-                text = data.decode("utf-8-sig")
-                value = parse_jsonc(text) if jsonc else json.loads(text)
-            except (UnicodeDecodeError, ValueError):
-                value = None
+            value = self._parse(absolute, data, jsonc)
         self._cache[absolute] = value
         return value
+
+    def _parse(self, absolute: str, data: bytes, jsonc: bool) -> Any:
+        depth = nesting_depth(data)
+        if depth > MAX_NESTING:
+            self._error(absolute, f"nested {depth} levels deep, over the limit of {MAX_NESTING}, not parsed")
+            return None
+        try:
+            text = data.decode("utf-8-sig")
+            return parse_jsonc(text) if jsonc else json.loads(text)
+        except UnicodeDecodeError as err:
+            self._error(absolute, f"not valid UTF-8 (byte {err.start})")
+        except ValueError as err:
+            self._error(absolute, f"not valid JSON: {err}")
+        except RecursionError:  # the nesting count missed a form of nesting: still not an abort
+            self._error(absolute, "nested too deep to parse")
+        return None
 
     def read_text(self, absolute: str) -> str | None:
         """The file as text (``None`` when missing or not UTF-8); records its signature."""
@@ -90,7 +168,8 @@ class ConfigStore:
         data = self._load(absolute)
         try:
             text = data.decode("utf-8-sig") if data is not None else None
-        except UnicodeDecodeError:
+        except UnicodeDecodeError as err:
+            self._error(absolute, f"not valid UTF-8 (byte {err.start})")
             text = None
         self._cache[cache_key] = text
         return text
@@ -104,9 +183,19 @@ class ConfigStore:
             if os.path.isdir(absolute):
                 known = False  # a folder: its files are probed (and recorded) one by one
             else:
-                known = self._load(absolute) is not None
+                known = self._exists(absolute)
             self._cache[cache_key] = known
         return known
+
+    def _exists(self, absolute: str) -> bool:
+        """True for a file (an asset) at ``absolute``; records its signature, an asset's content unread
+        when it is over the config limit (its stat still tells a change)."""
+        if self._load(absolute) is not None:
+            return True
+        key = rel_key(self.src, absolute)
+        refused = self.errors.pop(key, None)
+        signature = self.seen.get(key)
+        return refused is not None and signature is not None and refused.endswith("not read") and "regular" not in refused
 
     def key(self, absolute: str) -> str:
         return rel_key(self.src, os.path.normpath(absolute))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 
@@ -39,22 +38,22 @@ def _scanned(target: str, files: set[str]) -> str | None:
     return None
 
 
-def package_entries(src: str, package_files: tuple[str, ...], files: set[str]) -> list[tuple[str, str]]:
+def package_entries(
+    src: str, package_files: tuple[str, ...], files: set[str], errors: dict[str, str] | None = None
+) -> list[tuple[str, str]]:
     """``(path, field)`` pairs, sorted: each scanned file a package.json field points at.
 
     The package.json files are the listed ones and those of the workspace's member folders (a
     member's package.json that git ignores, as zod's generated one, still names entry points).
+    Those that are refused or do not parse are added to ``errors`` (path -> message).
     """
     from scanner.configs import ConfigStore
     from scanner.workspaces import package_manifests, workspace_globs
 
     found: set[tuple[str, str]] = set()
-    for rel in package_manifests(src, package_files, workspace_globs(src, ConfigStore(src))):
-        try:
-            with open(os.path.join(src, rel), "rb") as handle:
-                data = json.loads(handle.read())
-        except (OSError, ValueError):
-            continue
+    store = ConfigStore(src)
+    for rel in package_manifests(src, package_files, workspace_globs(src, store)):
+        data = store.read(os.path.join(src, rel))
         if not isinstance(data, dict):
             continue
         folder = posixpath.dirname(rel)
@@ -66,14 +65,18 @@ def package_entries(src: str, package_files: tuple[str, ...], files: set[str]) -
                 hit = _scanned(target, files) if not target.startswith("..") else None
                 if hit is not None:
                     found.add((hit, field))
+    if errors is not None:
+        errors.update(store.errors)
     return sorted(found)
 
 
-def write_entries(out: str, pairs: list[tuple[str, str]]) -> dict[str, str]:
+def write_entries(out: str, pairs: list[tuple[str, str]], config_errors: dict[str, str] | None = None) -> dict[str, str]:
     """Write ``entries.rofl`` when its content changed; return its manifest record."""
     from engine.terms import quote
     from scanner.factfile import write_if_changed
 
     lines = ["-- rofl scan: files that package.json names as entry points"]
     lines += [f"src_entry[{layout.FACTS_PERSPECTIVE}]({quote(path)}, {quote(field)})." for path, field in pairs]
+    for config, message in sorted((config_errors or {}).items()):  # workspace package.json files
+        lines.append(f"src_config_error[{layout.FACTS_PERSPECTIVE}]({quote(config)}, {quote(message)}).")
     return write_if_changed(out, ENTRIES_NAME, ("\n".join(lines) + "\n").encode("utf-8"))

@@ -29,6 +29,16 @@ What is extracted (all facts in ``[code]``):
 * ``src_parse_error``: ``line N: syntax error`` / ``line N: missing X`` for each error node left
   after the second chances below, naming the grammar that parsed the file.
 
+Work is bounded: a syntax tree nested deeper than ``MAX_TREE_DEPTH`` levels (a call chain
+``f()()()...`` or brackets tens of thousands deep; tree-sitter's queries slow down and lose
+matches past 65,535 levels), or holding an error node with more than ``MAX_ERROR_WIDTH`` children
+(``x=[[[[...`` unclosed: queries take time quadratic in that width), is not queried: the file
+gets one ``src_parse_error`` saying so and no other fact from that text (nothing is dropped
+silently).  The check costs nothing for a tree with fewer nodes than the bounds and visits only
+subtrees large enough to reach one.  Everything else is linear in the file's size, which
+``--max-bytes`` bounds.  (tree-sitter's query progress callback is not used: py-tree-sitter
+0.26.1 crashes with a segmentation fault after a ``captures`` call that passed one.)
+
 Second chances, taken only for a file whose first parse has errors: JavaScript files (JSX in
 ``.js``/``.jsx``: ``class=`` attributes) are parsed again with the tsx grammar; TypeScript files
 get ``scanner.repair``'s rewrites of constructs the grammar lacks.  The tree with fewer errors
@@ -53,6 +63,47 @@ from scanner.sfc import SFC_KINDS, script_texts
 
 KINDS = ("static", "type", "dynamic", "require", "reexport", "side_effect")
 MAX_ERRORS_PER_FILE = 20
+MAX_TREE_DEPTH = 10_000  # real code nests a few dozen levels; minified bundles a few hundred
+MAX_ERROR_WIDTH = 5_000  # children of one error node (queries take time quadratic in it)
+
+
+def _check_work(root: Any) -> None:
+    """Raise ``TooMuchWork`` when querying ``root``'s tree would exceed a bound (``heavy_node``)."""
+    found = heavy_node(root)
+    if found is not None:
+        node, what = found
+        raise TooMuchWork(f"line {node.start_point[0] + 1}: {what}, not extracted")
+
+
+class TooMuchWork(Exception):
+    """A text whose extraction would exceed a bound: the message says which, with a line."""
+
+
+def heavy_node(root: Any) -> tuple[Any, str] | None:
+    """A node past a work bound and what it is, or None: a node more than ``MAX_TREE_DEPTH``
+    levels below ``root``, or an error node with more than ``MAX_ERROR_WIDTH`` children.
+
+    ``descendant_count`` bounds both the depth and the width under a node and costs O(1), so only
+    subtrees with at least as many nodes as a bound still needs are entered (none at all for a
+    tree smaller than the bounds); no recursion.
+    """
+    least = min(MAX_TREE_DEPTH, MAX_ERROR_WIDTH)
+    if root.descendant_count <= least:
+        return None
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth >= MAX_TREE_DEPTH:
+            return node, f"syntax nested more than {MAX_TREE_DEPTH} levels deep"
+        if node.is_error and node.child_count > MAX_ERROR_WIDTH:
+            return node, f"a syntax error spanning {node.child_count} nodes (over {MAX_ERROR_WIDTH})"
+        need = min(MAX_TREE_DEPTH - depth, MAX_ERROR_WIDTH)
+        for child in node.children:
+            if child.descendant_count >= need:
+                stack.append((child, depth + 1))
+    return None
+
+
 _SNIPPET = 40  # characters of an error node's text quoted in its message
 MODULE_CALLER = "<module>"
 
@@ -392,11 +443,16 @@ class Extractor:
         facts = _Facts(quote(path))
         if _DECLARATION_FILE.search(path):
             facts.add_raw(f"src_declaration[code]({facts.qpath}).")
-        if grammar in SFC_KINDS:
-            for block_grammar, text in script_texts(data, grammar):
-                self._extract_text(text, block_grammar, facts)
-        else:
-            self._extract_text(data, grammar, facts)
+        try:
+            if grammar in SFC_KINDS:
+                for block_grammar, text in script_texts(data, grammar):
+                    self._extract_text(text, block_grammar, facts)
+            else:
+                self._extract_text(data, grammar, facts)
+        except TooMuchWork as err:  # the file says why; no partial facts that look complete
+            facts = _Facts(facts.qpath)
+            facts.add("src_parse_error", str(err))
+            facts.errors = 1
         return Extraction(tuple(facts.lines), tuple(facts.specifiers), facts.errors)
 
     # -- parsing -------------------------------------------------------------------------------
@@ -411,6 +467,7 @@ class Extractor:
     def _parse(self, data: bytes, grammar: str) -> _Parsed:
         """Parse ``data``; on errors, try the second chances and keep the tree with the fewest."""
         tree = self._grammar(grammar).parser.parse(data)
+        _check_work(tree.root_node)
         if not tree.root_node.has_error:
             return _Parsed(tree, grammar, None, 0)
         best = _Parsed(tree, grammar, None, self._count_errors(tree.root_node, grammar))
@@ -439,6 +496,7 @@ class Extractor:
         return self._better(best, self._grammar(best.grammar).parser.parse(fix.data), best.grammar, fix)
 
     def _better(self, best: _Parsed, tree: Any, grammar: str, fix: Repair | None) -> _Parsed:
+        _check_work(tree.root_node)
         if not tree.root_node.has_error:
             return _Parsed(tree, grammar, fix, 0)
         errors = self._count_errors(tree.root_node, grammar)

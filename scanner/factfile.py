@@ -16,6 +16,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
+from engine import safe_write
 from engine.terms import quote as _engine_quote
 from scanner.hashing import hash_bytes
 from scanner.layout import FACTS_FOLDER
@@ -61,9 +62,12 @@ def head_lines(path: str, content_hash: str) -> list[str]:
     return lines
 
 
-def resolution_lines(path: str, results: list[Resolution]) -> list[str]:
+def resolution_lines(path: str, results: list[Resolution], config_errors: tuple[tuple[str, str], ...] = ()) -> list[str]:
     """Facts for each resolution: ``src_resolves`` (+ ``src_asset``), ``src_external``,
-    ``src_workspace_import`` or ``src_unresolved``."""
+    ``src_workspace_import`` or ``src_unresolved`` (+ ``src_unresolved_reason`` when the specifier
+    could not even be looked for: a NUL, a lone surrogate, a path too long); then
+    ``src_config_error(Config, Message)`` for each config file the resolution consulted that was
+    refused or did not parse (``scanner.configs``)."""
     qpath = quote(path)
     lines = [RESOLUTION_MARKER]
     for result in results:
@@ -77,6 +81,9 @@ def resolution_lines(path: str, results: list[Resolution]) -> list[str]:
             lines.append(f"src_external[code]({qpath}, {qspec}, {quote(result.package)}).")
         else:
             lines.append(f"src_unresolved[code]({qpath}, {qspec}).")
+            if result.reason is not None:
+                lines.append(f"src_unresolved_reason[code]({qpath}, {qspec}, {quote(result.reason)}).")
+    lines.extend(f"src_config_error[code]({quote(config)}, {quote(message)})." for config, message in config_errors)
     return lines
 
 
@@ -92,8 +99,10 @@ def extraction_part(data: bytes) -> bytes | None:
     return data[: cut + 1]
 
 
-def with_resolution(extraction: bytes, path: str, results: list[Resolution]) -> bytes:
-    return extraction + render(resolution_lines(path, results))
+def with_resolution(
+    extraction: bytes, path: str, results: list[Resolution], config_errors: tuple[tuple[str, str], ...] = ()
+) -> bytes:
+    return extraction + render(resolution_lines(path, results, config_errors))
 
 
 def fact_name(path: str, content_hash: str, data: bytes) -> tuple[str, str]:
@@ -114,23 +123,14 @@ def write_fact_file(out: str, rel_name: str, data: bytes) -> None:
     Safe because names are derived from the bytes: a name the current manifest points to is never
     written again (the caller skips those), so the only file this can truncate or leave half
     written is one that no manifest names, which the next scan rewrites or removes as an orphan.
+    A symlink planted at the name is replaced, never followed (``engine.safe_write``).
     """
-    fd = os.open(os.path.join(out, rel_name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+    safe_write.write_in_place(os.path.join(out, rel_name), data)
 
 
 def write_atomic(out: str, rel_name: str, data: bytes) -> None:
     """Write ``data`` to ``out/rel_name`` through a temporary file and a rename."""
-    final = os.path.join(out, rel_name)
-    tmp = f"{final}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, final)
+    safe_write.write_atomic(os.path.join(out, rel_name), data)
 
 
 def write_if_changed(out: str, rel_name: str, data: bytes) -> dict[str, str]:
@@ -138,8 +138,7 @@ def write_if_changed(out: str, rel_name: str, data: bytes) -> dict[str, str]:
     from scanner.hashing import hash_bytes
 
     try:
-        with open(os.path.join(out, rel_name), "rb") as handle:
-            current = handle.read()
+        current = safe_write.read_nofollow(os.path.join(out, rel_name), len(data))
     except OSError:
         current = None
     if current != data:

@@ -2,14 +2,20 @@
 
 ``<out>/.lock`` holds the pid of the scan that owns the folder and is held with ``flock`` while it
 runs.  The kernel drops an flock when its process dies, so a lock left by a dead scan (or any
-stale file naming a dead pid) is simply taken over; a live holder refuses the new scan.
+stale file naming a dead pid) is simply taken over; a live holder refuses the new scan.  Forked
+helpers close their copy of the descriptor at once (``scanner.pool``), so only the scan's own
+process holds the flock and the pid in the file is always the live holder's.  The file is opened
+without following a symlink: one planted at ``.lock`` refuses the scan (``UnsafePath``), it is
+never truncated or written through.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import stat
 
+from engine.safe_write import UnsafePath, open_nofollow
 from scanner.layout import LOCK_NAME
 
 
@@ -49,12 +55,15 @@ class ScanLock:
 def acquire(out: str) -> ScanLock:
     """Lock ``out`` for this process or raise ``LockHeld`` naming the holder's pid."""
     path = os.path.join(out, LOCK_NAME)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_nofollow(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device planted at the name
+        os.close(fd)
+        raise UnsafePath(0, "is not a regular file", path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         try:
-            holder = os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
         finally:
             os.close(fd)
         raise LockHeld(path, holder) from None

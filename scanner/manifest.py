@@ -23,17 +23,21 @@ import json
 import os
 from typing import Any
 
+from engine import safe_write
 from scanner.layout import MANIFEST_NAME
 
 FORMAT = 1
+MAX_MANIFEST_BYTES = 1 << 31  # a manifest larger than this is not one this scanner wrote
 
 
 def load(out: str) -> dict[str, Any] | None:
     """The manifest in ``out``, or None when there is none or it is not one this scanner wrote."""
     try:
-        with open(os.path.join(out, MANIFEST_NAME), "rb") as handle:
-            data = json.loads(handle.read())
-    except (OSError, ValueError):
+        raw = safe_write.read_nofollow(os.path.join(out, MANIFEST_NAME), MAX_MANIFEST_BYTES)
+        if raw is None:  # a symlink, FIFO, device or giant planted at the name: rebuilt
+            return None
+        data = json.loads(raw)
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not _well_formed(data):
         return None
@@ -62,10 +66,5 @@ def write(out: str, manifest: dict[str, Any]) -> None:
     Keys are written in the order the scanner builds them (files sorted by path), which is
     deterministic; ``sort_keys`` would cost time on every scan that changes something.
     """
-    final = os.path.join(out, MANIFEST_NAME)
-    tmp = f"{final}.{os.getpid()}.tmp"
     data = json.dumps(manifest, separators=(",", ":"), ensure_ascii=True).encode("ascii")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.write(b"\n")
-    os.replace(tmp, final)
+    safe_write.write_atomic(os.path.join(out, MANIFEST_NAME), data + b"\n")

@@ -9,14 +9,20 @@ recovered.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from typing import Any
 
+import xxhash
+
+from engine import safe_write
 from scanner import factfile
 from scanner.configs import ConfigStore
 from scanner.files import grammar_for
 from scanner.hashing import hash_bytes
+from scanner.plan import MAX_FACT_FILE_BYTES
 from scanner.resolve import Resolver
 from scanner.versions import EXTRACTOR_VERSION
 
@@ -48,20 +54,38 @@ class ScanContext:
     protected: frozenset[str] = frozenset()  # fact files the current manifest names: never rewritten
 
 
-def read_source(full: str) -> tuple[os.stat_result, bytes]:
-    """The stat (taken before reading, so a concurrent edit shows up next scan) and bytes of a file."""
-    fd = os.open(full, os.O_RDONLY)
+def read_source(full: str, max_bytes: int) -> tuple[os.stat_result, bytes | None, str]:
+    """The stat (taken before reading, so a concurrent edit shows up next scan), bytes and hash of a file.
+
+    The bytes are None when the file holds more than ``max_bytes``: it is hashed in chunks and
+    never held in memory whole.  Opened non-blocking and checked to be a regular file, so that a
+    source swapped for a FIFO or device after the listing cannot hang or flood the scan.
+    """
+    fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         st = os.fstat(fd)
-        data = os.read(fd, st.st_size + 1)
-        if len(data) > st.st_size:  # grew since the stat: read the rest
-            chunks = [data]
-            while chunk := os.read(fd, 1 << 16):
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", full)
+        if st.st_size <= max_bytes:
+            data = os.read(fd, st.st_size + 1)
+            if len(data) <= st.st_size:
+                return st, data, hash_bytes(data)
+            chunks = [data]  # grew since the stat
+            total = len(data)
+            while total <= max_bytes and (chunk := os.read(fd, 1 << 16)):
                 chunks.append(chunk)
-            data = b"".join(chunks)
+                total += len(chunk)
+            if total <= max_bytes:
+                data = b"".join(chunks)
+                return st, data, hash_bytes(data)
+            hasher = xxhash.xxh3_64(b"".join(chunks))
+        else:
+            hasher = xxhash.xxh3_64()
+        while chunk := os.read(fd, 1 << 20):
+            hasher.update(chunk)
+        return st, None, hasher.hexdigest()
     finally:
         os.close(fd)
-    return st, data
 
 
 def _line_of(data: bytes, offset: int) -> int:
@@ -103,12 +127,15 @@ class Materializer:
 
     def extract(self, path: str) -> Outcome:
         try:
-            st, data = read_source(os.path.join(self.context.src, path))
+            st, data, content_hash = read_source(os.path.join(self.context.src, path), self.context.max_bytes)
         except OSError as err:
             return Outcome(path, None, unreadable=f"{err.strerror or err}")
-        content_hash = hash_bytes(data)
         lines = factfile.head_lines(path, content_hash)
-        problem = refusal(data, self.context.max_bytes)
+        if data is None:
+            problem: str | None = f"line 1: file is over the {self.context.max_bytes}-byte limit (--max-bytes), not parsed"
+            data = b""
+        else:
+            problem = refusal(data, self.context.max_bytes)
         specifiers: tuple[str, ...] = ()
         errors = 0
         parsed = False
@@ -145,9 +172,11 @@ class Materializer:
     def reresolve(self, path: str, old: dict[str, Any]) -> Outcome:
         """Refresh the resolution facts of an unchanged file from its fact file, without parsing."""
         try:
-            with open(os.path.join(self.context.out, old["facts"]), "rb") as handle:
-                data = handle.read()
+            data = safe_write.read_nofollow(os.path.join(self.context.out, old["facts"]), MAX_FACT_FILE_BYTES)
         except OSError:
+            return Outcome(path, None, needs_parse=True)
+        if data is None:
+            self.protected.discard(old["facts"])
             return Outcome(path, None, needs_parse=True)
         extraction_bytes = factfile.extraction_part(data)
         if hash_bytes(data) != old.get("digest") or extraction_bytes is None:
@@ -159,7 +188,9 @@ class Materializer:
 
     def _finish(self, path: str, entry: dict[str, Any], extraction_bytes: bytes) -> None:
         results, deps = self.resolver.resolve_all(path, entry["imports"])
-        data = factfile.with_resolution(extraction_bytes, path, results)
+        errors = self.store.errors
+        config_errors = tuple((d, errors[d]) for d in deps if d in errors) if errors else ()
+        data = factfile.with_resolution(extraction_bytes, path, results, config_errors)
         name, digest = factfile.fact_name(path, entry["hash"], data)
         if name not in self.protected:
             factfile.write_fact_file(self.context.out, name, data)

@@ -48,21 +48,19 @@ class Plan:
 
 def _config_changed(src: str, key: str, old: Signature) -> tuple[bool, Signature]:
     """(changed?, current signature) of one recorded config path, re-hashing only on a stat change."""
-    from scanner.hashing import hash_file
+    from scanner.configs import signature
 
     absolute = os.path.normpath(os.path.join(src, key))
     try:
         st = os.stat(absolute)
-    except OSError:
+    except (OSError, ValueError):
         return old is not None, None
     if old is not None and old[0] == st.st_size and old[1] == st.st_mtime_ns:
         return False, old
-    try:
-        digest = hash_file(absolute)
-    except OSError:
+    current = signature(absolute)
+    if current is None:
         return old is not None, None
-    current: Signature = [st.st_size, st.st_mtime_ns, digest]
-    return old is None or old[2] != digest, current
+    return old is None or old[2] != current[2], current
 
 
 def workspace_packages(src: str, listing: Listing, store: ConfigStore) -> dict[str, str]:
@@ -92,15 +90,20 @@ def _one_node_per_file(src: str, stats: dict[str, os.stat_result]) -> dict[str, 
     return aliases
 
 
+MAX_FACT_FILE_BYTES = 1 << 30  # no fact file of a source under --max-bytes comes near this
+
+
 def fact_file_intact(out: str, entry: dict[str, Any]) -> bool:
     """True when the entry's fact file still has the bytes its digest names."""
     from scanner.hashing import hash_bytes
 
+    from engine.safe_write import read_nofollow
+
     try:
-        with open(os.path.join(out, entry["facts"]), "rb") as handle:
-            return hash_bytes(handle.read()) == entry.get("digest")
-    except (OSError, KeyError):
+        data = read_nofollow(os.path.join(out, entry["facts"]), MAX_FACT_FILE_BYTES)
+    except (OSError, KeyError, TypeError, ValueError):
         return False
+    return data is not None and hash_bytes(data) == entry.get("digest")
 
 
 def make_plan(

@@ -6,17 +6,24 @@ back through a pipe when the chunks run out.  The work queue is a pipe holding 4
 numbers, read by every process until end-of-file; ``multiprocessing`` is not used because
 importing it alone costs more than a small scan.  Chunks whose results do not arrive intact (a
 helper died) are extracted again here, so a crash in a helper costs time, not facts.
+
+Helpers die with their parent: right after the fork each one closes its copy of the scan lock's
+descriptor (so only the parent holds the flock) and asks Linux for ``SIGKILL`` when its parent
+dies (``PR_SET_PDEATHSIG``); elsewhere, and as a second guard, a helper stops between files once
+its parent pid is gone.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import struct
 from collections.abc import Callable, Iterator
 
 from scanner.materialize import Materializer, Outcome
 
 MIN_FILES_FOR_POOL = 48
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 MAX_CHUNKS = 4096  # 4-byte chunk numbers: 16 KiB, well under a pipe's 64 KiB buffer
 _INDEX = struct.Struct("<I")
 
@@ -38,7 +45,21 @@ def _next_chunk(tasks: int) -> int | None:
     return _INDEX.unpack(record)[0] if len(record) == _INDEX.size else None
 
 
-def _helper(materializer: Materializer, chunks: list[list[str]], tasks: int, write_end: int) -> None:
+def die_with_parent(parent: int) -> None:
+    """In a forked child: be killed when ``parent`` dies (Linux), and exit now if it already has."""
+    if os.uname().sysname == "Linux":
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no prctl: the helper's parent-pid check between files still stops it
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _helper(materializer: Materializer, chunks: list[list[str]], tasks: int, write_end: int, parent: int) -> None:
     """Run in a forked child: take chunks until none are left, send what it did; never returns."""
     status = 1
     try:
@@ -48,7 +69,10 @@ def _helper(materializer: Materializer, chunks: list[list[str]], tasks: int, wri
         outcomes: list[Outcome] = []
         while (index := _next_chunk(tasks)) is not None:
             taken.append(index)
-            outcomes.extend(materializer.extract(path) for path in chunks[index])
+            for path in chunks[index]:
+                if os.getppid() != parent:
+                    return  # orphaned: the finally exits
+                outcomes.append(materializer.extract(path))
         data = pickle.dumps((taken, outcomes, materializer.store.seen), protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(data)
         while view:
@@ -81,12 +105,14 @@ def extract_all(
     sizes: dict[str, int],
     jobs: int,
     on_done: Callable[[int], None],
+    close_in_helpers: tuple[int, ...] = (),
 ) -> Iterator[Outcome]:
     """Extract ``paths``; with forked helpers when there are enough files, else in this process.
 
     The grammars and queries the files need are made first, outside any file's extraction: a
     query that does not compile is the extractor's bug and stops the scan here, instead of
-    becoming a ``src_parse_error`` in every file.
+    becoming a ``src_parse_error`` in every file.  ``close_in_helpers`` are descriptors (the scan
+    lock) that each helper closes first thing after the fork.
     """
     if not paths:
         return
@@ -109,10 +135,14 @@ def extract_all(
     try:
         for _ in range(jobs - 1):
             read_end, write_end = os.pipe()
+            parent = os.getpid()
             pid = os.fork()
             if pid == 0:
+                for fd in close_in_helpers:
+                    os.close(fd)
+                die_with_parent(parent)
                 os.close(read_end)
-                _helper(materializer, chunks, tasks, write_end)
+                _helper(materializer, chunks, tasks, write_end, parent)
             os.close(write_end)
             helpers.append((pid, read_end))
         while (index := _next_chunk(tasks)) is not None:  # this process takes chunks too

@@ -87,6 +87,7 @@ class Resolution:
     assets: tuple[str, ...] = ()  # the targets that are not scanned sources
     package: str | None = None  # the external package
     workspace: str | None = None  # the folder of a workspace package none of whose files was found
+    reason: str | None = None  # why an unresolved specifier could not even be looked for
 
     @property
     def kind(self) -> str:
@@ -128,6 +129,22 @@ def request_path(spec: str) -> str:
     return spec[:cut]
 
 
+MAX_SPECIFIER = 4096  # PATH_MAX: no longer specifier names a file
+
+
+def unnameable(spec: str) -> str | None:
+    """Why ``spec`` cannot name a file (a NUL, a lone surrogate, too long), or None when it may."""
+    if "\0" in spec:
+        return "specifier holds a NUL character, which no file name can"
+    if len(spec) > MAX_SPECIFIER:
+        return f"specifier is {len(spec)} characters long, over the {MAX_SPECIFIER} a path may have"
+    try:
+        spec.encode("utf-8")
+    except UnicodeEncodeError as err:
+        return f"specifier holds a lone surrogate (U+{ord(spec[err.start]):04X}), which no file name can"
+    return None
+
+
 def _outside(rel: str) -> bool:
     return rel == ".." or rel.startswith("../")
 
@@ -167,7 +184,15 @@ class Resolver:
             known = self._memo.get(key)
             if known is None:
                 probed: list[str] = []
-                result = self._resolve(folder, spec, mode, probed)
+                problem = unnameable(spec)
+                if problem is None:
+                    try:
+                        result = self._resolve(folder, spec, mode, probed)
+                    except (OSError, ValueError) as err:  # a config value that names no file, a path too long
+                        result = Resolution(spec, reason=f"resolution failed: {type(err).__name__}: {err}")
+                        probed = [p for p in probed if unnameable(p) is None]
+                else:
+                    result = Resolution(spec, reason=problem)
                 known = self._memo[key] = (result, tuple(probed))
             results.append(known[0])
             deps.update(known[1])

@@ -14,6 +14,7 @@ import os
 import stat
 from typing import TYPE_CHECKING, Any
 
+from engine import safe_write
 from scanner import layout
 from scanner.layout import MANIFEST_NAME
 
@@ -34,9 +35,11 @@ def manifest_stamp(out: str) -> list[int] | None:
 def load(out: str) -> dict[str, Any] | None:
     """The state, only when it describes the manifest currently in ``out``."""
     try:
-        with open(os.path.join(out, STATE_NAME), "rb") as handle:
-            data = json.loads(handle.read())
-    except (OSError, ValueError):
+        raw = safe_write.read_nofollow(os.path.join(out, STATE_NAME), 1 << 31)
+        if raw is None:
+            return None
+        data = json.loads(raw)
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("manifest") != manifest_stamp(out):
         return None
@@ -56,11 +59,7 @@ def write(out: str, manifest: dict[str, Any], key: dict[str, Any]) -> None:
         "errors": sum(1 for e in files.values() if e.get("errors")),
         "preamble": manifest["preamble"]["facts"],
     }
-    final = os.path.join(out, STATE_NAME)
-    tmp = f"{final}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as handle:
-        handle.write(json.dumps(data, separators=(",", ":")).encode("ascii"))
-    os.replace(tmp, final)
+    safe_write.write_atomic(os.path.join(out, STATE_NAME), json.dumps(data, separators=(",", ":")).encode("ascii"))
 
 
 def _links_to_one_of(src: str, path: str, files: dict[str, Any]) -> bool:
@@ -108,15 +107,15 @@ def unchanged(
         for config, stamp in saved.get("configs", {}).items():
             try:
                 st = os.stat(os.path.normpath(join(src, config)))
-            except (FileNotFoundError, NotADirectoryError):  # absent, or under a file (x.css/package.json)
+            except (FileNotFoundError, NotADirectoryError, ValueError):  # absent, or under a file (x.css/package.json)
                 if stamp is not None:
                     return None
                 continue
             if stamp is None or st.st_size != stamp[0] or st.st_mtime_ns != stamp[1]:
                 return None
-        with open(join(out, layout.PREAMBLE_NAME), "rb") as handle:
-            if handle.read() != layout.PREAMBLE_TEXT.encode("utf-8"):
-                return None
-    except (OSError, TypeError, IndexError):
+        expected = layout.PREAMBLE_TEXT.encode("utf-8")
+        if safe_write.read_nofollow(join(out, layout.PREAMBLE_NAME), len(expected)) != expected:
+            return None
+    except (OSError, ValueError, TypeError, IndexError):
         return None
     return len(files), int(saved.get("errors", 0))

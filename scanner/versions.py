@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib.util
 import os
 
-EXTRACTOR_VERSION = "rofl-extract-3"
-RESOLVER_VERSION = "rofl-resolve-3"
+EXTRACTOR_VERSION = "rofl-extract-4"
+RESOLVER_VERSION = "rofl-resolve-4"
 
 GRAMMAR_DISTRIBUTIONS = {
     "tree-sitter": "tree_sitter",

@@ -57,10 +57,10 @@ def test_unreadable_file_is_reported_and_skipped(repo, out, monkeypatch):
     else:
         real_read = materialize.read_source
 
-        def guarded_read(full: str):
+        def guarded_read(full: str, *rest):
             if full.endswith("locked.ts"):
                 raise PermissionError(13, "Permission denied", full)
-            return real_read(full)
+            return real_read(full, *rest)
 
         monkeypatch.setattr(materialize, "read_source", guarded_read)
         restore = lambda: None  # noqa: E731

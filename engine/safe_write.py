@@ -1,0 +1,120 @@
+"""Writing files inside a folder without ever following a symlink out of it: new files, atomic replaces, locks.
+
+Every file the scanner, the store, the cache and the manifest write goes through here:
+
+* ``write_atomic(path, data)``: a temporary file next to ``path`` created with
+  ``O_CREAT | O_EXCL | O_NOFOLLOW`` (a name planted beforehand, symlink or not, is never
+  opened), written, then renamed over ``path``.  ``rename`` replaces a symlink at ``path``
+  itself, never its target.
+* ``write_in_place(path, data)``: open ``path`` with ``O_NOFOLLOW`` and truncate it; a symlink
+  found there is removed and the file created afresh (the link is replaced, never followed).
+* ``open_nofollow(path, flags)``: an ``os.open`` that refuses a symlink at ``path`` (``ELOOP``).
+* ``check_folder(path)``: raises ``UnsafePath`` when ``path`` is a symlink or not a folder.
+
+Standard library only (``engine`` imports nothing else).  Folder components above ``path`` are
+trusted: the caller checks the folders it creates with ``check_folder``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+class UnsafePath(OSError):
+    """A symlink or a non-regular file sits where a file or folder is to be written."""
+
+
+def open_nofollow(path: str, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` that never follows a symlink at ``path``; raises ``UnsafePath`` for one."""
+    try:
+        return os.open(path, flags | _NOFOLLOW | _CLOEXEC, mode)
+    except OSError as err:
+        if err.errno == errno.ELOOP or (err.errno == errno.EMLINK and _NOFOLLOW):
+            raise UnsafePath(errno.ELOOP, "is a symlink, not followed", path) from None
+        raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _temporary(path: str) -> tuple[str, int]:
+    """A fresh temporary file next to ``path``: (name, descriptor), created exclusively."""
+    base = f"{path}.{os.getpid()}"
+    for attempt in range(100):
+        name = f"{base}.{attempt}.tmp"
+        try:
+            return name, open_nofollow(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            try:  # a leftover of an earlier process with this pid, or a planted name: drop it
+                os.unlink(name)
+            except OSError:
+                pass
+    raise FileExistsError(errno.EEXIST, "no free temporary name", base)
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` through an exclusive temporary file and a rename."""
+    name, fd = _temporary(path)
+    try:
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(name, path)
+    except BaseException:
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+        raise
+
+
+def write_in_place(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` (created or truncated); a symlink there is replaced, never followed."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    try:
+        fd = open_nofollow(path, flags)
+    except UnsafePath:
+        os.unlink(path)  # the link itself, not its target
+        fd = open_nofollow(path, flags | os.O_EXCL)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or device planted at the name
+            raise UnsafePath(errno.EINVAL, "is not a regular file", path)
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read_nofollow(path: str, limit: int) -> bytes | None:
+    """The bytes of the regular file ``path`` when it is one of at most ``limit`` bytes, else None.
+
+    A symlink, FIFO or device at ``path`` is not opened for reading (``O_NONBLOCK`` keeps a FIFO
+    from blocking the open).  Raises OSError when ``path`` cannot be opened.
+    """
+    fd = open_nofollow(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        data = os.read(fd, limit + 1)
+        return data if len(data) <= limit else None
+    finally:
+        os.close(fd)
+
+
+def check_folder(path: str) -> None:
+    """Raise ``UnsafePath`` unless ``path`` is a real folder (not a symlink to one)."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafePath(errno.ELOOP, "is a symlink, not followed", path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafePath(errno.ENOTDIR, "is not a folder", path)
