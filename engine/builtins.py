@@ -12,19 +12,50 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from .errors import BudgetExhausted
 from .terms import Term, sort_key
+
+# Cost bounds: an integer that arithmetic would make larger than MAX_INT_BITS ends the evaluation
+# partial (a hole), as does a step count that term sizes push past the budget: a head that nests
+# bound terms pays one step per TERM_STEP nodes of what it builds.
+MAX_INT_BITS = 1 << 20
+TERM_STEP = 64
+
+
+def term_cost(value: Term) -> int:
+    """Extra derivation steps for building ``value``: its compound nodes / TERM_STEP (iterative)."""
+    nodes = 0
+    stack = [value]
+    while stack:
+        t = stack.pop()
+        if type(t) is tuple and len(t) > 1:
+            nodes += 1
+            stack.extend(t[1:])
+    return nodes // TERM_STEP
 
 
 def add(a: Term, b: Term):
-    return a + b if type(a) is int and type(b) is int else None
+    if type(a) is int and type(b) is int:
+        if max(a.bit_length(), b.bit_length()) >= MAX_INT_BITS:
+            raise BudgetExhausted()
+        return a + b
+    return None
 
 
 def sub(a: Term, b: Term):
-    return a - b if type(a) is int and type(b) is int else None
+    if type(a) is int and type(b) is int:
+        if max(a.bit_length(), b.bit_length()) >= MAX_INT_BITS:
+            raise BudgetExhausted()
+        return a - b
+    return None
 
 
 def mul(a: Term, b: Term):
-    return a * b if type(a) is int and type(b) is int else None
+    if type(a) is int and type(b) is int:
+        if a.bit_length() + b.bit_length() > MAX_INT_BITS:
+            raise BudgetExhausted()
+        return a * b
+    return None
 
 
 def div(a: Term, b: Term):

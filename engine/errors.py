@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 
+class BudgetExhausted(Exception):
+    """A budget ran out: derivation steps, or the size of an integer or a term an evaluation would build.
+    The evaluation ends partial with a hole; never a user-facing error by itself."""
+
+
 class RoflError(Exception):
     """Base class: a user-facing problem with a one-line message."""
 

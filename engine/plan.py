@@ -18,8 +18,7 @@ from .clauses import ARITH, INIT, NEXT, VAR, WILDCARD_PREFIX, Builtin, Clause, L
 from .terms import Term
 
 
-class BudgetExhausted(Exception):
-    """Raised inside generated code when a derivation step would pass the budget."""
+from .errors import BudgetExhausted  # noqa: E402 - raised inside generated code when the budget would pass
 
 
 class UnsafeRule(Exception):
@@ -389,6 +388,8 @@ class _Gen:
             self.emit("if k in SEEN: continue")
             self.emit("SEEN.add(k)")
         self.emit("steps += 1")
+        if _grows(h):
+            self.emit("steps += _term_cost(f)")  # a head that nests bound terms pays for their size
         self.emit("if steps > limit:")
         self.emit("    ctx.steps = steps - 1")
         self.emit("    raise _BUDGET")
@@ -420,6 +421,11 @@ class _Gen:
 _has_arith = B.has_arith
 
 
+def _grows(head: Literal) -> bool:
+    """Whether a head builds a compound around a variable (a term that can grow from firing to firing)."""
+    return any(type(a) is tuple and len(a) > 1 and a[0] != VAR and term_vars(a, {}) for a in head.args)
+
+
 def _defined(value: Term) -> bool:
     """False when arithmetic inside a term was undefined (None)."""
     if value is None:
@@ -447,7 +453,7 @@ def _extra(rec: list, rix: int) -> None:
 
 _GLOBALS = {
     **B.CODE_GLOBALS,
-    "_ONCE": (None,), "_BUDGET": BudgetExhausted, "_extra": _extra, "_defined": _defined, "_exists": _exists,
+    "_ONCE": (None,), "_BUDGET": BudgetExhausted, "_term_cost": B.term_cost, "_extra": _extra, "_defined": _defined, "_exists": _exists,
 }
 
 

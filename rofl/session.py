@@ -76,6 +76,8 @@ def user_errors(fn: Callable) -> Callable:
             fail(str(exc))
         except RecursionError:
             fail("rofl: the program nests too deeply to evaluate; reduce term or proof depth")
+        except MemoryError:
+            fail("rofl: out of memory; lower --budget or ask a narrower question")
 
     return wrapper
 
