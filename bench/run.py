@@ -1,10 +1,11 @@
 """`make bench`: every benchmark, each against a peer measured in the same run; prints Markdown tables.
 
 Sections: the kernel (transitive closure vs clingo), time and persistence (ticks, save/restore),
-scanning real code (vs madge and dependency-cruiser), impact on three/src (vs madge), and real
+scanning real code (vs madge and dependency-cruiser), hostile input (beside a clean corpus of the
+same size: issue 9's bounds as numbers), impact on three/src (vs madge), and real
 monorepos (zod, excalidraw, TanStack/query, vite, vs dependency-cruiser; each used when its work tree
 is under bench/.cache/repos).  Pass section names to run only some:
-``python bench/run.py kernel ticks scan impact monorepos``.
+``python bench/run.py kernel ticks scan hostile impact monorepos``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SECTIONS = ("kernel", "ticks", "scan", "impact", "monorepos")
+SECTIONS = ("kernel", "ticks", "scan", "hostile", "impact", "monorepos")
 
 
 def main(argv: list[str]) -> int:
@@ -50,6 +51,11 @@ def main(argv: list[str]) -> int:
         from bench import scan_compare
 
         scan_compare.main()
+    if "hostile" in wanted:
+        print("\n## Hostile input: scan time and peak memory beside a clean corpus of the same size\n", flush=True)
+        from bench import hostile_bench
+
+        hostile_bench.main()
     if "impact" in wanted:
         print("\n## Impact on three/src, against madge\n", flush=True)
         from bench import impact_bench
