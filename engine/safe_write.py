@@ -78,17 +78,24 @@ def write_atomic(path: str, data: bytes) -> None:
 
 
 def write_in_place(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` (created or truncated); a symlink there is replaced, never followed."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    """Write ``data`` to ``path`` (created or truncated); a symlink, FIFO or device there is replaced,
+    never followed or written to (a non-blocking open keeps a FIFO from hanging the writer)."""
+    fd: int | None
     try:
-        fd = open_nofollow(path, flags)
+        fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NONBLOCK", 0))
     except UnsafePath:
-        os.unlink(path)  # the link itself, not its target
-        fd = open_nofollow(path, flags | os.O_EXCL)
+        fd = None
+    except OSError as err:
+        if err.errno != errno.ENXIO:  # ENXIO: a FIFO nobody reads
+            raise
+        fd = None
+    if fd is not None and not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        fd = None
+    if fd is None:
+        os.unlink(path)  # the link or special file itself, not what it points to
+        fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):  # a FIFO or device planted at the name
-            raise UnsafePath(errno.EINVAL, "is not a regular file", path)
         _write_all(fd, data)
     finally:
         os.close(fd)

@@ -94,8 +94,8 @@ def _remove_orphans(out: str, present: set[str], keep: set[str]) -> None:
         if layout.FACTS_FOLDER + "/" + name not in keep:
             try:
                 os.unlink(os.path.join(folder, name))
-            except FileNotFoundError:
-                pass
+            except (FileNotFoundError, IsADirectoryError, PermissionError):
+                pass  # gone already, or a folder planted there: not a file the scan wrote
 
 
 def _inside_folder(rel: str, folder: str) -> bool:
@@ -277,7 +277,7 @@ def _scan_locked(
 
         config_errors: dict[str, str] = {}
         pairs = package_entries(src, listing.packages, set(entries), config_errors)
-        package_record = write_entries(out, pairs, config_errors)
+        package_record = write_entries(out, pairs, config_errors, unreadable)
         new_manifest = _build_manifest(src, options, versions, preamble, entries, configs, plan.packages, listing, unreadable)
         new_manifest["package_entries"] = package_record
         if new_manifest != old:

@@ -1,4 +1,9 @@
-"""Entry points of workspace packages: the scanned files a package.json names in main, module, types, bin or exports."""
+"""Entry points of workspace packages: the scanned files a package.json names in main, module, types, bin or exports.
+
+``entries.rofl`` also holds the scan's findings that belong to no source's fact file:
+``src_config_error`` for workspace package.json files, and ``src_parse_error(Path, "line 1:
+cannot read: ...")`` for sources that could not be read (they have no fact file of their own).
+"""
 
 from __future__ import annotations
 
@@ -70,7 +75,12 @@ def package_entries(
     return sorted(found)
 
 
-def write_entries(out: str, pairs: list[tuple[str, str]], config_errors: dict[str, str] | None = None) -> dict[str, str]:
+def write_entries(
+    out: str,
+    pairs: list[tuple[str, str]],
+    config_errors: dict[str, str] | None = None,
+    unreadable: dict[str, str] | None = None,
+) -> dict[str, str]:
     """Write ``entries.rofl`` when its content changed; return its manifest record."""
     from engine.terms import quote
     from scanner.factfile import write_if_changed
@@ -79,4 +89,7 @@ def write_entries(out: str, pairs: list[tuple[str, str]], config_errors: dict[st
     lines += [f"src_entry[{layout.FACTS_PERSPECTIVE}]({quote(path)}, {quote(field)})." for path, field in pairs]
     for config, message in sorted((config_errors or {}).items()):  # workspace package.json files
         lines.append(f"src_config_error[{layout.FACTS_PERSPECTIVE}]({quote(config)}, {quote(message)}).")
+    for path, why in sorted((unreadable or {}).items()):
+        message = quote(f"line 1: cannot read: {why}")
+        lines.append(f"src_parse_error[{layout.FACTS_PERSPECTIVE}]({quote(path)}, {message}).")
     return write_if_changed(out, ENTRIES_NAME, ("\n".join(lines) + "\n").encode("utf-8"))

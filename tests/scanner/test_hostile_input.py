@@ -316,3 +316,8 @@ def test_scan_summary_paths_are_escaped(tmp_path, monkeypatch):
     run = run_scan(src, tmp_path / "out")
     assert run.exit_code == 0
     assert "\x1b" not in run.stderr and "\\u001b" in run.stderr
+    # the unreadable file is a src_parse_error in entries.rofl (it has no fact file of its own)
+    assert ("src_parse_error", "a\x1b[2Jb.ts", "line 1: cannot read: Permission denied") in _entries_facts(tmp_path / "out")
+    monkeypatch.undo()
+    scan_json(src, tmp_path / "out")  # readable again: the finding goes
+    assert not rel(_entries_facts(tmp_path / "out"), "src_parse_error")

@@ -90,6 +90,14 @@ def test_write_in_place_replaces_a_link(tmp_path, victim):
     assert not link.is_symlink() and link.read_bytes() == b"facts" and victim.read_text() == "precious\n"
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_write_in_place_replaces_a_fifo(tmp_path):
+    fifo = tmp_path / "x.rofl"
+    os.mkfifo(fifo)
+    safe_write.write_in_place(str(fifo), b"facts")
+    assert fifo.read_bytes() == b"facts"
+
+
 def test_read_nofollow_refuses_links_and_devices(tmp_path, victim):
     link = tmp_path / "l"
     link.symlink_to(victim)
