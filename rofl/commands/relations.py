@@ -12,6 +12,8 @@ from ..session import (
     BOOT, CODE_RULES, FACTS, FILES, JSON, LOAD_AS, RULES, STORE, build_kernel, emit_json, examples, user_errors,
 )
 
+COUNT_BUDGET = 1_000_000  # row counts of derived relations stop here (a closure over a big scan is costly)
+
 EPILOG = examples(
     "rofl relations examples/tc.rofl",
     "rofl relations --facts facts/generated",
@@ -65,13 +67,15 @@ def _shown(path: Path) -> str:
 @RULES
 @STORE
 @JSON
+@click.option("--budget", type=click.IntRange(min=1), default=COUNT_BUDGET, show_default=True,
+              help="Derivation steps spent counting derived rows; past it, counts are lower bounds (shown >=N).")
 @user_errors
-def command(files: tuple, load_as: tuple, facts: str | None, rules: tuple, store: str | None, as_json: bool) -> None:
+def command(files: tuple, load_as: tuple, facts: str | None, rules: tuple, store: str | None, as_json: bool, budget: int) -> None:
     """List every relation of boot.rofl and FILES (or of a scan): perspective, arity, rows that hold,
     where it is defined (file and line, `scanner` or `kernel`) and the comment above its first rule."""
     from engine.namespace import is_private
 
-    kernel = build_kernel(files, load_as, None, store=store, facts=facts, rules=rules)
+    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
     paths = [BOOT] + ([CODE_RULES] if facts is not None else []) + [Path(f) for f in files]
     paths += [Path(f) for _, f in load_as] + [Path(r) for r in rules]
     where = definitions(paths) if store is None else {}
@@ -90,11 +94,13 @@ def command(files: tuple, load_as: tuple, facts: str | None, rules: tuple, store
             place, comment = ("store" if store else "facts"), ""
         listed.append({"relation": info.name, "perspective": info.persp, "arity": info.arity,
                        "rows": info.rows, "defined": place, "comment": comment})
+    partial = kernel.outcome.partial
     if as_json:
-        emit_json({"relations": listed, "partial": kernel.outcome.partial})
+        emit_json({"relations": listed, "partial": partial})
         return
     width = max((len(f"{r['relation']}[{r['perspective']}]/{r['arity']}") for r in listed), default=0)
     for r in listed:
         sig = f"{r['relation']}[{r['perspective']}]/{r['arity']}"
-        line = f"{sig:<{width}}  {r['rows']:>7} row(s)  {r['defined']}"
+        rows = (">=" if partial and r["defined"] not in ("scanner", "kernel", "facts", "store") else "") + str(r["rows"])
+        line = f"{sig:<{width}}  {rows:>9} row(s)  {r['defined']}"
         click.echo(line + (f"  -- {r['comment']}" if r["comment"] else ""))
