@@ -116,7 +116,8 @@ class Repl:
         return lit
 
     def _ask(self, text: str) -> str:
-        answers = self.kernel.query(text)
+        question = self.kernel.question(text)
+        answers = self.kernel.query(question.items, goals=question.goals)  # over a scan: only what it needs
         if not answers.rows:
             out = "no"
         elif not answers.variables:
