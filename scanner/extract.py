@@ -63,7 +63,7 @@ from scanner.sfc import SFC_KINDS, script_texts
 
 KINDS = ("static", "type", "dynamic", "require", "reexport", "side_effect")
 MAX_ERRORS_PER_FILE = 20
-MAX_TREE_DEPTH = 10_000  # real code nests a few dozen levels; minified bundles a few hundred
+MAX_TREE_DEPTH = 50_000  # real code nests a few dozen levels; tree-sitter queries slow down and lose matches past 65,535
 MAX_ERROR_WIDTH = 5_000  # children of one error node (queries take time quadratic in it)
 
 
