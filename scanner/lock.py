@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
+import time
 
 from engine.safe_write import UnsafePath, open_nofollow
 from scanner.layout import LOCK_NAME
@@ -52,6 +53,27 @@ class ScanLock:
         self.release()
 
 
+def _alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, OverflowError, ProcessLookupError):
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def _live_holder(fd: int) -> str:
+    """The pid in the lock file, read again for up to 0.1 s while it names no live process (a scan
+    that has just taken the flock writes its pid right after)."""
+    deadline = time.monotonic() + 0.1
+    while True:
+        holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+        if _alive(holder) or time.monotonic() > deadline:
+            return holder or "unknown"
+        time.sleep(0.005)
+
+
 def acquire(out: str) -> ScanLock:
     """Lock ``out`` for this process or raise ``LockHeld`` naming the holder's pid."""
     path = os.path.join(out, LOCK_NAME)
@@ -63,7 +85,7 @@ def acquire(out: str) -> ScanLock:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         try:
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+            holder = _live_holder(fd)
         finally:
             os.close(fd)
         raise LockHeld(path, holder) from None

@@ -141,3 +141,19 @@ def test_ask_works_beside_a_half_written_leftover(tmp_path):
     result = CliRunner().invoke(command, ["src_func[code](F, N, L)", "--facts", str(out)])
     assert result.exit_code == 0, result.output
     assert "interrupted scan" in result.output or "interrupted scan" in (result.stderr or "")
+
+
+def test_a_live_holder_is_named_by_its_live_pid(tmp_path):
+    from scanner import lock
+
+    out = tmp_path / "out"
+    out.mkdir()
+    held = lock.acquire(str(out))
+    try:
+        with pytest.raises(lock.LockHeld) as refused:
+            lock.acquire(str(out))
+        assert refused.value.pid == str(os.getpid())
+    finally:
+        held.release()
+    (out / ".lock").write_text("999999999\n")  # a dead scan's pid, no flock: taken over at once
+    lock.acquire(str(out)).release()
