@@ -60,5 +60,5 @@ def test_scan_loads_with_scanner_authority(repo, out):
     result = CliRunner().invoke(main, ["ask", 'src_resolves[code]("a.ts", S, T)', "--facts", str(out)])
     assert result.exit_code == 0, result.output
     assert 'S = "./b", T = "b.ts"' in result.stdout
-    audit = CliRunner().invoke(main, ["ask", "forged[audit](F, W)", "--facts", str(out)])
-    assert audit.exit_code == 0 and audit.stdout.strip() == "no", audit.output
+    audit = CliRunner().invoke(main, ["ask", "forged[audit](F)", "--facts", str(out)])
+    assert audit.exit_code == 1 and audit.stdout.strip() == "no", audit.output  # exit 1: no answer
