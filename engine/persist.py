@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
+from . import safe_write
 from .errors import RoflError, StoreFormatError
 from .store import Store
 from .terms import canonical_rows, fact_key
@@ -91,12 +91,9 @@ def save(path: str | Path, store: Store, result=None) -> int:
     path = Path(path)
     if not path.name:
         raise RoflError(f"{path}: not a file name; give the store file to write")
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        safe_write.write_atomic(str(path), data)  # an exclusive temporary, never a planted link
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise RoflError(f"{path}: cannot write the store ({exc.strerror}); choose a writable file path") from None
     return len(data)
 

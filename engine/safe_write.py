@@ -112,8 +112,12 @@ def read_nofollow(path: str, limit: int) -> bytes | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return None
-        data = os.read(fd, limit + 1)
-        return data if len(data) <= limit else None
+        chunks = [os.read(fd, st.st_size + 1)]  # sized by the file, not the limit
+        total = len(chunks[0])
+        while total > st.st_size and total <= limit and (chunk := os.read(fd, 1 << 20)):  # it grew
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks) if total <= limit else None
     finally:
         os.close(fd)
 

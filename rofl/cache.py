@@ -8,13 +8,14 @@ magic, digest or key does not match is ignored and rebuilt; it is never partly t
 from __future__ import annotations
 
 import marshal
-import os
 from pathlib import Path
 
+from engine import safe_write
 from engine.store import Store
 
 MAGIC = b"rofl-store-cache 1\n"
 CACHE_NAME = ".rofl-store.cache"
+MAX_CACHE_BYTES = 1 << 34  # read only when the file is a regular file of at most this size
 
 
 def _digest(data: bytes) -> bytes:
@@ -30,8 +31,10 @@ def cache_path(root: Path) -> Path:
 def read(root: Path, key: str) -> tuple[Store, tuple] | None:
     """The cached store and its warnings, or None when there is no valid cache for ``key``."""
     try:
-        data = cache_path(root).read_bytes()
+        data = safe_write.read_nofollow(str(cache_path(root)), MAX_CACHE_BYTES)
     except OSError:
+        return None
+    if data is None:  # a link, FIFO or device planted at the name
         return None
     if not data.startswith(MAGIC):
         return None
@@ -69,9 +72,7 @@ def write(root: Path, key: str, store: Store, warnings: tuple) -> None:
     except ValueError:  # a term nested deeper than marshal writes: the folder goes without a cache
         return
     path = cache_path(root)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    try:
-        tmp.write_bytes(MAGIC + _digest(payload) + b"\n" + payload)
-        os.replace(tmp, path)
+    try:  # an exclusive temporary renamed into place: a link planted in the folder is never followed
+        safe_write.write_atomic(str(path), MAGIC + _digest(payload) + b"\n" + payload)
     except OSError:
-        tmp.unlink(missing_ok=True)  # a read-only fact folder just goes without a cache
+        pass  # a read-only fact folder just goes without a cache

@@ -157,3 +157,22 @@ def test_a_live_holder_is_named_by_its_live_pid(tmp_path):
         held.release()
     (out / ".lock").write_text("999999999\n")  # a dead scan's pid, no flock: taken over at once
     lock.acquire(str(out)).release()
+
+
+def test_store_and_cache_writes_never_follow_a_planted_link(tmp_path, victim):
+    from engine import persist
+    from engine.store import Store
+    from rofl import cache
+
+    (tmp_path / cache.CACHE_NAME).symlink_to(victim)
+    cache.write(tmp_path, "key", Store(), ())
+    assert victim.read_text() == "precious\n" and not (tmp_path / cache.CACHE_NAME).is_symlink()
+    assert cache.read(tmp_path, "key") is not None
+    (tmp_path / cache.CACHE_NAME).unlink()
+    (tmp_path / cache.CACHE_NAME).symlink_to("/dev/zero" if os.path.exists("/dev/zero") else victim)
+    assert cache.read(tmp_path, "key") is None  # a link is not read through
+    store = tmp_path / "store.json"
+    for attempt in range(3):  # the temporary names are predictable: plant links at them
+        Path(f"{store}.{os.getpid()}.{attempt}.tmp").symlink_to(victim)
+    persist.save(store, Store())
+    assert victim.read_text() == "precious\n" and store.stat().st_size > 0
