@@ -144,12 +144,13 @@ class Kernel:
             c = qualify(c)
             if not c.body and not c.want:
                 head = c.head
-                if add(head.rel, (head.persp, *head.args), who, journal):
+                rel, row, by = _claimed(head.rel, (head.persp, *head.args), who)
+                if add(rel, row, by, journal):
                     self._result = None
-                    if (head.rel, head.persp) not in registered:
-                        registered.add((head.rel, head.persp))
-                        self._add(V.EDB, ("main", (head.rel,)), None, journal)
-                        self._register(head.persp, journal)
+                    if (rel, row[0]) not in registered:
+                        registered.add((rel, row[0]))
+                        self._add(V.EDB, ("main", (rel,)), None, journal)
+                        self._register(row[0], journal)
                 continue
             where = f"{source}:{c.line}:{c.col}"
             if c.head.rel in V.RESERVED_SET:
@@ -159,9 +160,11 @@ class Kernel:
                     check_demand_safe(c)
                 except UnsafeRule as exc:
                     raise LoadRejected(f"{where}: unsafe rule: {exc}; bind every variable with a positive premise first") from None
-            _, facts = reflect(c)
+            rid, facts = reflect(c)
             for rel, row in facts:
                 self._add(rel, row, None, journal)
+            if who is not None:  # who loaded the rule: the audits check its authority over its head
+                self._add(V.LOADED_BY, ("main", (rid,), (who,)), None, journal)
             for p in _perspectives(c):
                 self._register(p, journal)
 
@@ -176,6 +179,7 @@ class Kernel:
         self._add(V.AUTHORITY, ("main", (persp,), (V.KERNEL_WHO,)), None, journal)
 
     def _assert(self, rel: str, row: tuple, who: str | None, journal: list) -> bool:
+        rel, row, who = _claimed(rel, row, who)
         if not self._add(rel, row, who, journal):
             return False
         self._add(V.EDB, ("main", (rel,)), None, journal)
@@ -499,6 +503,14 @@ def _read_text(path) -> str:
         raise RoflError(f"{path}: no such file; check the path") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RoflError(f"{path}: cannot read ({exc}); pass a readable UTF-8 .rofl file") from None
+
+
+def _claimed(rel: str, row: tuple, who: str | None) -> tuple[str, tuple, str | None]:
+    """An authority fact asserted by someone is only a claim: authority_claim(P, Who, By), which
+    names its asserter in its last column (and is stored with none)."""
+    if rel == V.AUTHORITY and who is not None and len(row) == 3:
+        return V.AUTHORITY_CLAIM, (row[0], row[1], row[2], (who,)), None
+    return rel, row, who
 
 
 def _perspectives(c: Clause):

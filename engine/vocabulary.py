@@ -24,6 +24,10 @@ USES_BUILTIN = "uses_builtin"
 MODE = "mode"
 RESERVED = "reserved"
 AUTHORITY = "authority"
+# An authority fact asserted by someone (a --load-as, --rules or fact file) grants nothing: the
+# loader stores it as authority_claim(P, Who, By) for the audits (only identity-less programs grant).
+AUTHORITY_CLAIM = "authority_claim"
+LOADED_BY = "loaded_by"  # loaded_by(Rule, Who): a rule loaded from a source asserted by Who
 HOLE = "hole"
 EDB = "edb"
 CYCLE_COMPONENT = "cycle_component"  # computed: the nodes on a cycle of a binary relation, by component
@@ -31,7 +35,7 @@ CYCLE_COMPONENT = "cycle_component"  # computed: the nodes on a cycle of a binar
 RESERVED_RELATIONS: tuple[str, ...] = (
     DERIVED_BY, RULE, HAS_PREMISE, PREMISE_POS, PREMISE_NEG, CONCLUDES, STAGES, HAS_CONCLUSION,
     PREMISE_LIT, CONCLUSION_LIT, READS_FROM, WRITES_TO, BRIDGE_DECL, IN_PERSPECTIVE, ASSERTED_BY,
-    USES_BUILTIN, MODE, RESERVED, AUTHORITY, HOLE, EDB, CYCLE_COMPONENT,
+    USES_BUILTIN, MODE, RESERVED, AUTHORITY, HOLE, EDB, CYCLE_COMPONENT, AUTHORITY_CLAIM, LOADED_BY,
 )
 RESERVED_SET = frozenset(RESERVED_RELATIONS)
 # The arity of each reserved relation (its rows live in perspective main).
@@ -39,7 +43,7 @@ RESERVED_ARITY: dict[str, int] = {
     DERIVED_BY: 3, RULE: 1, HAS_PREMISE: 2, PREMISE_POS: 2, PREMISE_NEG: 2, CONCLUDES: 2, STAGES: 2,
     HAS_CONCLUSION: 2, PREMISE_LIT: 3, CONCLUSION_LIT: 3, READS_FROM: 2, WRITES_TO: 2, BRIDGE_DECL: 3,
     IN_PERSPECTIVE: 2, ASSERTED_BY: 2, USES_BUILTIN: 2, MODE: 2, RESERVED: 1, AUTHORITY: 2, HOLE: 2, EDB: 1,
-    CYCLE_COMPONENT: 3,
+    CYCLE_COMPONENT: 3, AUTHORITY_CLAIM: 3, LOADED_BY: 2,
 }
 
 # The read interface: boot.rofl concludes these; the kernel reads them to order evaluation.

@@ -23,6 +23,7 @@ COMMANDS = {
     "run": ("run", "Run a program tick by tick until it goes quiet."),
     "save": ("save", "Save the whole store of loaded programs to a versioned file."),
     "repl": ("repl", "Interactive session over a live kernel."),
+    "keygen": ("keygen", "Write an Ed25519 key pair for signing scans (PREFIX.key, PREFIX.pub)."),
 }
 
 

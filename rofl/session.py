@@ -30,6 +30,10 @@ BUDGET = click.option(
 FACTS = click.option("--facts", "facts", type=click.Path(file_okay=False), default=None, help="A folder written by `rofl scan` (loads rules/code.rofl too).")
 RULES = click.option("--rules", "rules", multiple=True, type=click.Path(dir_okay=False), help="Rule file over the code facts; its facts are asserted by 'user' (repeatable).")
 JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+PUBLIC_KEY = click.option(
+    "--public-key", "public_key", type=click.Path(dir_okay=False), default=None,
+    help="With --facts: check the scan's signature (rofl scan --sign-key) against this PEM public key first.",
+)
 STORE = click.option("--store", "store", type=click.Path(dir_okay=False), default=None, help="Start from a store saved by `rofl save` instead of boot.rofl.")
 
 
@@ -90,15 +94,23 @@ def who_name(who: str) -> str:
 
 def build_kernel(
     files: tuple, load_as: tuple, budget: int | None, store: str | None = None,
-    facts: str | None = None, rules: tuple = (),
+    facts: str | None = None, rules: tuple = (), use_cache: bool = True,
+    public_key: str | None = None, refuse_forged: bool = False,
 ) -> Kernel:
     """Boot (or a saved store, or a scanned fact folder with code.rofl and --rules), then each FILE
     (no who), then each --load-as file asserted by its WHO; evaluated once, except over a scan, where
-    each question evaluates only the relations it depends on (its goals)."""
+    each question evaluates only the relations it depends on (its goals).  ``use_cache=False`` (audit)
+    reads the fact files themselves, never the compiled cache.  With ``public_key`` the scan's signature
+    is checked first (a scan that fails it loads as unverified); ``refuse_forged`` (ask and impact
+    with --public-key) exits 1 instead of answering over a failed signature or any forged fact."""
     if facts is not None and store:
         raise RoflError("--facts and --store both name a starting point; give one of them")
     if facts is not None:
-        kernel = code_kernel(facts, rules, budget or CODE_BUDGET)
+        kernel = code_kernel(facts, rules, budget or CODE_BUDGET, use_cache and public_key is None, public_key)
+        if refuse_forged and public_key is not None:
+            refuse_if_forged(kernel)
+    elif public_key is not None:
+        raise RoflError("--public-key checks a scan's signature; give --facts DIR too")
     elif store:
         kernel = Kernel.restore(store, budget=budget or DEFAULT_BUDGET)
     else:
@@ -112,8 +124,9 @@ def build_kernel(
     return kernel
 
 
-def code_kernel(facts: str, rules: tuple, budget: int) -> Kernel:
-    """A kernel over a scanned fact folder, from its compiled cache when nothing it depends on changed."""
+def code_kernel(facts: str, rules: tuple, budget: int, use_cache: bool = True, public_key: str | None = None) -> Kernel:
+    """A kernel over a scanned fact folder, from its compiled cache when nothing it depends on changed
+    (and ``use_cache``).  The loader, not any file, grants the scanner its authority over [code]."""
     from . import __version__, cache
     from .factdir import open_folder, stat_key
 
@@ -130,20 +143,83 @@ def code_kernel(facts: str, rules: tuple, budget: int) -> Kernel:
     import xxhash
 
     key = xxhash.xxh3_128_hexdigest(b"\0\0".join(parts))
-    hit = cache.read(root, key)
+    hit = cache.read(root, key) if use_cache else None
     if hit is not None:
         kernel = Kernel(None, budget=budget)
         kernel.store, warnings = hit
     else:
         folder = open_folder(root, folder_key)
         kernel = Kernel(BOOT, budget=budget)
-        sources = [(CODE_RULES, None), *folder.sources, *[(Path(r), "user") for r in rules]]
+        missing = missing_files(root, folder.manifest)
+        unsigned = None
+        if public_key is not None:
+            from .signing import verify_folder
+
+            verdict = verify_folder(root, folder.manifest, public_key)
+            unsigned = None if verdict.ok else verdict.reason
+        loader = (root / "manifest.json", None, loader_facts(missing, unsigned))
+        # the preamble comes with no identity from the folder; it is the scanner's file, and what it
+        # says about authority is only a claim (the grant above is the loader's).  A scan that fails
+        # its signature check loads as unverified, every file of it.
+        listed = [(p, UNVERIFIED if unsigned else SCANNER if w is None else w, t) for p, w, t in folder.sources]
+        sources = [(CODE_RULES, None), loader, *listed, *[(Path(r), "user") for r in rules]]
         kernel.load_sources(sources, evaluate_now=False)
         warnings = folder.warnings
-        cache.write(root, key, kernel.store, warnings)
+        if unsigned:
+            warnings += (f"signature check failed: {unsigned}; every fact file loads as '{UNVERIFIED}'",)
+        if missing:
+            warnings += (
+                f"{len(missing)} fact file{'s' if len(missing) != 1 else ''} listed in the manifest "
+                f"{'are' if len(missing) != 1 else 'is'} missing: every answer over this scan is incomplete; run `rofl scan` again",
+            )
+        if use_cache:
+            cache.write(root, key, kernel.store, warnings)
     for line in warnings:
         click.echo(f"warning: {line}", err=True)
     return kernel
+
+
+SCANNER = "scanner"
+UNVERIFIED = "unverified"
+# the findings that mean a fact does not come from the scanner (ask and impact refuse them with --public-key)
+FORGERY_FINDINGS = ("unsigned[audit](R)", "forged[audit](F)", "usurp[audit](R, P, W)", "claimed[audit](P, W, B)",
+                    "rule_in_facts[audit](R, W)", "missing_fact_file[audit](F)")
+
+
+def refuse_if_forged(kernel: Kernel) -> None:
+    """Exit 1 (one line on stderr) when any forgery finding holds over the loaded scan."""
+    from engine.errors import UnknownRelation
+
+    for question in FORGERY_FINDINGS:
+        try:
+            answers = kernel.query(question)
+        except UnknownRelation:
+            continue
+        if answers.rows:
+            fail(f"rofl: refusing to answer over forged facts: {question.split('(')[0]} has {len(answers.rows)} row(s); run `rofl audit` to see them", 1)
+
+
+def missing_files(root: Path, manifest: dict) -> list[str]:
+    """The fact files (paths relative to ``root``) the manifest lists that are not on disk."""
+    records = [manifest.get("preamble"), manifest.get("package_entries"), *manifest.get("files", {}).values()]
+    out = []
+    for record in records:
+        if isinstance(record, dict) and isinstance(record.get("facts"), str) and not (root / record["facts"]).is_file():
+            out.append(record["facts"])
+    return sorted(set(out))
+
+
+def loader_facts(missing: list[str], unsigned: str | None = None) -> str:
+    """What the loader itself asserts over a scan: the scanner's authority over [code] (never taken
+    from a file), one missing_fact_file[audit] finding per listed fact file that is gone, and an
+    unsigned[audit] finding when the signature check failed."""
+    from engine.terms import format_term
+
+    lines = [f"authority(code, {SCANNER})."]
+    if unsigned:
+        lines.append(f"unsigned[audit]({format_term(unsigned)}).")
+    lines += [f"missing_fact_file[audit]({format_term(path)})." for path in missing]
+    return "\n".join(lines) + "\n"
 
 
 def ground_fact(text: str):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FACTS, RULES, build_kernel, emit_json, fail, user_errors
+from ..session import BUDGET, FACTS, PUBLIC_KEY, RULES, build_kernel, emit_json, fail, user_errors
 
 MAX_LISTED_SOURCES = 20  # more changed sources than this are summarised in one text line
 
@@ -22,10 +22,12 @@ MAX_LISTED_SOURCES = 20  # more changed sources than this are summarised in one 
 @click.option("--no-rescan", "no_rescan", is_flag=True, help="Answer from the facts as they are (say whether they are stale) instead of rescanning first.")
 @RULES
 @BUDGET
+@PUBLIC_KEY
 @user_errors
 def command(
     facts: str | None, changed: tuple, git_base: str | None, runtime: bool, fmt: str | None, as_json: bool,
     tests_only: bool, test_globs: tuple, by_package: bool, no_rescan: bool, rules: tuple, budget: int | None,
+    public_key: str | None = None,
 ) -> None:
     """List the files affected by a change and, per file, the chain to a changed path.
 
@@ -64,13 +66,13 @@ def command(
     paths = git.changed(git_base) if git_base else list(changed)
     stale: list[str] | None = None
     rescan = None
-    if no_rescan:
+    if no_rescan or public_key is not None:  # a rescan would change what the signature vouches for
         stale = _staleness(before, src, facts_dir)
         manifest = before
     else:
         rescan = _rescan(before, src, facts_dir)
         manifest, _ = read_manifest(facts_dir)
-    kernel = build_kernel((), (), budget, facts=facts, rules=rules)
+    kernel = build_kernel((), (), budget, facts=facts, rules=rules, public_key=public_key, refuse_forged=True)
     code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}
     ctx = Context(src, facts_dir.resolve(), manifest, before, CodeFacts.from_store(code), git_base, git)
     if git_base:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -44,6 +45,7 @@ EPILOG = (
 @click.option("--max-bytes", type=int, default=2 * 1024 * 1024, show_default=True, help="Larger files are not parsed.")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only scan paths matching GLOB (repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
+@click.option("--sign-key", "sign_key", metavar="ENV", default=None, help="Sign the manifest with the Ed25519 PEM key in environment variable ENV (see rofl keygen).")
 def command(
     src: str | None,
     out: str,
@@ -53,6 +55,7 @@ def command(
     max_bytes: int,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
+    sign_key: str | None = None,
 ) -> None:
     """Scan the JS/TS sources under SRC into one [code] fact file per file under --out."""
     if src is None:
@@ -63,6 +66,16 @@ def command(
         _fail(f"--jobs {jobs} is not positive, give 1 or more")
     from scanner import progress as progress_bar
     from scanner.api import ScanError, scan
+
+    from engine.errors import RoflError
+
+    from .. import signing
+
+    if sign_key is not None:
+        try:
+            signing.private_key_from_env(sign_key)  # a bad key fails before any scanning
+        except RoflError as err:
+            _fail(str(err))
 
     bar: progress_bar.ProgressBar | None = None
 
@@ -89,6 +102,13 @@ def command(
     finally:
         if bar is not None:
             bar.close()
+    try:
+        if sign_key is not None:
+            signing.sign_folder(Path(out), sign_key)
+        else:  # a signature of an earlier scan no longer matches: drop it rather than leave a stale one
+            (Path(out) / signing.SIG_NAME).unlink(missing_ok=True)
+    except (RoflError, OSError) as err:
+        _fail(f"cannot sign the scan: {getattr(err, 'strerror', None) or err}")
     for path in summary.unreadable:
         click.echo(f"rofl scan: cannot read {json.dumps(path)}, skipped", err=True)
     if as_json:

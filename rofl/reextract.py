@@ -1,0 +1,115 @@
+"""Re-extraction, the ground truth: scan the sources again into a temporary folder and compare.
+
+Every fact file of the scan under audit is compared, byte for byte, with the one the sources give
+now (the preamble and the entries file too); a difference is reported with the first differing fact
+and its line.  Sources the scan lacks, and fact files for sources that are not there, are reported
+too.  The fact folder under audit is never written.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import RoflError
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One fact file (or source) whose facts are not what the sources give."""
+
+    file: str  # the fact file under audit (relative to its folder), or the source path
+    line: int | None  # the first differing line of that file, when known
+    message: str
+
+    def text(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _first_difference(ours: bytes, truth: bytes) -> tuple[int, str]:
+    a = ours.decode("utf-8", "replace").splitlines()
+    b = truth.decode("utf-8", "replace").splitlines()
+    for i in range(max(len(a), len(b))):
+        x = a[i] if i < len(a) else None
+        y = b[i] if i < len(b) else None
+        if x != y:
+            if x is None:
+                return len(a) + 1, f"lacks {y!r}, which the sources give"
+            if y is None:
+                return i + 1, f"{x!r} is not what the sources give (they end before it)"
+            return i + 1, f"{x!r} is not what the sources give ({y!r})"
+    return 1, "differs from what the sources give"
+
+
+def _compare(root: Path, record: object, tmp: Path, fresh: object, label: str) -> Difference | None:
+    if not isinstance(fresh, dict) or not isinstance(fresh.get("facts"), str):
+        return None
+    truth = _read(tmp / fresh["facts"]) or b""
+    if not isinstance(record, dict) or not isinstance(record.get("facts"), str):
+        return Difference(label, None, "the scan has no fact file for it; the sources give one")
+    rel = posixpath.normpath(record["facts"])
+    ours = _read(root / rel)
+    if ours is None:
+        return Difference(rel, None, f"the fact file of {label} is missing")
+    if ours == truth:
+        return None
+    line, message = _first_difference(ours, truth)
+    return Difference(rel, line, message)
+
+
+def reextract(root: str | Path, src: str | Path) -> list[Difference]:
+    """Scan ``src`` into a temporary folder with the options ``root`` was scanned with and list every
+    difference from the fact files in ``root``."""
+    from scanner.api import ScanError, scan
+
+    from .factdir import read_manifest
+
+    root = Path(root)
+    manifest, _ = read_manifest(root)
+    options = manifest.get("options") if isinstance(manifest.get("options"), dict) else {}
+    if not Path(src).is_dir():
+        raise RoflError(f"--src {src}: no such folder; give the source folder the scan was made from")
+    tmp = Path(tempfile.mkdtemp(prefix="rofl-reextract-"))
+    try:
+        try:
+            scan(
+                str(src), str(tmp / "facts"),
+                max_bytes=int(options.get("max_bytes") or 2 * 1024 * 1024),
+                include=tuple(str(g) for g in options.get("include") or ()),
+                exclude=tuple(str(g) for g in options.get("exclude") or ()),
+            )
+        except ScanError as exc:
+            raise RoflError(f"--reextract: {exc}") from None
+        fresh, _ = read_manifest(tmp / "facts")
+        out: list[Difference] = []
+        for key, label in (("preamble", "the preamble"), ("package_entries", "the entries file")):
+            diff = _compare(root, manifest.get(key), tmp / "facts", fresh.get(key), label)
+            if diff is not None:
+                out.append(diff)
+        ours_files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+        for path in sorted(set(fresh["files"]) | set(ours_files)):
+            if path not in ours_files:
+                out.append(Difference(path, None, "a source missing from the scan"))
+            elif path not in fresh["files"]:
+                rel = ours_files[path].get("facts") if isinstance(ours_files[path], dict) else None
+                out.append(Difference(str(rel or path), None, f"facts for {path}, which is not among the sources"))
+            else:
+                diff = _compare(root, ours_files[path], tmp / "facts", fresh["files"][path], path)
+                if diff is not None:
+                    out.append(diff)
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,169 @@
+"""Signed scans: the canonical content of a manifest, its Ed25519 signature file, keys, and the check.
+
+The signature covers every fact file's path and digest (the preamble's and the entries file's too),
+the extractor, resolver and grammar versions, and the source root's identity; since every fact file
+is loaded only when its bytes match the digest, a valid signature vouches for every fact loaded as
+the scanner's.  The private key comes from an environment variable as PEM text and is never printed,
+logged or written anywhere; the signature lives in ``DIR/manifest.sig`` (written atomically).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import RoflError
+
+SIG_NAME = "manifest.sig"
+DOMAIN = b"rofl-scan-signature-1\n"  # so that a signature over anything else never verifies here
+MAX_SIG_BYTES = 1 << 16
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of checking a scan's signature: ``ok``, or the reason it failed (one line)."""
+
+    ok: bool
+    reason: str
+
+
+def _record(record: object) -> object:
+    if isinstance(record, dict):
+        return {"facts": record.get("facts"), "digest": record.get("digest")}
+    return record
+
+
+def canonical_content(manifest: dict) -> bytes:
+    """The bytes a scan's signature covers, in one canonical JSON encoding."""
+    files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+    content = {
+        "format": manifest.get("format"),
+        "extractor_version": manifest.get("extractor_version"),
+        "resolver_version": manifest.get("resolver_version"),
+        "grammar_versions": manifest.get("grammar_versions"),
+        "src": manifest.get("src"),
+        "preamble": _record(manifest.get("preamble")),
+        "package_entries": _record(manifest.get("package_entries")),
+        "files": {path: _record(files[path]) for path in sorted(files)},
+    }
+    return DOMAIN + json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def private_key_from_env(env: str):
+    """The Ed25519 private key whose PEM text is in environment variable ``env`` (never echoed)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    text = os.environ.get(env)
+    if not text:
+        raise RoflError(f"--sign-key: environment variable {env} is not set or empty; put the PEM text of `rofl keygen`'s .key file in it")
+    try:
+        key = load_pem_private_key(text.encode("utf-8"), password=None)
+    except (ValueError, TypeError, UnicodeError):
+        raise RoflError(f"--sign-key: environment variable {env} holds no unencrypted PEM private key; use the .key file `rofl keygen` writes") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise RoflError(f"--sign-key: the key in {env} is not an Ed25519 key; make one with `rofl keygen`")
+    return key
+
+
+def public_key_from_file(path: str | Path):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise RoflError(f"--public-key: {path}: cannot read ({exc.strerror}); give the .pub file `rofl keygen` wrote") from None
+    try:
+        key = load_pem_public_key(data)
+    except (ValueError, TypeError):
+        raise RoflError(f"--public-key: {path}: not a PEM public key; give the .pub file `rofl keygen` wrote") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise RoflError(f"--public-key: {path}: not an Ed25519 public key; make one with `rofl keygen`")
+    return key
+
+
+def _key_id(public_key) -> str:
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    raw = public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Write ``data`` to a new file beside ``path`` and rename it over ``path``."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def sign_folder(root: Path, env: str) -> str:
+    """Sign the manifest of the scan in ``root`` with the key in ``env``; return the key id."""
+    from .factdir import read_manifest
+
+    key = private_key_from_env(env)
+    manifest, _ = read_manifest(root)
+    signature = key.sign(canonical_content(manifest))
+    key_id = _key_id(key.public_key())
+    body = {"algorithm": "ed25519", "key_id": key_id, "signature": base64.b64encode(signature).decode("ascii")}
+    write_atomic(root / SIG_NAME, (json.dumps(body, sort_keys=True) + "\n").encode("ascii"))
+    return key_id
+
+
+def verify_folder(root: Path, manifest: dict, public_key_path: str | Path) -> Verdict:
+    """Check ``root``'s signature against the public key in ``public_key_path``."""
+    from cryptography.exceptions import InvalidSignature
+
+    public_key = public_key_from_file(public_key_path)
+    path = root / SIG_NAME
+    try:
+        if path.is_symlink() or not path.is_file():
+            return Verdict(False, f"{path}: no signature (the scan was not signed with --sign-key)")
+        data = path.read_bytes()[:MAX_SIG_BYTES]
+        body = json.loads(data)
+        signature = base64.b64decode(body["signature"], validate=True)
+    except OSError as exc:
+        return Verdict(False, f"{path}: cannot read the signature ({exc.strerror})")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return Verdict(False, f"{path}: not a rofl signature file")
+    if not isinstance(body, dict) or body.get("algorithm") != "ed25519":
+        return Verdict(False, f"{path}: not an ed25519 rofl signature")
+    if body.get("key_id") != _key_id(public_key):
+        return Verdict(False, f"{path}: signed by another key (key id {str(body.get('key_id'))[:16]!s}), not by {public_key_path}")
+    try:
+        public_key.verify(signature, canonical_content(manifest))
+    except InvalidSignature:
+        return Verdict(False, f"{path}: the signature does not match this manifest (edited, or taken from another scan)")
+    return Verdict(True, "")
+
+
+def generate(prefix: str) -> tuple[Path, Path]:
+    """Write PREFIX.key (private PEM, mode 0600) and PREFIX.pub (public PEM)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
+
+    key = Ed25519PrivateKey.generate()
+    private = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    public = key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    key_path, pub_path = Path(prefix + ".key"), Path(prefix + ".pub")
+    for p in (key_path, pub_path):
+        if p.exists() or p.is_symlink():
+            raise RoflError(f"rofl keygen: {p} exists; choose another --out PREFIX or remove it")
+    if not key_path.parent.is_dir():
+        raise RoflError(f"rofl keygen: {key_path.parent} is not a folder; create it first")
+    write_atomic(key_path, private, 0o600)
+    write_atomic(pub_path, public, 0o644)
+    return key_path, pub_path

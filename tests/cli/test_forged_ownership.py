@@ -1,0 +1,145 @@
+"""Issue 10 item 1: ownership covers rules and authority itself; each bypass of the trial and the
+attack on examples/shop is a regression test (the ones the manifest digests can see)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import xxhash
+
+from tests.conftest import EXAMPLES
+
+SHOP = EXAMPLES / "shop"
+EDGE = 'src_resolves[code]("src/domain/money.ts", "../cart", "src/domain/cart.ts")'
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    """One scan of the shop; each test takes a copy of its fact folder."""
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    root = tmp_path_factory.mktemp("shop")
+    src = root / "shop"
+    shutil.copytree(SHOP, src)
+    out = root / "facts"
+    result = CliRunner().invoke(main, ["scan", str(src), "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture
+def facts(pristine, tmp_path) -> Path:
+    out = tmp_path / "facts"
+    shutil.copytree(pristine, out)
+    return out
+
+
+def audit(rofl, facts, *extra) -> tuple[int, dict, str]:
+    code, out, err = rofl("audit", "--facts", facts, "--json", *extra)
+    return code, json.loads(out)["audits"], err
+
+
+def redigest(facts: Path, rel: str) -> None:
+    """Recompute the manifest's (public, unkeyed) digest of fact file ``rel``, as an attacker can."""
+    manifest = json.loads((facts / "manifest.json").read_text())
+    digest = xxhash.xxh3_64_hexdigest((facts / rel).read_bytes())
+    for record in [manifest.get("preamble"), manifest.get("package_entries"), *manifest["files"].values()]:
+        if isinstance(record, dict) and record.get("facts") == rel:
+            record["digest"] = digest
+    (facts / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_clean_scan_has_no_findings(rofl, facts):
+    assert audit(rofl, facts) == (0, {}, "")
+
+
+def test_a_rules_file_rule_into_code_is_usurp_and_its_facts_forged(rofl, facts, tmp_path):
+    rules = tmp_path / "r.rofl"
+    rules.write_text(f'{EDGE} :- src_file[code]("src/index.ts", _).\n')
+    code, found, _ = audit(rofl, facts, "--rules", rules)
+    assert code == 1
+    assert [row.split(", ")[1:] for row in found["usurp"]] == [["code", "user)"]]
+    assert any("src/domain/money.ts" in f and "src/domain/cart.ts" in f for f in found["forged"])
+
+
+def test_a_rules_file_rule_into_main_is_fine(rofl, facts, tmp_path):
+    rules = tmp_path / "r.rofl"
+    rules.write_text('mine(F) :- src_file[code](F, _).\nviolation[audit](A, B) :- mine(A), mine(B), A = B, A = "none".\n')
+    assert audit(rofl, facts, "--rules", rules)[:2] == (0, {})
+
+
+@pytest.mark.parametrize("claim", ["authority(code, unverified).", "authority(code, user)."])
+def test_a_rules_file_authority_claim_is_a_finding_and_grants_nothing(rofl, facts, tmp_path, claim):
+    rules = tmp_path / "r.rofl"
+    rules.write_text(f"{claim}\n{EDGE}.\n")
+    code, found, _ = audit(rofl, facts, "--rules", rules)
+    assert code == 1 and found["claimed"] and any("src/domain/cart.ts" in f for f in found["forged"])
+
+
+def test_a_tampered_preamble_claim_is_reported_and_its_facts_stay_forged(rofl, facts):
+    pre = facts / "preamble.rofl"
+    pre.write_text(pre.read_text() + f"authority(code, unverified).\n{EDGE}.\n")
+    code, found, _ = audit(rofl, facts)
+    assert code == 1 and found["claimed"] and any("src/domain/cart.ts" in f for f in found["forged"])
+
+
+def test_a_redigested_preamble_cannot_grant(rofl, facts):
+    pre = facts / "preamble.rofl"
+    pre.write_text(pre.read_text() + "authority(code, user).\nauthority(main, unverified).\n")
+    redigest(facts, "preamble.rofl")
+    code, found, _ = audit(rofl, facts)
+    assert code == 1 and len(found["claimed"]) == 2
+
+
+def test_a_manifest_without_preamble_still_grants_only_the_scanner(rofl, facts):
+    manifest = json.loads((facts / "manifest.json").read_text())
+    manifest["preamble"] = None
+    (facts / "manifest.json").write_text(json.dumps(manifest))
+    (facts / "preamble.rofl").write_text(f"authority(code, unverified).\n{EDGE}.\n")
+    code, found, _ = audit(rofl, facts)
+    assert code == 1 and found["claimed"] and any("src/domain/cart.ts" in f for f in found["forged"])
+
+
+def test_a_rule_in_an_unlisted_fact_file(rofl, facts):
+    (facts / "code" / "extra.rofl").write_text(f'{EDGE} :- src_file[code]("src/index.ts", _).\n')
+    code, found, _ = audit(rofl, facts)
+    assert code == 1 and found["rule_in_facts"] and found["usurp"]
+    assert any("src/domain/cart.ts" in f for f in found["forged"])
+
+
+def test_an_unlisted_authority_file_does_not_silence_an_edited_one(rofl, facts):
+    (facts / "code" / "auth.rofl").write_text("authority(code, unverified).\nauthority(main, unverified).\n")
+    victim = sorted((facts / "code").glob("src_domain_money*.rofl"))[0]
+    victim.write_text(victim.read_text() + f"{EDGE}.\n")
+    code, found, _ = audit(rofl, facts)
+    assert code == 1 and len(found["claimed"]) == 2
+    assert len(found["forged"]) > 10  # every fact of the edited file, the injected edge among them
+    assert any("src/domain/cart.ts" in f for f in found["forged"])
+
+
+def test_a_deleted_fact_file_is_a_finding_and_answers_say_incomplete(rofl, facts):
+    victim = sorted((facts / "code").glob("src_domain_cart*.rofl"))[0]
+    victim.unlink()
+    code, found, _ = audit(rofl, facts)
+    assert code == 1 and found["missing_fact_file"] == [f'missing_fact_file[audit]("code/{victim.name}")']
+    code, out, err = rofl("impact", "--facts", facts, "--changed", "src/domain/money.ts", "--no-rescan")
+    assert "incomplete" in err
+
+
+def test_audit_never_answers_from_the_cache(rofl, facts, monkeypatch):
+    """A forged cache (its key recomputed) cannot answer an audit: audit never reads it."""
+    from rofl import cache
+
+    assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # writes the cache
+    assert (facts / ".rofl-store.cache").exists()
+
+    def poisoned(*_args):
+        raise AssertionError("audit read the cache")
+
+    monkeypatch.setattr(cache, "read", poisoned)
+    assert audit(rofl, facts)[:2] == (0, {})
