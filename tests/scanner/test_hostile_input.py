@@ -321,3 +321,17 @@ def test_scan_summary_paths_are_escaped(tmp_path, monkeypatch):
     monkeypatch.undo()
     scan_json(src, tmp_path / "out")  # readable again: the finding goes
     assert not rel(_entries_facts(tmp_path / "out"), "src_parse_error")
+
+
+@NEEDS_LINUX
+def test_folder_package_json_linked_to_dev_zero(tmp_path, clean_out):
+    src = make_tree(tmp_path / "src", {**CLEAN, "src/dir/index.ts": "export const i = 1;\n", "src/u.ts": 'import "./dir";\n'})
+    (src / "src" / "dir" / "package.json").symlink_to("/dev/zero")
+    out = tmp_path / "out"
+    started = time.perf_counter()
+    scan_json(src, out)
+    assert time.perf_counter() - started < 10
+    facts = all_facts(out)
+    assert ("src/u.ts", "./dir", "src/dir/index.ts") in rel(facts, "src_resolves")  # the folder's index still answers
+    assert ("src/dir/package.json", "not a regular file (FIFO, device or socket), not read") in rel(facts, "src_config_error")
+    clean_facts_intact(out, clean_out)

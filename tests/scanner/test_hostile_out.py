@@ -176,3 +176,19 @@ def test_store_and_cache_writes_never_follow_a_planted_link(tmp_path, victim):
         Path(f"{store}.{os.getpid()}.{attempt}.tmp").symlink_to(victim)
     persist.save(store, Store())
     assert victim.read_text() == "precious\n" and store.stat().st_size > 0
+
+
+def test_audit_reports_leftovers_not_forged(tmp_path):
+    from click.testing import CliRunner
+
+    from rofl.commands.audit import command
+
+    src = make_tree(tmp_path / "src", CLEAN)
+    out = tmp_path / "out"
+    scan_json(src, out)
+    leftover = out / "code" / "src_c.ts.0123456789ab-0123456789abcdef.rofl"
+    leftover.write_text('src_func[code]("src/c.ts", "x", 1).\nsrc_func[code]("src/c.ts", "unterm')
+    result = CliRunner().invoke(command, ["--facts", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "interrupted scan" in result.output and "run `rofl scan`" in result.output
+    assert "forged" not in result.output.replace("forged-fact", "")
