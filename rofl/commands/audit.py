@@ -60,6 +60,51 @@ def usurped_facts(kernel) -> list[str]:
     return found
 
 
+def finding_objects(kernel, where, extra: dict) -> list[dict]:
+    """Every [audit] row as ``{"audit", "fact", "file", "line"}``: the file and line that asserted the
+    forged or claimed fact, or wrote the usurping rule, where known (null otherwise)."""
+    from engine.namespace import display_name
+    from engine.reflect import fact_from_term
+    from engine.terms import canonical_rows, format_fact
+
+    out: list[dict] = []
+    result = kernel.current
+    for rel in result.relations() if result is not None else ():
+        for row in canonical_rows(r for r in result.rows(rel) if r[0] == AUDIT):
+            name, args = display_name(rel), row[1:]
+            spot = None
+            if name == "forged" and args:
+                ref = fact_from_term(args[0])
+                spot = where.fact(*ref) if ref is not None else None
+            elif name in ("usurp", "rule_in_facts") and args and type(args[0]) is tuple:
+                spot = where.rule(args[0][0])
+            elif name == "claimed" and len(args) == 3:
+                spot = where.fact("authority", ("main", args[0], args[1]))
+            elif name == "missing_fact_file" and args:
+                spot = (str(args[0]), None)
+            elif name == "unsigned":
+                spot = ("manifest.sig", None)
+            out.append({"audit": name, "fact": format_fact(rel, row[0], args), "file": spot[0] if spot else None, "line": spot[1] if spot else None})
+    for name, texts in extra.items():
+        for text in texts:
+            out.append({"audit": name, "fact": text, "file": None, "line": None})
+    return out
+
+
+def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tuple) -> list:
+    """``(path, text)`` of every file whose assertions the audits judge (a scan's fact files included)."""
+    from pathlib import Path
+
+    from ..locate import read_sources
+
+    out = read_sources([*files, *[f for _, f in load_as], *rules])
+    if facts is not None:
+        from ..factdir import open_folder
+
+        out += [(p, t) for p, _, t in open_folder(Path(facts)).sources]
+    return out
+
+
 @click.command("audit", epilog=EPILOG)
 @program_options
 @click.option("--src", "src", type=click.Path(file_okay=False), default=None, help="With --facts: also report fact files stale against this source folder.")
@@ -80,6 +125,7 @@ def command(
         found.setdefault("forged", []).extend(derived)
     from pathlib import Path
 
+    stale: list = []
     if src is not None:
         if facts is None:
             fail("rofl audit: --src needs --facts DIR (the scan to compare)")
@@ -91,20 +137,27 @@ def command(
         if stale:
             found["stale"] = [f"{path}: {reason}" for path, reason in stale]
     findings: list[dict] = []
+    if found:
+        from ..locate import index_sources
+
+        findings = finding_objects(kernel, index_sources(audited_sources(files, load_as, facts, rules)), {})
+        findings += [{"audit": "forged", "fact": f, "file": None, "line": None} for f in derived]
+        findings += [{"audit": "stale", "fact": None, "file": path, "line": None, "message": reason} for path, reason in stale]
     if reextract:
         from ..reextract import reextract as rescan
 
         differences = rescan(Path(facts), src)
         if differences:
             found["reextract"] = [d.text() for d in differences]
-            findings = [{"audit": "reextract", "file": d.file, "line": d.line, "message": d.message} for d in differences]
+            findings += [{"audit": "reextract", "fact": None, "file": d.file, "line": d.line, "message": d.message} for d in differences]
     if as_json:
         emit_json({"audits": found, "clean": not found, **({"findings": findings} if findings else {})})
     else:
+        spots = {f["fact"]: f["file"] + (f":{f['line']}" if f["line"] else "") for f in findings if f["fact"] and f["file"]}
         for rel in sorted(found):
             click.echo(f"{rel}: {len(found[rel])}")
             for text in found[rel]:
-                click.echo(f"  {text}")
+                click.echo(f"  {text}" + (f"  ({spots[text]})" if text in spots else ""))
         if not found:
             click.echo("all audits are empty")
     if warn_partial(kernel, "audit"):

@@ -143,3 +143,28 @@ def test_audit_never_answers_from_the_cache(rofl, facts, monkeypatch):
 
     monkeypatch.setattr(cache, "read", poisoned)
     assert audit(rofl, facts)[:2] == (0, {})
+
+
+def test_excise_over_a_scan_recomputes_what_depended_on_the_fact(rofl, facts):
+    """Excising the edge that closes the shop's import cycle removes the cycle (code.rofl's rules)."""
+    edge = 'src_resolves[code]("src/services/checkout.ts", "./inventory", "src/services/inventory.ts")'
+    code, out, _ = rofl("excise", edge, "--facts", facts, "--json")
+    removed = json.loads(out)["removed"]
+    assert code == 0 and edge.replace(", ", ", ") in [r.replace(", ", ", ") for r in removed]
+    assert 'in_cycle[code]("src/services/checkout.ts")' in removed
+    assert 'dependency[code]("src/services/checkout.ts", "src/services/inventory.ts")' in removed
+
+
+def test_findings_name_the_file_and_line(rofl, facts, tmp_path):
+    rules = tmp_path / "r.rofl"
+    rules.write_text(f"-- a comment\nauthority(code, user).\n{EDGE}.\nx(1).\n{EDGE} :- x(1).\n")
+    victim = sorted((facts / "code").glob("src_domain_money*.rofl"))[0]
+    lines = victim.read_text().splitlines()
+    victim.write_text("\n".join(lines + ['src_export[code]("src/domain/money.ts", "evil").']) + "\n")
+    code, out, _ = rofl("audit", "--facts", facts, "--rules", rules, "--json")
+    findings = json.loads(out)["findings"]
+    spot = {(f["audit"], f["file"], f["line"]) for f in findings}
+    assert code == 1
+    assert ("claimed", str(rules), 2) in spot and ("usurp", str(rules), 5) in spot
+    assert ("forged", str(rules), 3) in spot and ("forged", str(victim), len(lines) + 1) in spot
+    assert all({"audit", "fact", "file", "line"} <= set(f) for f in findings)

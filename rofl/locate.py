@@ -1,0 +1,74 @@
+"""Where an audit finding comes from: the file and line that asserted a fact or wrote a rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Fact keys ``(rel, row)`` and rule ids, each to the first ``(file, line)`` that wrote it."""
+
+    facts: dict
+    rules: dict
+
+    def fact(self, rel: str, row: tuple) -> tuple[str, int] | None:
+        return self.facts.get((rel, row))
+
+    def rule(self, rid: str) -> tuple[str, int] | None:
+        return self.rules.get(rid)
+
+
+def index_sources(sources: list) -> Where:
+    """Parse ``(path, text)`` pairs again and record where each fact and rule is written."""
+    from engine.errors import RoflError
+    from engine.namespace import qualify
+    from engine.parse import parse_program
+    from engine.reflect import rule_id
+
+    facts: dict = {}
+    rules: dict = {}
+    for path, text in sources:
+        try:
+            clauses = parse_program(text, str(path))
+        except RoflError:
+            continue
+        if clauses and all(c.line == 0 for c in clauses):  # the parser's fact-file path keeps no lines
+            clauses = _numbered(text, str(path))
+        for c in clauses:
+            c = qualify(c)
+            if not c.body and not c.want:
+                facts.setdefault((c.head.rel, (c.head.persp, *c.head.args)), (str(path), c.line))
+            else:
+                rules.setdefault(rule_id(c), (str(path), c.line))
+    return Where(facts, rules)
+
+
+def _numbered(text: str, source: str) -> list:
+    """The clauses of a fact file (one fact per line), each with its line number."""
+    from dataclasses import replace
+
+    from engine.errors import RoflError
+    from engine.parse import parse_program
+
+    out = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip() or line.lstrip().startswith("--"):
+            continue
+        try:
+            out += [replace(c, line=number) for c in parse_program(line, source)]
+        except RoflError:
+            continue
+    return out
+
+
+def read_sources(paths: list) -> list:
+    """``(path, text)`` for each readable path (a file that cannot be read is skipped)."""
+    out = []
+    for p in paths:
+        try:
+            out.append((Path(p), Path(p).read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
