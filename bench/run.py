@@ -2,10 +2,10 @@
 
 Sections: the kernel (transitive closure vs clingo), time and persistence (ticks, save/restore),
 scanning real code (vs madge and dependency-cruiser), hostile input (beside a clean corpus of the
-same size: issue 9's bounds as numbers), impact on three/src (vs madge), and real
+same size: issue 9's bounds as numbers), audits (audit --reextract beside a cold scan), impact on three/src (vs madge), and real
 monorepos (zod, excalidraw, TanStack/query, vite, vs dependency-cruiser; each used when its work tree
 is under bench/.cache/repos).  Pass section names to run only some:
-``python bench/run.py kernel ticks scan hostile impact monorepos``.
+``python bench/run.py kernel ticks scan hostile audit impact monorepos``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SECTIONS = ("kernel", "ticks", "scan", "hostile", "impact", "monorepos")
+SECTIONS = ("kernel", "ticks", "scan", "hostile", "audit", "impact", "monorepos")
 
 
 def main(argv: list[str]) -> int:
@@ -56,6 +56,11 @@ def main(argv: list[str]) -> int:
         from bench import hostile_bench
 
         hostile_bench.main()
+    if "audit" in wanted:
+        print("\n## Audits on three/src: signature check and re-extraction beside a cold scan\n", flush=True)
+        from bench import audit_bench
+
+        audit_bench.main()
     if "impact" in wanted:
         print("\n## Impact on three/src, against madge\n", flush=True)
         from bench import impact_bench
