@@ -168,3 +168,10 @@ def test_findings_name_the_file_and_line(rofl, facts, tmp_path):
     assert ("claimed", str(rules), 2) in spot and ("usurp", str(rules), 5) in spot
     assert ("forged", str(rules), 3) in spot and ("forged", str(victim), len(lines) + 1) in spot
     assert all({"audit", "fact", "file", "line"} <= set(f) for f in findings)
+
+
+def test_a_leftover_of_a_killed_scan_is_no_finding(rofl, facts):
+    """A file an interrupted scan wrote before its manifest is not loaded: a recovered scan is clean."""
+    (facts / "code" / "src_gone.ts.0123456789ab-0123456789abcdef.rofl").write_text(f"{EDGE}.\nauthority(code, unverified).\n")
+    code, found, err = audit(rofl, facts)
+    assert (code, found) == (0, {}) and "interrupted scan" in err
