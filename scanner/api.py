@@ -10,6 +10,7 @@ every fact file, then the scan state, then delete fact files no manifest points 
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -96,6 +97,24 @@ def _remove_orphans(out: str, present: set[str], keep: set[str]) -> None:
                 os.unlink(os.path.join(folder, name))
             except (FileNotFoundError, IsADirectoryError, PermissionError):
                 pass  # gone already, or a folder planted there: not a file the scan wrote
+
+
+_STALE_TEMPORARY = re.compile(r"(?:manifest\.json|\.scan-state\.json|preamble\.rofl|entries\.rofl)\.\d+\.\d+\.tmp\Z")
+
+
+def _remove_stale_temporaries(out: str) -> None:
+    """Delete the temporaries a killed scan left beside the files it replaces (``engine.safe_write``
+    names); only the lock holder writes them, so under the lock every one is stale."""
+    try:
+        names = os.listdir(out)
+    except OSError:
+        return
+    for name in names:
+        if name.endswith(".tmp") and _STALE_TEMPORARY.match(name):
+            try:
+                os.unlink(os.path.join(out, name))
+            except OSError:
+                pass
 
 
 def _inside_folder(rel: str, folder: str) -> bool:
@@ -185,6 +204,7 @@ def scan(
     except OSError as err:
         raise ScanError(f"cannot lock --out {out!r} ({err.strerror})", "choose a writable folder") from None
     with lock:
+        _remove_stale_temporaries(out_abs)
         try:
             return _scan_locked(
                 src_abs, out_abs, verify, jobs or os.cpu_count() or 1, max_bytes, include, exclude, progress, started,

@@ -4,7 +4,9 @@
 runs.  The kernel drops an flock when its process dies, so a lock left by a dead scan (or any
 stale file naming a dead pid) is simply taken over; a live holder refuses the new scan.  Forked
 helpers close their copy of the descriptor at once (``scanner.pool``), so only the scan's own
-process holds the flock and the pid in the file is always the live holder's.  The file is opened
+process holds the flock and the pid in the file is always the live holder's; a helper forked an
+instant before its parent was killed may hold its copy a moment longer, so a flock held while the
+file names a dead pid is waited for (at most ``ORPHAN_WAIT``) instead of refused.  The file is opened
 without following a symlink: one planted at ``.lock`` refuses the scan (``UnsafePath``), it is
 never truncated or written through.
 """
@@ -74,6 +76,25 @@ def _live_holder(fd: int) -> str:
         time.sleep(0.005)
 
 
+ORPHAN_WAIT = 2.0  # seconds: far longer than a forked helper takes to close its copy or exit
+
+
+def _outlast_orphans(fd: int) -> bool:
+    """Take the flock when the pid in the file is dead: the copy still held belongs to a helper of
+    that dead scan, forked an instant before its parent was killed, which closes it (or exits) at
+    once.  False as soon as the file names a live process."""
+    deadline = time.monotonic() + ORPHAN_WAIT
+    while not _alive(os.pread(fd, 64, 0).decode("ascii", "replace").strip()):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.002)
+    return False
+
+
 def acquire(out: str) -> ScanLock:
     """Lock ``out`` for this process or raise ``LockHeld`` naming the holder's pid."""
     path = os.path.join(out, LOCK_NAME)
@@ -84,11 +105,12 @@ def acquire(out: str) -> ScanLock:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        try:
-            holder = _live_holder(fd)
-        finally:
-            os.close(fd)
-        raise LockHeld(path, holder) from None
+        if not _outlast_orphans(fd):
+            try:
+                holder = _live_holder(fd)
+            finally:
+                os.close(fd)
+            raise LockHeld(path, holder) from None
     mine = str(os.getpid()).encode()
     current = os.pread(fd, 64, 0)
     if current.strip() != mine:
