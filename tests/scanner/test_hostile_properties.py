@@ -15,7 +15,7 @@ from scanner.api import scan
 from tests.scanner.conftest import rel
 from tests.scanner.hostile import CLEAN, facts_by_file, make_tree
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 ANY_CHAR = st.characters(min_codepoint=0, max_codepoint=0x10FFFF)  # NUL, controls, lone surrogates included
 
 
