@@ -126,7 +126,7 @@ def build_kernel(
 
 def code_kernel(facts: str, rules: tuple, budget: int, use_cache: bool = True, public_key: str | None = None) -> Kernel:
     """A kernel over a scanned fact folder, from its compiled cache when nothing it depends on changed
-    (and ``use_cache``).  The loader, not any file, grants the scanner its authority over [code]."""
+    (and ``use_cache``) and the cache carries this user's tag (rofl.cachemac).  The loader, not any file, grants the scanner its authority over [code]."""
     from . import __version__, cache
     from .factdir import open_folder, stat_key
 
@@ -143,7 +143,11 @@ def code_kernel(facts: str, rules: tuple, budget: int, use_cache: bool = True, p
     import xxhash
 
     key = xxhash.xxh3_128_hexdigest(b"\0\0".join(parts))
-    hit = cache.read(root, key) if use_cache else None
+    from . import cachemac
+
+    mac_key = cachemac.secret() if use_cache else None  # no private per-user secret: no cache at all
+    use_cache = mac_key is not None
+    hit = cache.read(root, key) if use_cache and cachemac.authentic(cache.cache_path(root), mac_key) else None
     if hit is not None:
         kernel = Kernel(None, budget=budget)
         kernel.store, warnings = hit
@@ -174,6 +178,7 @@ def code_kernel(facts: str, rules: tuple, budget: int, use_cache: bool = True, p
             )
         if use_cache:
             cache.write(root, key, kernel.store, warnings)
+            cachemac.seal(cache.cache_path(root), mac_key)
     for line in warnings:
         click.echo(f"warning: {line}", err=True)
     return kernel

@@ -175,3 +175,22 @@ def test_a_leftover_of_a_killed_scan_is_no_finding(rofl, facts):
     (facts / "code" / "src_gone.ts.0123456789ab-0123456789abcdef.rofl").write_text(f"{EDGE}.\nauthority(code, unverified).\n")
     code, found, err = audit(rofl, facts)
     assert (code, found) == (0, {}) and "interrupted scan" in err
+
+
+def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
+    """Issue 10 item 4: the cache answers only when it carries this user's tag."""
+    import marshal
+
+    from rofl import cache
+
+    assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # writes and tags the cache
+    path = cache.cache_path(facts)
+    data = path.read_bytes()
+    digest, _, payload = data[len(cache.MAGIC):].partition(b"\n")
+    key, tick, counters, base, warnings = marshal.loads(payload)
+    base = tuple((rel, rows + (("code", "src/x.ts", "./y", "src/domain/cart.ts"),), whos + ("scanner",)) if rel == "src_resolves" else (rel, rows, whos) for rel, rows, whos in base)
+    payload = marshal.dumps((key, tick, counters, base, warnings))
+    path.write_bytes(cache.MAGIC + cache._digest(payload) + b"\n" + payload)  # the unkeyed digest, recomputed
+    code, out, _ = rofl("ask", 'src_resolves[code]("src/x.ts", S, B)', "--facts", facts)
+    assert code == 1 and "cart" not in out
+    assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # the rebuilt cache answers
