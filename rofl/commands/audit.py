@@ -33,10 +33,11 @@ def audit_rows(kernel) -> dict[str, list[str]]:
     return found
 
 
-def usurped_facts(kernel) -> list[str]:
+def usurped_facts(kernel) -> list[tuple[str, str]]:
     """Facts whose every derivation is by a rule boot's ``usurp`` audit names (and that no one with
     authority asserted): reported as ``forged[audit]`` too.  Read from the finished evaluation's
-    provenance (``derived_by``), which rules cannot see inside the evaluation that derives it."""
+    provenance (``derived_by``), which rules cannot see inside the evaluation that derives it.
+    Each is ``(fact text, id of a usurping rule that derives it)``."""
     from engine.clauses import Literal, var
     from engine.reflect import fact_from_term
     from engine.terms import format_fact
@@ -44,7 +45,7 @@ def usurped_facts(kernel) -> list[str]:
     usurpers = {d["R"] for d in kernel.query("usurp[audit](R, _P, _W)").as_dicts()}
     if not usurpers:
         return []
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     suspects = {d["F"] for d in kernel.query("usurp[audit](R, _P, _W), derived_by(F, R, _T)").as_dicts()}
     for fact in sorted(suspects, key=repr):
         rules = {d["R"] for d in kernel.query(Literal("derived_by", "main", (fact, var("R"), var("_T")))).as_dicts()}
@@ -56,7 +57,7 @@ def usurped_facts(kernel) -> list[str]:
         rel, row = ref
         if row in kernel.store.base.get(rel, {}):
             continue  # asserted as well: boot's forged audit judges its asserter
-        found.append(format_fact("forged", "audit", (fact,)))
+        found.append((format_fact("forged", "audit", (fact,)), sorted(r[0] for r in rules)[0]))
     return found
 
 
@@ -122,7 +123,7 @@ def command(
     found = audit_rows(kernel)
     derived = usurped_facts(kernel)
     if derived:
-        found.setdefault("forged", []).extend(derived)
+        found.setdefault("forged", []).extend(text for text, _ in derived)
     from pathlib import Path
 
     stale: list = []
@@ -140,8 +141,11 @@ def command(
     if found:
         from ..locate import index_sources
 
-        findings = finding_objects(kernel, index_sources(audited_sources(files, load_as, facts, rules)), {})
-        findings += [{"audit": "forged", "fact": f, "file": None, "line": None} for f in derived]
+        where = index_sources(audited_sources(files, load_as, facts, rules))
+        findings = finding_objects(kernel, where, {})
+        for text, rid in derived:  # where the usurping rule is written
+            spot = where.rule(rid)
+            findings.append({"audit": "forged", "fact": text, "file": spot[0] if spot else None, "line": spot[1] if spot else None})
         findings += [{"audit": "stale", "fact": None, "file": path, "line": None, "message": reason} for path, reason in stale]
     if reextract:
         from ..reextract import reextract as rescan

@@ -65,6 +65,8 @@ def test_a_rules_file_rule_into_code_is_usurp_and_its_facts_forged(rofl, facts, 
     assert code == 1
     assert [row.split(", ")[1:] for row in found["usurp"]] == [["code", "user)"]]
     assert any("src/domain/money.ts" in f and "src/domain/cart.ts" in f for f in found["forged"])
+    findings = json.loads(rofl("audit", "--facts", facts, "--rules", rules, "--json")[1])["findings"]
+    assert {(f["audit"], f["file"], f["line"]) for f in findings} == {("usurp", str(rules), 1), ("forged", str(rules), 1)}
 
 
 def test_a_rules_file_rule_into_main_is_fine(rofl, facts, tmp_path):
