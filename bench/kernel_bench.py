@@ -136,11 +136,11 @@ def run_ours(text: str, profile: bool = False, repeat: int = 3) -> dict:
             boot_s, load_s, eval_s = min(boot_s, b), min(load_s, l), min(eval_s, e)
             if i < repeat - 1:
                 del k, outcome
-        provs = outcome.ctx.provs.get("path", {})
-        facts = len(provs)
-        firings = sum(rec[2] for rec in provs.values())
-        rows = {row[1:] for row in outcome.ctx.tables["path"].rows}
-        del k, outcome, provs
+        held = outcome.rows("path")
+        firings = sum(outcome.provenance("path", row).support for row in held)
+        rows = {row[1:] for row in held}
+        facts = len(rows)
+        del k, outcome, held
         # memory: a second, untimed evaluation under tracemalloc
         k, _, _ = _loaded_kernel(text, Path(d))
         gc.collect()

@@ -5,7 +5,10 @@ scanning real code (vs madge and dependency-cruiser), hostile input (beside a cl
 same size: issue 9's bounds as numbers), audits (audit --reextract beside a cold scan), impact on three/src (vs madge), and real
 monorepos (zod, excalidraw, TanStack/query, vite, vs dependency-cruiser; each used when its work tree
 is under bench/.cache/repos).  Pass section names to run only some:
-``python bench/run.py kernel ticks scan hostile audit impact monorepos``.
+``python bench/run.py kernel kernel_scale ticks scan hostile audit impact monorepos``.
+Section ``kernel_scale`` (bench/kernel_scale_bench.py, issue 11): the growing list over many ticks
+(vs clingo's time-indexed version), audit of a 3,500-file import chain, and ``in_cycle``/impact on one
+scan of all the real code under bench/.cache (vs networkx), with time and peak memory.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SECTIONS = ("kernel", "ticks", "scan", "hostile", "audit", "impact", "monorepos")
+SECTIONS = ("kernel", "kernel_scale", "ticks", "scan", "hostile", "audit", "impact", "monorepos")
 
 
 def main(argv: list[str]) -> int:
@@ -41,6 +44,11 @@ def main(argv: list[str]) -> int:
             subprocess.run([sys.executable, "-m", "rofl.cli", "scan", str(three.src), "--out", tmp, "--json"], check=True, stdout=subprocess.DEVNULL)
             row = kernel_bench.corpus_import_graph(sorted(our_facts(Path(tmp))["edges"]), name="three/src imports")
         print(row)
+    if "kernel_scale" in wanted:
+        print("\n## Kernel at scale: deep terms over many ticks, cycles without the closure (time and peak memory)\n", flush=True)
+        from bench import kernel_scale_bench
+
+        kernel_scale_bench.main([])
     if "ticks" in wanted:
         print("\n## Time and persistence\n", flush=True)
         from bench import tick_bench
