@@ -82,22 +82,34 @@ class _ByRelation:
         values = (key,) if len(self.cols) == 1 else key
         if type(values) is not tuple or len(values) != len(self.cols):
             return default
-        bound = dict(zip(self.cols, values))
-        rel = bound[1]
-        persps = [bound[0]] if 0 in bound else self.table.perspectives(rel)
-        out = [r for p in persps for r in self.table.rows_for(p, rel) if all(r[c] == v for c, v in bound.items())]
+        rel = values[self.cols.index(1)]
+        persps = [values[self.cols.index(0)]] if 0 in self.cols else self.table.perspectives(rel)
+        out: list = []
+        for persp in persps:
+            out.extend(self.table.index_for(persp, rel, self.cols).get(values, ()))
         return out or default
 
 
 class CycleTable:
     """A read-only table whose rows are computed from the evaluation's tables when a relation is asked."""
 
-    __slots__ = ("ctx", "_done", "_table")
+    __slots__ = ("ctx", "_done", "_indexes", "_table")
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self._done: dict = {}
+        self._indexes: dict = {}
         self._table = Table()
+
+    def index_for(self, persp, rel, cols: tuple) -> dict:
+        """The rows of one relation's components keyed by their values at ``cols``, built once."""
+        key = (persp, rel, cols)
+        index = self._indexes.get(key)
+        if index is None:
+            index = self._indexes[key] = {}
+            for row in self.rows_for(persp, rel):
+                index.setdefault(tuple(row[c] for c in cols), []).append(row)
+        return index
 
     def perspectives(self, rel) -> list:
         if type(rel) is not tuple or len(rel) != 1:
