@@ -13,19 +13,19 @@ from .tables import Table
 from .terms import sort_key
 
 
-def components(edges: list[tuple]) -> dict:
-    """``{node: component representative}`` for every node on a cycle of ``edges`` ((a, b) pairs)."""
-    succ: dict = {}
-    for a, b in edges:
-        succ.setdefault(a, []).append(b)
-        succ.setdefault(b, [])
+def strong_components(succ: dict, roots) -> list[list]:
+    """Tarjan's strongly connected components of ``succ`` ({node: [successors]}), iteratively.
+
+    Roots are visited in the order given and successors in list order; each component is emitted
+    after every component it reaches, members in the order they leave the stack.
+    """
     index: dict = {}
     low: dict = {}
     on_stack: set = set()
     stack: list = []
-    out: dict = {}
+    out: list[list] = []
     counter = 0
-    for root in succ:
+    for root in roots:
         if root in index:
             continue
         work = [(root, iter(succ[root]))]
@@ -62,10 +62,22 @@ def components(edges: list[tuple]) -> dict:
                     members.append(w)
                     if w == node:
                         break
-                if len(members) > 1 or node in succ[node]:
-                    rep = min(members, key=sort_key)
-                    for m in members:
-                        out[m] = rep
+                out.append(members)
+    return out
+
+
+def components(edges: list[tuple]) -> dict:
+    """``{node: component representative}`` for every node on a cycle of ``edges`` ((a, b) pairs)."""
+    succ: dict = {}
+    for a, b in edges:
+        succ.setdefault(a, []).append(b)
+        succ.setdefault(b, [])
+    out: dict = {}
+    for members in strong_components(succ, list(succ)):
+        if len(members) > 1 or members[0] in succ[members[0]]:
+            rep = min(members, key=sort_key)
+            for m in members:
+                out[m] = rep
     return out
 
 

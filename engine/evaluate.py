@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from . import vocabulary as V
 from .clauses import Literal, Negated, NEXT
+from .cycles import strong_components
 from .caches import Caches, Previous, StrataEntry
 from .demand import Demand
 from .plan import BudgetExhausted, CompiledRule
@@ -212,38 +213,7 @@ def components(rules: list[CompiledRule], demand_reads: dict[str, set[str]] | No
         return out
 
     graph = {h: sorted({rel for r in rs for rel in reads(r) if rel in by_head}) for h, rs in by_head.items()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: list[list[CompiledRule]] = []
-    counter = [0]
-
-    def visit(v: str) -> None:  # Tarjan; emits each component after the ones it depends on
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            members = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                members.append(w)
-                if w == v:
-                    break
-            out.append([r for h in sorted(members) for r in by_head[h]])
-
-    for head in sorted(by_head):
-        if head not in index:
-            visit(head)
-    return out
+    return [[r for h in sorted(members) for r in by_head[h]] for members in strong_components(graph, sorted(by_head))]
 
 
 def run_rules(ctx: Context, book: RuleBook, rules: list[CompiledRule], stop_rel: str | None = None,
