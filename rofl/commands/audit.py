@@ -42,7 +42,8 @@ def usurped_facts(kernel) -> list[tuple[str, str]]:
     from engine.reflect import fact_from_term
     from engine.terms import format_fact
 
-    usurpers = {d["R"] for d in kernel.query("usurp[audit](R, _P, _W)").as_dicts()}
+    audits = kernel.names_in(AUDIT)  # the common case, no usurper, evaluates only what audits need
+    usurpers = {d["R"] for d in kernel.query("usurp[audit](R, _P, _W)", goals=audits).as_dicts()}
     if not usurpers:
         return []
     found: list[tuple[str, str]] = []
