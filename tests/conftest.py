@@ -11,6 +11,17 @@ BOOT = ROOT / "rules" / "boot.rofl"
 EXAMPLES = ROOT / "examples"
 
 
+def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
+    """Write ``files`` (path relative to ``root`` -> text or bytes) under ``root``."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+
+
 @pytest.fixture
 def kernel():
     from engine.kernel import Kernel

@@ -9,16 +9,7 @@ from pathlib import Path
 import networkx as nx
 
 from engine.parse import parse_program
-
-
-def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
+from tests.conftest import write_tree
 
 
 def git(root: Path, *args: str) -> str:

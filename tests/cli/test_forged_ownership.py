@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-import xxhash
 
+from tests.cli.forgery import redigest
 from tests.conftest import EXAMPLES
 
 SHOP = EXAMPLES / "shop"
@@ -42,16 +42,6 @@ def facts(pristine, tmp_path) -> Path:
 def audit(rofl, facts, *extra) -> tuple[int, dict, str]:
     code, out, err = rofl("audit", "--facts", facts, "--json", *extra)
     return code, json.loads(out)["audits"], err
-
-
-def redigest(facts: Path, rel: str) -> None:
-    """Recompute the manifest's (public, unkeyed) digest of fact file ``rel``, as an attacker can."""
-    manifest = json.loads((facts / "manifest.json").read_text())
-    digest = xxhash.xxh3_64_hexdigest((facts / rel).read_bytes())
-    for record in [manifest.get("preamble"), manifest.get("package_entries"), *manifest["files"].values()]:
-        if isinstance(record, dict) and record.get("facts") == rel:
-            record["digest"] = digest
-    (facts / "manifest.json").write_text(json.dumps(manifest))
 
 
 def test_clean_scan_has_no_findings(rofl, facts):

@@ -13,10 +13,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-import xxhash
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.cli.forgery import redigest
 from tests.conftest import EXAMPLES
 
 SHOP = EXAMPLES / "shop"
@@ -55,15 +55,6 @@ def _listed(facts: Path) -> list[str]:
     return [r["facts"] for r in records if isinstance(r, dict)]
 
 
-def _redigest(facts: Path, rel: str) -> None:
-    manifest = json.loads((facts / "manifest.json").read_text())
-    digest = xxhash.xxh3_64_hexdigest((facts / rel).read_bytes())
-    for record in [manifest.get("preamble"), manifest.get("package_entries"), *manifest["files"].values()]:
-        if isinstance(record, dict) and record.get("facts") == rel:
-            record["digest"] = digest
-    (facts / "manifest.json").write_text(json.dumps(manifest))
-
-
 def tamper(kind: str, facts: Path, root: Path, sources: list[str], a: int, b: int, n: int, work: Path) -> list[str]:
     """Apply one tampering to ``facts``; return extra audit arguments (a --rules file)."""
     listed = _listed(facts)
@@ -91,13 +82,13 @@ def tamper(kind: str, facts: Path, root: Path, sources: list[str], a: int, b: in
         (facts / "manifest.json").write_text(json.dumps(manifest))
     elif kind == "redigest":
         (facts / one).write_text((facts / one).read_text() + edge + ".\n")
-        _redigest(facts, one)
+        redigest(facts, one)
     elif kind == "add_listed":
         (facts / "code" / f"extra{n}.rofl").write_text(edge + ".\n")
         manifest = json.loads((facts / "manifest.json").read_text())
         manifest["files"][f"src/extra{n}.ts"] = {"facts": f"code/extra{n}.rofl", "digest": ""}
         (facts / "manifest.json").write_text(json.dumps(manifest))
-        _redigest(facts, f"code/extra{n}.rofl")
+        redigest(facts, f"code/extra{n}.rofl")
     elif kind == "preamble":
         (facts / "preamble.rofl").write_text((facts / "preamble.rofl").read_text() + ["authority(code, unverified).\n", edge + ".\n"][n % 2])
     elif kind.startswith("rules_"):

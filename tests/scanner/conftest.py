@@ -11,18 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from engine.parse import parse_program
+from tests.conftest import write_tree
 
 Facts = set[tuple]
-
-
-def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
 
 
 def git(root: Path, *args: str) -> None:
