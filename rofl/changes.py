@@ -206,7 +206,8 @@ def classify_one(path: str, ctx: Context) -> Change | None:
     readers = sorted(deps.get(path, ()))
     files = ctx.files
     if not _inside_src(path) or _in_facts_dir(path, ctx):
-        return Change(path, OUTSIDE, "outside the scanned folder") if os.path.lexists(path) else None
+        outside = ctx.exists(path) or os.path.lexists(path)  # relative to SRC or to the working folder
+        return Change(path, OUTSIDE, "outside the scanned folder") if outside else None
     base = posixpath.basename(path)
     if is_lock_file(path):
         return _lock_change(path, ctx)
