@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: install scan test test-all bench clean
+.PHONY: install scan lint test test-all bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -21,10 +21,15 @@ scan: $(STAMP)
 	$(BIN)/rofl impact --facts facts/generated --changed src/domain/money.ts
 
 # `make test` leaves out the full-size cases marked `slow`; `make test-all` runs everything.
-test: $(STAMP)
+test: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 -m "not slow" tests
 
-test-all: $(STAMP)
+# Lint and format are checked, never rewritten, in CI.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test-all: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 tests
 
 bench: $(STAMP)

@@ -48,8 +48,18 @@ def main() -> None:
         cold = _timed(["scan", str(three.src), "--out", str(facts), "--sign-key", "ROFL_BENCH_KEY"], env, clean)
         rows = [("cold scan (signed)", cold)]
         rows.append(("audit --facts", _timed(["audit", "--facts", str(facts)])))
-        rows.append(("audit --facts --public-key", _timed(["audit", "--facts", str(facts), "--public-key", str(work / "k.pub")])))
-        rows.append(("audit --facts --src --reextract", _timed(["audit", "--facts", str(facts), "--src", str(three.src), "--reextract"])))
+        rows.append(
+            (
+                "audit --facts --public-key",
+                _timed(["audit", "--facts", str(facts), "--public-key", str(work / "k.pub")]),
+            )
+        )
+        rows.append(
+            (
+                "audit --facts --src --reextract",
+                _timed(["audit", "--facts", str(facts), "--src", str(three.src), "--reextract"]),
+            )
+        )
     print("| three/src | wall time (median of 3) | vs cold scan |")
     print("|---|---:|---:|")
     for name, seconds in rows:

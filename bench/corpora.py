@@ -81,8 +81,19 @@ def _git_snapshot(root: Path) -> None:
     subprocess.run(["git", "init", "-q", str(root)], check=True, **quiet)
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, **quiet)
     subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=bench", "-c", "user.email=bench@localhost",
-         "commit", "-q", "-m", "corpus snapshot"],
+        [
+            "git",
+            "-C",
+            str(root),
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@localhost",
+            "commit",
+            "-q",
+            "-m",
+            "corpus snapshot",
+        ],
         check=True,
         **quiet,
     )

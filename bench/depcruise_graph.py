@@ -56,8 +56,11 @@ def _tsconfig_file(group: TsGroup, repo: Repo, work: Path, index: int) -> Path:
     """
     effective = json.loads(group.options)
     config = repo.root / group.tsconfig
-    inherited = bool(effective.get("paths")) and not effective.get("baseUrl") \
+    inherited = (
+        bool(effective.get("paths"))
+        and not effective.get("baseUrl")
         and Path(effective.get("pathsBasePath") or config.parent) != config.parent
+    )
     if not effective.get("unreadable") and not inherited:
         return config
     options: dict = {"paths": effective["paths"]} if effective.get("paths") else {}
@@ -106,8 +109,15 @@ def argv(config: Path, group: TsGroup, output: Path) -> list[str]:
     base = os.path.dirname(group.tsconfig) if group.tsconfig else ""
     files = [os.path.relpath(f, base) if base else f for f in group.files]
     return [
-        str(node_bin("depcruise")), "--config", str(config), "--ts-pre-compilation-deps",
-        "--output-type", "json", "-f", str(output), *files,
+        str(node_bin("depcruise")),
+        "--config",
+        str(config),
+        "--ts-pre-compilation-deps",
+        "--output-type",
+        "json",
+        "-f",
+        str(output),
+        *files,
     ]
 
 

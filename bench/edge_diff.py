@@ -31,6 +31,8 @@ BY_DESIGN = (
 
 def by_design(category: str) -> bool:
     return category.startswith(BY_DESIGN)
+
+
 CODE = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
 
@@ -95,13 +97,16 @@ def _pair(ours: str, theirs: str, root: Path) -> str | None:
     return None
 
 
-def _only_ours(importer: str, spec: str, target: str, facts: RoflFacts, graph: CruiseGraph,
-               workspace: dict[str, str], root: Path) -> str:
+def _only_ours(
+    importer: str, spec: str, target: str, facts: RoflFacts, graph: CruiseGraph, workspace: dict[str, str], root: Path
+) -> str:
     theirs = graph.answers.get((importer, spec))
     kinds = facts.kinds.get((importer, spec), set())
     if theirs is None and importer.endswith((".vue", ".svelte")) and kinds == {"type"}:
-        return (f"type-only import in a {os.path.splitext(importer)[1]} file: dependency-cruiser reads the "
-                "compiler's output, where it is gone")
+        return (
+            f"type-only import in a {os.path.splitext(importer)[1]} file: dependency-cruiser reads the "
+            "compiler's output, where it is gone"
+        )
     if theirs is None and importer.endswith(SFC):
         return f"script block of a {os.path.splitext(importer)[1]} file that dependency-cruiser does not read"
     if theirs is None:
@@ -122,8 +127,10 @@ def _only_ours(importer: str, spec: str, target: str, facts: RoflFacts, graph: C
         if spec.startswith("#"):
             return "#imports (package.json imports) dependency-cruiser cannot resolve"
         if _bare(spec) and package_name(spec) in workspace:
-            return ("workspace package whose exports/main name build output that is not there: rofl maps it "
-                    "back to source (tsconfig outDir -> rootDir), dependency-cruiser cannot resolve it")
+            return (
+                "workspace package whose exports/main name build output that is not there: rofl maps it "
+                "back to source (tsconfig outDir -> rootDir), dependency-cruiser cannot resolve it"
+            )
         if target in facts.assets or not target.endswith(CODE):
             return "asset or non-code file dependency-cruiser cannot resolve"
         return "dependency-cruiser cannot resolve it"
@@ -136,13 +143,15 @@ def _only_ours(importer: str, spec: str, target: str, facts: RoflFacts, graph: C
     return "other"
 
 
-def _only_theirs(importer: str, spec: str, target: str, facts: RoflFacts, workspace: dict[str, str],
-                 root: Path) -> str:
+def _only_theirs(importer: str, spec: str, target: str, facts: RoflFacts, workspace: dict[str, str], root: Path) -> str:
     ours = facts.answers.get((importer, spec), set())
     if not ours:
         if importer not in facts.imports:
-            return "rofl extracts no import from the file (parse error?)" if importer in facts.errors else \
-                "rofl extracts no import from the file"
+            return (
+                "rofl extracts no import from the file (parse error?)"
+                if importer in facts.errors
+                else "rofl extracts no import from the file"
+            )
         if importer in facts.errors:
             return "import not extracted by rofl (file has a parse error)"
         return "import not extracted by rofl"
@@ -188,14 +197,22 @@ def differences(facts: RoflFacts, graph: CruiseGraph, workspace: dict[str, str],
     out: list[Difference] = []
     for importer, target in sorted(facts.edges - graph.edges):
         if importer not in graph.sources:
-            out.append(Difference("rofl", "importer not analysed by dependency-cruiser", importer,
-                                  "", target, "", ""))
+            out.append(Difference("rofl", "importer not analysed by dependency-cruiser", importer, "", target, "", ""))
             continue
         spec = sorted(facts.by_edge[(importer, target)])[0]
         category = _only_ours(importer, spec, target, facts, graph, workspace, root)
-        out.append(Difference("rofl", category, importer, spec, target,
-                              _text(facts.answers.get((importer, spec))), _text(graph.answers.get((importer, spec))),
-                              _line(root, importer, spec)))
+        out.append(
+            Difference(
+                "rofl",
+                category,
+                importer,
+                spec,
+                target,
+                _text(facts.answers.get((importer, spec))),
+                _text(graph.answers.get((importer, spec))),
+                _line(root, importer, spec),
+            )
+        )
     theirs_by_edge: dict[tuple[str, str], list[str]] = {}
     for (importer, spec), answer in graph.answers.items():
         if answer[0] == "file":
@@ -203,9 +220,18 @@ def differences(facts: RoflFacts, graph: CruiseGraph, workspace: dict[str, str],
     for importer, target in sorted(graph.edges - facts.edges):
         spec = sorted(theirs_by_edge.get((importer, target), [""]))[0]
         category = _only_theirs(importer, spec, target, facts, workspace, root)
-        out.append(Difference("depcruise", category, importer, spec, target,
-                              _text(facts.answers.get((importer, spec))), _text(graph.answers.get((importer, spec))),
-                              _line(root, importer, spec)))
+        out.append(
+            Difference(
+                "depcruise",
+                category,
+                importer,
+                spec,
+                target,
+                _text(facts.answers.get((importer, spec))),
+                _text(graph.answers.get((importer, spec))),
+                _line(root, importer, spec),
+            )
+        )
     return out
 
 

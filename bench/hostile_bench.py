@@ -104,12 +104,16 @@ def _measure_here(src: str, out: str, args: list[str]) -> None:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
-    print(json.dumps({
-        "seconds": seconds,
-        "peak_mib": max(own, children) * scale / 2**20,
-        "files": summary.files,
-        "errors": summary.errors,
-    }))
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "peak_mib": max(own, children) * scale / 2**20,
+                "files": summary.files,
+                "errors": summary.errors,
+            }
+        )
+    )
 
 
 def big_file(root: Path, size: int) -> None:
@@ -127,13 +131,17 @@ def main(big_sizes: tuple[int, ...] = (5_000_000, 20_000_000)) -> None:
         base = Path(tmp)
         total = clean_corpus(base / "clean")
         hostile_corpus(base / "hostile", total, 2 * 1024 * 1024)
-        print(f"{FILES} files, {total / 2**20:.1f} MiB each corpus; default --max-bytes (2 MiB); cold scan, then a rescan\n")
+        print(
+            f"{FILES} files, {total / 2**20:.1f} MiB each corpus; default --max-bytes (2 MiB); cold scan, then a rescan\n"
+        )
         print("| corpus | cold scan s | peak MiB | rescan s | files | errors |")
         print("|---|---|---|---|---|---|")
         for name in ("clean", "hostile"):
             cold = measure(base / name, base / f"{name}-out")
             warm = measure(base / name, base / f"{name}-out")
-            print(f"| {name} | {cold['seconds']:.2f} | {cold['peak_mib']:.0f} | {warm['seconds']:.3f} | {cold['files']} | {cold['errors']} |")
+            print(
+                f"| {name} | {cold['seconds']:.2f} | {cold['peak_mib']:.0f} | {warm['seconds']:.3f} | {cold['files']} | {cold['errors']} |"
+            )
         print("\nOne large ordinary file under --max-bytes 1e8 (--jobs 1): the peak memory factor\n")
         print("| file MiB | scan s | peak MiB | peak / file size |")
         print("|---|---|---|---|")
@@ -141,7 +149,9 @@ def main(big_sizes: tuple[int, ...] = (5_000_000, 20_000_000)) -> None:
             root = base / f"big{size}"
             big_file(root, size)
             row = measure(root, base / f"big{size}-out", "--max-bytes", "1e8", "--jobs", "1")
-            print(f"| {size / 2**20:.0f} | {row['seconds']:.1f} | {row['peak_mib']:.0f} | {row['peak_mib'] * 2**20 / size:.0f} |")
+            print(
+                f"| {size / 2**20:.0f} | {row['seconds']:.1f} | {row['peak_mib']:.0f} | {row['peak_mib'] * 2**20 / size:.0f} |"
+            )
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpora import ensure, node_bin  # noqa: E402
-from bench.scan_compare import madge_edges, measure, precompile, rofl_argv  # noqa: E402
+from bench.corpora import ensure, node_bin
+from bench.scan_compare import madge_edges, measure, precompile, rofl_argv
 
 CHANGED = ("math/Vector3.js", "core/Object3D.js", "renderers/WebGLRenderer.js", "constants.js", "math/MathUtils.js")
 REPEAT = 3
@@ -38,7 +38,9 @@ def main() -> list[dict]:
         sink = work / "out.json"
         measure([*rofl, "scan", str(three.src), "--out", str(facts), "--json"], three.root, sink)
         madge_json = work / "madge.json"
-        madge_times = [measure([str(node_bin("madge")), "--json", "src"], three.root, madge_json)[0] for _ in range(REPEAT)]
+        madge_times = [
+            measure([str(node_bin("madge")), "--json", "src"], three.root, madge_json)[0] for _ in range(REPEAT)
+        ]
         graph = nx.DiGraph(sorted(madge_edges(madge_json)))
         madge_wall = min(madge_times)
         for changed in CHANGED:
@@ -50,18 +52,20 @@ def main() -> list[dict]:
             warm = [measure(argv, three.root, sink)[0] for _ in range(REPEAT)]
             ours = {a["file"] for a in json.loads(sink.read_text())["affected"]}
             theirs = nx.ancestors(graph, changed) if changed in graph else set()
-            rows.append({
-                "changed": changed,
-                "affected": len(ours),
-                "equal_to_madge_ancestors": ours == theirs,
-                "only_ours": len(ours - theirs),
-                "only_madge": len(theirs - ours),
-                "madge_s": round(madge_wall, 3),
-                "warm_s": round(min(warm), 3),
-                "warm_ratio": round(min(warm) / madge_wall, 3),
-                "cold_s": round(min(cold), 3),
-                "cold_ratio": round(min(cold) / madge_wall, 3),
-            })
+            rows.append(
+                {
+                    "changed": changed,
+                    "affected": len(ours),
+                    "equal_to_madge_ancestors": ours == theirs,
+                    "only_ours": len(ours - theirs),
+                    "only_madge": len(theirs - ours),
+                    "madge_s": round(madge_wall, 3),
+                    "warm_s": round(min(warm), 3),
+                    "warm_ratio": round(min(warm) / madge_wall, 3),
+                    "cold_s": round(min(cold), 3),
+                    "cold_ratio": round(min(cold) / madge_wall, 3),
+                }
+            )
     print(format_table(rows))
     return rows
 

@@ -119,7 +119,7 @@ def run_ours(text: str, profile: bool = False, repeat: int = 3) -> dict:
     boot_s = load_s = eval_s = float("inf")
     with tempfile.TemporaryDirectory() as d:
         for i in range(repeat):
-            k, b, l = _loaded_kernel(text, Path(d))
+            k, b, load = _loaded_kernel(text, Path(d))
             gc.collect()
             profiler = None
             if profile and i == repeat - 1:
@@ -133,7 +133,7 @@ def run_ours(text: str, profile: bool = False, repeat: int = 3) -> dict:
             if profiler is not None:
                 profiler.stop()
             assert not outcome.partial, "the budget ran out"
-            boot_s, load_s, eval_s = min(boot_s, b), min(load_s, l), min(eval_s, e)
+            boot_s, load_s, eval_s = min(boot_s, b), min(load_s, load), min(eval_s, e)
             if i < repeat - 1:
                 del k, outcome
         held = outcome.rows("path")
@@ -150,9 +150,15 @@ def run_ours(text: str, profile: bool = False, repeat: int = 3) -> dict:
         current, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     out = {
-        "ours_boot_s": boot_s, "ours_load_s": load_s, "ours_eval_s": eval_s,
-        "ours_total_s": boot_s + load_s + eval_s, "facts": facts, "firings": firings,
-        "peak_bytes": peak - base, "retained_bytes": current - base, "rows": rows,
+        "ours_boot_s": boot_s,
+        "ours_load_s": load_s,
+        "ours_eval_s": eval_s,
+        "ours_total_s": boot_s + load_s + eval_s,
+        "facts": facts,
+        "firings": firings,
+        "peak_bytes": peak - base,
+        "retained_bytes": current - base,
+        "rows": rows,
     }
     if profiler is not None:
         out["profile"] = profiler.output_text(unicode=False, color=False, show_all=False)
@@ -176,8 +182,13 @@ def run_clingo(text: str, repeat: int = 3) -> dict:
         result = ctl.solve()
         t3 = time.perf_counter()
         assert result.satisfiable
-        run = {"clingo_parse_s": t1 - t0, "clingo_ground_s": t2 - t1, "clingo_solve_s": t3 - t2,
-               "clingo_s": t3 - t1, "clingo_total_s": t3 - t0}
+        run = {
+            "clingo_parse_s": t1 - t0,
+            "clingo_ground_s": t2 - t1,
+            "clingo_solve_s": t3 - t2,
+            "clingo_s": t3 - t1,
+            "clingo_total_s": t3 - t0,
+        }
         if not best or run["clingo_s"] < best["clingo_s"]:
             best = run
         rows = {tuple(a.number for a in s.symbol.arguments) for s in ctl.symbolic_atoms.by_signature("path", 2)}
@@ -270,7 +281,9 @@ def format_table(rows: list[dict]) -> str:
     widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
     lines = []
     for n, row in enumerate(cells):
-        lines.append("| " + " | ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))) + " |")
+        lines.append(
+            "| " + " | ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))) + " |"
+        )
         if n == 0:
             lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
@@ -289,13 +302,17 @@ def main(argv: list[str] | None = None) -> list[dict]:
     for name, make in workloads:
         rows.append(measure(name, make(), args.profile, args.repeat))
     print(format_table(rows))
-    print(f"times: best of {args.repeat}; memory: {rows[0]['memory_method']}; "
-          "provenance on (one record and a support count per derived fact)")
+    print(
+        f"times: best of {args.repeat}; memory: {rows[0]['memory_method']}; "
+        "provenance on (one record and a support count per derived fact)"
+    )
     for r in rows:
         missed = [k for k, v in TARGETS.items() if (r[k] > v if k != "facts_per_s" else r[k] < v)]
         status = "all targets met" if not missed else "missed: " + ", ".join(missed)
-        print(f"{r['workload']}: {status}; load {r['ours_load_s']:.3f}s, boot {r['ours_boot_s']:.3f}s, "
-              f"clingo ground {r['clingo_ground_s']:.3f}s solve {r['clingo_solve_s']:.3f}s")
+        print(
+            f"{r['workload']}: {status}; load {r['ours_load_s']:.3f}s, boot {r['ours_boot_s']:.3f}s, "
+            f"clingo ground {r['clingo_ground_s']:.3f}s solve {r['clingo_solve_s']:.3f}s"
+        )
         if "profile" in r:
             print(r["profile"])
     return rows

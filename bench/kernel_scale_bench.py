@@ -66,10 +66,20 @@ _MEASURE = (
 
 
 def run_child(argv: list[str], out: Path, cap: float = CAP_S, cwd: Path = ROOT) -> dict:
-    proc = subprocess.run([sys.executable, "-c", _MEASURE, str(out), str(cap), str(cwd), *argv],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(out), str(cap), str(cwd), *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     code, wall, rss = proc.stdout.split()
-    return {"code": code, "capped": code == "capped", "s": float(wall), "mb": int(rss) / 1024, "failed": code not in ("0", "1", "capped")}
+    return {
+        "code": code,
+        "capped": code == "capped",
+        "s": float(wall),
+        "mb": int(rss) / 1024,
+        "failed": code not in ("0", "1", "capped"),
+    }
 
 
 def _fmt(m: dict) -> str:
@@ -79,8 +89,10 @@ def _fmt(m: dict) -> str:
 
 
 def _growth(points: list[tuple[int, float]]) -> list[str]:
-    return ["" if i == 0 else f"{math.log(points[i][1] / points[i - 1][1]) / math.log(points[i][0] / points[i - 1][0]):.2f}"
-            for i in range(len(points))]
+    return [
+        "" if i == 0 else f"{math.log(points[i][1] / points[i - 1][1]) / math.log(points[i][0] / points[i - 1][0]):.2f}"
+        for i in range(len(points))
+    ]
 
 
 # ------------------------------------------------------------------------------------------ (a) ticks
@@ -118,15 +130,23 @@ def growing_list(series=SERIES, cap: float = CAP_S) -> list[dict]:
                 c["depth_ok"] = int(depth) == n
             row["clingo"] = c
             rows.append(row)
-            print(f"  measured {n:,} ticks: ours {_fmt(row['ours']) if 'ours' in row else 'not run'}, clingo {_fmt(c)}", file=sys.stderr, flush=True)
+            print(
+                f"  measured {n:,} ticks: ours {_fmt(row['ours']) if 'ours' in row else 'not run'}, clingo {_fmt(c)}",
+                file=sys.stderr,
+                flush=True,
+            )
     return rows
 
 
 def print_ticks(rows: list[dict], cap: float) -> None:
     ours = [(r["ticks"], r["ours"]["s"]) for r in rows if r.get("ours_ok")]
     growth = dict(zip([n for n, _ in ours], _growth(ours)))
-    print(f"(a) growing list, one tick per cons cell; every point a fresh `rofl run --ticks N` process, cap {cap:.0f} s\n")
-    print("| ticks | ours s | ours peak MB | growth exponent | clingo (time-indexed) s | clingo peak MB | ratio ours / clingo |")
+    print(
+        f"(a) growing list, one tick per cons cell; every point a fresh `rofl run --ticks N` process, cap {cap:.0f} s\n"
+    )
+    print(
+        "| ticks | ours s | ours peak MB | growth exponent | clingo (time-indexed) s | clingo peak MB | ratio ours / clingo |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         c = r["clingo"]
@@ -136,12 +156,16 @@ def print_ticks(rows: list[dict], cap: float) -> None:
             ratio = "" if o["capped"] or c["capped"] or o["failed"] or c["failed"] else f"{o['s'] / c['s']:.1f}x"
         else:
             ours_s, ours_mb, ratio = "not run", "", ""
-        print(f"| {r['ticks']:,} | {ours_s} | {ours_mb} | {growth.get(r['ticks'], '')} | {_fmt(c)} | {c['mb']:.0f} | {ratio} |")
+        print(
+            f"| {r['ticks']:,} | {ours_s} | {ours_mb} | {growth.get(r['ticks'], '')} | {_fmt(c)} | {c['mb']:.0f} | {ratio} |"
+        )
     done = max((n for n, _ in ours), default=0)
-    print(f"\nReached: {done:,} ticks within the cap. {TARGET_TICKS:,} ticks is not reached: our time grows "
-          "superlinearly (the growth exponent column), so it is not measured. clingo's time-indexed version grows "
-          f"superlinearly too; at {TARGET_TICKS:,} it passed 11 GB in 90 s in our trial (each process here is capped at "
-          "KERNEL_SCALE_MEM_MB, default 4,096 MB, of address space).")
+    print(
+        f"\nReached: {done:,} ticks within the cap. {TARGET_TICKS:,} ticks is not reached: our time grows "
+        "superlinearly (the growth exponent column), so it is not measured. clingo's time-indexed version grows "
+        f"superlinearly too; at {TARGET_TICKS:,} it passed 11 GB in 90 s in our trial (each process here is capped at "
+        "KERNEL_SCALE_MEM_MB, default 4,096 MB, of address space)."
+    )
 
 
 # ------------------------------------------------------------------------------------------ peers
@@ -209,14 +233,38 @@ def import_chain(n: int = CHAIN, cap: float = CAP_S) -> list[dict]:
         audit = [*ROFL, "audit", "--facts", str(facts)]
         (facts / CACHE_NAME).unlink(missing_ok=True)
         cold = run_child(audit, sink, AUDIT_CAP_S)
-        warm = cold if cold["capped"] else min((run_child(audit, sink, AUDIT_CAP_S) for _ in range(3)), key=lambda m: m["s"])
+        warm = (
+            cold
+            if cold["capped"]
+            else min((run_child(audit, sink, AUDIT_CAP_S) for _ in range(3)), key=lambda m: m["s"])
+        )
         findings = sink.read_text(errors="replace")
-        rows.append({"what": f"rofl audit --facts ({n:,}-file chain)", "cold": cold, "warm": warm,
-                     "check": "capped: not measured warm" if cold["capped"] else f"exit {warm['code']}, {findings.count('cycle')} lines naming a cycle"})
-        rows.append({"what": "rofl ask 'in_cycle[code](F)'", "cold": c, "warm": w,
-                     "check": f"{len(ours):,} files, equal to networkx: {ours == peer['answer']}"})
-        rows.append({"what": "networkx strongly_connected_components", "cold": peer, "warm": {**peer, "s": peer["warm_s"]},
-                     "check": f"{len(peer['answer']):,} files"})
+        rows.append(
+            {
+                "what": f"rofl audit --facts ({n:,}-file chain)",
+                "cold": cold,
+                "warm": warm,
+                "check": "capped: not measured warm"
+                if cold["capped"]
+                else f"exit {warm['code']}, {findings.count('cycle')} lines naming a cycle",
+            }
+        )
+        rows.append(
+            {
+                "what": "rofl ask 'in_cycle[code](F)'",
+                "cold": c,
+                "warm": w,
+                "check": f"{len(ours):,} files, equal to networkx: {ours == peer['answer']}",
+            }
+        )
+        rows.append(
+            {
+                "what": "networkx strongly_connected_components",
+                "cold": peer,
+                "warm": {**peer, "s": peer["warm_s"]},
+                "check": f"{len(peer['answer']):,} files",
+            }
+        )
     return rows
 
 
@@ -245,18 +293,37 @@ def real_scan(cap: float = CAP_S) -> tuple[list[dict], dict]:
         used = real_sources(src)
         if not used:
             return [], {"used": []}
-        summary = json.loads(subprocess.run([*ROFL, "scan", str(src), "--out", str(facts), "--json"], check=True,
-                                            capture_output=True, text=True).stdout)
+        summary = json.loads(
+            subprocess.run(
+                [*ROFL, "scan", str(src), "--out", str(facts), "--json"], check=True, capture_output=True, text=True
+            ).stdout
+        )
         data = our_facts(facts)
         edges = sorted(data["edges"])
         (work / "edges.json").write_text(json.dumps(edges))
         c, w, ours = rofl_cold_warm(_in_cycle_argv(facts), facts, sink, lambda d: {a["F"] for a in d["answers"]})
         peer = nx_peer(work / "edges.json", sink)
-        rows.append({"what": "rofl ask 'in_cycle[code](F)'", "cold": c, "warm": w,
-                     "check": f"{len(ours):,} files, equal to networkx: {ours == peer['answer']}"
-                              + ("" if ours == peer["answer"] else f" (only ours {len(ours - peer['answer'])}, only networkx {len(peer['answer'] - ours)})")})
-        rows.append({"what": "networkx strongly_connected_components", "cold": peer, "warm": {**peer, "s": peer["warm_s"]},
-                     "check": f"{len(peer['answer']):,} files"})
+        rows.append(
+            {
+                "what": "rofl ask 'in_cycle[code](F)'",
+                "cold": c,
+                "warm": w,
+                "check": f"{len(ours):,} files, equal to networkx: {ours == peer['answer']}"
+                + (
+                    ""
+                    if ours == peer["answer"]
+                    else f" (only ours {len(ours - peer['answer'])}, only networkx {len(peer['answer'] - ours)})"
+                ),
+            }
+        )
+        rows.append(
+            {
+                "what": "networkx strongly_connected_components",
+                "cold": peer,
+                "warm": {**peer, "s": peer["warm_s"]},
+                "check": f"{len(peer['answer']):,} files",
+            }
+        )
         indeg: dict[str, int] = {}
         for _, b in edges:
             indeg[b] = indeg.get(b, 0) + 1
@@ -264,11 +331,27 @@ def real_scan(cap: float = CAP_S) -> tuple[list[dict], dict]:
         argv = [*ROFL, "impact", "--facts", str(facts), "--changed", changed, "--json", "--no-rescan"]
         c, w, ours = rofl_cold_warm(argv, facts, sink, lambda d: {a["file"] for a in d["affected"]})
         peer = nx_peer(work / "edges.json", sink, changed)
-        rows.append({"what": f"rofl impact --changed {changed}", "cold": c, "warm": w,
-                     "check": f"{len(ours):,} affected, equal to networkx: {ours == peer['answer']}"
-                              + ("" if ours == peer["answer"] else f" (only ours {len(ours - peer['answer'])}, only networkx {len(peer['answer'] - ours)})")})
-        rows.append({"what": "networkx.ancestors", "cold": peer, "warm": {**peer, "s": peer["warm_s"]},
-                     "check": f"{len(peer['answer']):,} ancestors"})
+        rows.append(
+            {
+                "what": f"rofl impact --changed {changed}",
+                "cold": c,
+                "warm": w,
+                "check": f"{len(ours):,} affected, equal to networkx: {ours == peer['answer']}"
+                + (
+                    ""
+                    if ours == peer["answer"]
+                    else f" (only ours {len(ours - peer['answer'])}, only networkx {len(peer['answer'] - ours)})"
+                ),
+            }
+        )
+        rows.append(
+            {
+                "what": "networkx.ancestors",
+                "cold": peer,
+                "warm": {**peer, "s": peer["warm_s"]},
+                "check": f"{len(peer['answer']):,} ancestors",
+            }
+        )
     return rows, {"used": used, "files": summary["files"], "edges": len(edges)}
 
 
@@ -286,7 +369,7 @@ def main(argv: list[str] | None = None) -> None:
     if "--cap" in argv:
         i = argv.index("--cap")
         cap = float(argv[i + 1])
-        del argv[i:i + 2]
+        del argv[i : i + 2]
     parts = argv or ["ticks", "chain", "real"]
     from bench.scan_compare import precompile
 
@@ -294,17 +377,21 @@ def main(argv: list[str] | None = None) -> None:
     if "ticks" in parts:
         print_ticks(growing_list(cap=cap), cap)
     if "chain" in parts:
-        print(f"\n(b) audit over a synthetic {CHAIN:,}-file import chain (one cycle), targets <= 3 s and <= 300 MB; "
-              "cold: no compiled cache; warm: best of 3 with it. networkx: cold = its process (import, read edges, "
-              "compute), warm = the computation alone\n")
+        print(
+            f"\n(b) audit over a synthetic {CHAIN:,}-file import chain (one cycle), targets <= 3 s and <= 300 MB; "
+            "cold: no compiled cache; warm: best of 3 with it. networkx: cold = its process (import, read edges, "
+            "compute), warm = the computation alone\n"
+        )
         print_rows(import_chain(cap=cap))
     if "real" in parts:
         rows, info = real_scan(cap)
         if not info["used"]:
             print("\n(c) no real code under bench/.cache: skipped")
         else:
-            print(f"\n(c) one scan of {', '.join(info['used'])} copied side by side: {info['files']:,} files, "
-                  f"{info['edges']:,} import edges (impact: the most imported file)\n")
+            print(
+                f"\n(c) one scan of {', '.join(info['used'])} copied side by side: {info['files']:,} files, "
+                f"{info['edges']:,} import edges (impact: the most imported file)\n"
+            )
             print_rows(rows)
 
 

@@ -31,9 +31,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import depcruise_graph, edge_diff, monorepos, rofl_facts  # noqa: E402
-from bench.corpora import CACHE, ensure  # noqa: E402
-from bench.scan_compare import measure, precompile, rofl_argv  # noqa: E402
+from bench import depcruise_graph, edge_diff, monorepos, rofl_facts
+from bench.corpora import CACHE, ensure
+from bench.scan_compare import measure, precompile, rofl_argv
 
 RESULTS = CACHE / "results"
 REPEAT = int(os.environ.get("MONOREPO_BENCH_REPEAT", "2"))
@@ -52,8 +52,9 @@ def _affected(payload: dict[str, Any]) -> set[str]:
     return {r["file"] if isinstance(r, dict) else r for r in rows}
 
 
-def _graphs(facts: rofl_facts.RoflFacts, graph: depcruise_graph.CruiseGraph,
-            diffs: list[edge_diff.Difference]) -> tuple[Any, Any, Any]:
+def _graphs(
+    facts: rofl_facts.RoflFacts, graph: depcruise_graph.CruiseGraph, diffs: list[edge_diff.Difference]
+) -> tuple[Any, Any, Any]:
     """dependency-cruiser's graph; rofl's; and dependency-cruiser's with the by-design differences.
 
     ``src_workspace_import`` makes the importer depend on every scanned file of that package (the
@@ -72,14 +73,22 @@ def _graphs(facts: rofl_facts.RoflFacts, graph: depcruise_graph.CruiseGraph,
     theirs = nx.DiGraph(sorted(graph.edges))
     ours = nx.DiGraph(sorted(facts.edges | package_edges))
     adjusted = nx.DiGraph(sorted(graph.edges | package_edges))
-    adjusted.add_edges_from((d.importer, d.target) for d in diffs if d.side == "rofl" and edge_diff.by_design(d.category))
-    adjusted.remove_edges_from([(d.importer, d.target) for d in diffs
-                                if d.side == "depcruise" and edge_diff.by_design(d.category)])
+    adjusted.add_edges_from(
+        (d.importer, d.target) for d in diffs if d.side == "rofl" and edge_diff.by_design(d.category)
+    )
+    adjusted.remove_edges_from(
+        [(d.importer, d.target) for d in diffs if d.side == "depcruise" and edge_diff.by_design(d.category)]
+    )
     return theirs, ours, adjusted
 
 
-def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFacts,
-                graph: depcruise_graph.CruiseGraph, diffs: list[edge_diff.Difference]) -> list[dict[str, Any]]:
+def impact_rows(
+    repo: monorepos.Repo,
+    facts_dir: Path,
+    facts: rofl_facts.RoflFacts,
+    graph: depcruise_graph.CruiseGraph,
+    diffs: list[edge_diff.Difference],
+) -> list[dict[str, Any]]:
     """``rofl impact`` for a fixed sample of imported files, against networkx ancestors."""
     import networkx as nx
 
@@ -91,29 +100,46 @@ def impact_rows(repo: monorepos.Repo, facts_dir: Path, facts: rofl_facts.RoflFac
     rows = []
     for changed in sample:
         start = time.perf_counter()
-        proc = subprocess.run([*rofl, "impact", "--facts", str(facts_dir), "--changed", changed, *flags],
-                              cwd=repo.root, capture_output=True, text=True)
+        proc = subprocess.run(
+            [*rofl, "impact", "--facts", str(facts_dir), "--changed", changed, *flags],
+            cwd=repo.root,
+            capture_output=True,
+            text=True,
+        )
         wall = time.perf_counter() - start
         expected = nx.ancestors(theirs, changed) if changed in theirs else set()
         own = nx.ancestors(ours_graph, changed) if changed in ours_graph else set()
         plus = nx.ancestors(theirs_plus, changed) if changed in theirs_plus else set()
         row: dict[str, Any] = {"changed": changed, "depcruise_ancestors": len(expected), "seconds": round(wall, 3)}
         if proc.returncode != 0:
-            row.update(affected=None, error=(proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1],
-                       equal_depcruise=False, equal_own_edges=False, only_ours=[], only_depcruise=sorted(expected))
+            row.update(
+                affected=None,
+                error=(proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1],
+                equal_depcruise=False,
+                equal_own_edges=False,
+                only_ours=[],
+                only_depcruise=sorted(expected),
+            )
         else:
             ours = _affected(json.loads(proc.stdout)) - {changed}
             union = ours | expected
-            row.update(affected=len(ours), equal_depcruise=ours == expected, equal_own_edges=ours == own,
-                       equal_depcruise_plus=ours == plus, plus_ancestors=len(plus),
-                       overlap=len(ours & expected) / len(union) if union else 1.0,
-                       only_ours=sorted(ours - expected), only_depcruise=sorted(expected - ours))
+            row.update(
+                affected=len(ours),
+                equal_depcruise=ours == expected,
+                equal_own_edges=ours == own,
+                equal_depcruise_plus=ours == plus,
+                plus_ancestors=len(plus),
+                overlap=len(ours & expected) / len(union) if union else 1.0,
+                only_ours=sorted(ours - expected),
+                only_depcruise=sorted(expected - ours),
+            )
         rows.append(row)
     return rows
 
 
-def _cruise(repo: monorepos.Repo, groups: list[monorepos.TsGroup], modules: Path,
-            work: Path) -> tuple[depcruise_graph.CruiseGraph, float]:
+def _cruise(
+    repo: monorepos.Repo, groups: list[monorepos.TsGroup], modules: Path, work: Path
+) -> tuple[depcruise_graph.CruiseGraph, float]:
     """dependency-cruiser's graph (first run) and its best total wall time over REPEAT runs of every group."""
     graph = depcruise_graph.CruiseGraph()
     totals: list[float] = []
@@ -145,37 +171,47 @@ def run_repo(repo: monorepos.Repo, work: Path) -> dict[str, Any]:
     graph, dc_seconds = _cruise(repo, groups, modules, work)
     diffs = edge_diff.differences(facts, graph, workspace, repo.root)
     left_external = sorted(
-        (path, spec) for (path, spec), answers in facts.answers.items()
-        if any(a[0] == "external" for a in answers) and not spec.startswith((".", "/", "#"))
+        (path, spec)
+        for (path, spec), answers in facts.answers.items()
+        if any(a[0] == "external" for a in answers)
+        and not spec.startswith((".", "/", "#"))
         and edge_diff.package_name(spec) in workspace
     )
     common = len(facts.edges & graph.edges)
     union = len(facts.edges | graph.edges)
     row = {
-        "repo": repo.name, "upstream": repo.upstream, "commit": repo.commit,
-        "files": summary["files"], "errors": summary["errors"],
+        "repo": repo.name,
+        "upstream": repo.upstream,
+        "commit": repo.commit,
+        "files": summary["files"],
+        "errors": summary["errors"],
         "error_files": {k: v for k, v in sorted(facts.errors.items())},
-        "workspace_packages": len(workspace), "tsconfig_groups": len(groups),
-        "ours_edges": len(facts.edges), "depcruise_edges": len(graph.edges), "common": common,
-        "only_ours": len(facts.edges - graph.edges), "only_depcruise": len(graph.edges - facts.edges),
+        "workspace_packages": len(workspace),
+        "tsconfig_groups": len(groups),
+        "ours_edges": len(facts.edges),
+        "depcruise_edges": len(graph.edges),
+        "common": common,
+        "only_ours": len(facts.edges - graph.edges),
+        "only_depcruise": len(graph.edges - facts.edges),
         "agreement": round(100 * common / union, 2) if union else 100.0,
         "agreement_by_design": round(100 * common / (union - sum(edge_diff.by_design(d.category) for d in diffs)), 2)
-        if union else 100.0,
-        "left_external": len(left_external), "left_external_examples": left_external[:10],
+        if union
+        else 100.0,
+        "left_external": len(left_external),
+        "left_external_examples": left_external[:10],
         "workspace_imports": sum(1 for a in facts.answers.values() for x in a if x[0] == "workspace"),
         "assets": len(facts.assets),
-        "cold_s": round(min(cold), 3), "depcruise_s": round(dc_seconds, 3),
+        "cold_s": round(min(cold), 3),
+        "depcruise_s": round(dc_seconds, 3),
         "ratio": round(min(cold) / dc_seconds, 3),
         "categories": [
-            {"side": side, "category": cat, "count": n,
-             "examples": [vars_of(d) for d in examples[:3]]}
+            {"side": side, "category": cat, "count": n, "examples": [vars_of(d) for d in examples[:3]]}
             for side, cat, n, examples in edge_diff.by_category(diffs)
         ],
     }
     row["impact"] = impact_rows(repo, out, facts, graph, diffs)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"monorepo-{repo.name}-diff.json").write_text(
-        json.dumps([vars_of(d) for d in diffs], indent=1) + "\n")
+    (RESULTS / f"monorepo-{repo.name}-diff.json").write_text(json.dumps([vars_of(d) for d in diffs], indent=1) + "\n")
     return row
 
 
@@ -197,17 +233,24 @@ def format_tables(rows: list[dict[str, Any]]) -> str:
             f"| {r['workspace_imports']} | {r['errors']} | {r['cold_s']:.2f} | {r['depcruise_s']:.2f} ({r['tsconfig_groups']}) "
             f"| {r['ratio']:.2f}x |"
         )
-    lines += ["", "Targets of issue 8 (>= 99.5% agreement, 0 workspace imports left external, 0 parse errors "
-              "on valid code):", ""]
+    lines += [
+        "",
+        "Targets of issue 8 (>= 99.5% agreement, 0 workspace imports left external, 0 parse errors on valid code):",
+        "",
+    ]
     lines += [
         f"- {r['repo']}: agreement {'met' if r['agreement'] >= 99.5 else 'MISSED'} ({r['agreement']:.2f}%; "
         f"{r['agreement_by_design']:.2f}% with the by-design differences set aside), workspace imports left "
         f"external {r['left_external']}, parse errors {r['errors']}"
         for r in rows
     ]
-    lines += ["", "| repository | changed files sampled | = ancestors over depcruise's graph "
-              "| = ancestors over depcruise's graph with the by-design differences | = ancestors over rofl's edges "
-              "| affected rofl / depcruise (sum) | mean overlap | impact s (median) | impact errors |", "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| repository | changed files sampled | = ancestors over depcruise's graph "
+        "| = ancestors over depcruise's graph with the by-design differences | = ancestors over rofl's edges "
+        "| affected rofl / depcruise (sum) | mean overlap | impact s (median) | impact errors |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         imp = r["impact"]
         secs = sorted(i["seconds"] for i in imp)
@@ -230,20 +273,26 @@ def format_categories(rows: list[dict[str, Any]], examples: int = 1) -> str:
     for r in rows:
         lines.append(f"\n### {r['repo']} ({r['upstream']} {r['commit']}): {r['agreement']:.2f}% agreement\n")
         if r["left_external"]:
-            lines.append(f"- workspace imports left external by rofl: {r['left_external']}, e.g. "
-                         + ", ".join(f"`{p}` `{s}`" for p, s in r["left_external_examples"][:3]))
+            lines.append(
+                f"- workspace imports left external by rofl: {r['left_external']}, e.g. "
+                + ", ".join(f"`{p}` `{s}`" for p, s in r["left_external_examples"][:3])
+            )
         if r["errors"]:
-            lines.append(f"- parse errors: {r['errors']} in " + ", ".join(
-                f"`{p}` ({'; '.join(v[:2])})" for p, v in list(r["error_files"].items())[:5]))
+            lines.append(
+                f"- parse errors: {r['errors']} in "
+                + ", ".join(f"`{p}` ({'; '.join(v[:2])})" for p, v in list(r["error_files"].items())[:5])
+            )
         for c in r["categories"]:
             who = "only rofl" if c["side"] == "rofl" else "only dependency-cruiser"
             if edge_diff.by_design(c["category"]):
                 who += " (by design)"
             lines.append(f"- {who}, {c['count']}: {c['category']}")
             for e in c["examples"][:examples]:
-                lines.append(f"  - `{e['importer']}` imports `{e['specifier']}` -> `{e['target']}`; "
-                             f"rofl: {e['ours']}; depcruise: {e['theirs']}"
-                             + (f"; line {_quote(e['line'])}" if e.get("line") and examples > 1 else ""))
+                lines.append(
+                    f"  - `{e['importer']}` imports `{e['specifier']}` -> `{e['target']}`; "
+                    f"rofl: {e['ours']}; depcruise: {e['theirs']}"
+                    + (f"; line {_quote(e['line'])}" if e.get("line") and examples > 1 else "")
+                )
     return "\n".join(lines) + "\n"
 
 
@@ -259,8 +308,11 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     found, absent = monorepos.present()
     for name in absent:
         upstream, commit = monorepos.SNAPSHOTS[name]
-        print(f"- {name}: absent, skipped (no git work tree at {monorepos.REPOS / name}; `make bench` cannot "
-              f"download it: clone https://github.com/{upstream} at {commit} there to include it)", flush=True)
+        print(
+            f"- {name}: absent, skipped (no git work tree at {monorepos.REPOS / name}; `make bench` cannot "
+            f"download it: clone https://github.com/{upstream} at {commit} there to include it)",
+            flush=True,
+        )
     repos = [r for r in found if not argv or r.name in argv]
     if not repos:
         print("No monorepo present; nothing to compare.")
@@ -279,10 +331,13 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "monorepo_compare.json").write_text(json.dumps(rows, indent=1) + "\n")
     if diffs_out:
-        diffs_out.write_text("# rofl vs dependency-cruiser: every difference, 3 examples per category\n\n"
-                             "Generated by `bench/monorepo_compare.py --diffs` (columns: importer, specifier, "
-                             "edge target; rofl's answers; dependency-cruiser's answer).\n\n"
-                             + tables + format_categories(rows, examples=3))
+        diffs_out.write_text(
+            "# rofl vs dependency-cruiser: every difference, 3 examples per category\n\n"
+            "Generated by `bench/monorepo_compare.py --diffs` (columns: importer, specifier, "
+            "edge target; rofl's answers; dependency-cruiser's answer).\n\n"
+            + tables
+            + format_categories(rows, examples=3)
+        )
     return rows
 
 

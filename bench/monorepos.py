@@ -114,7 +114,9 @@ def workspace_packages(repo: Repo) -> dict[str, str]:
     pnpm = repo.root / "pnpm-workspace.yaml"
     if pnpm.exists():
         globs = _pnpm_globs(pnpm.read_text())
-    root_manifest = json.loads((repo.root / "package.json").read_text()) if (repo.root / "package.json").exists() else {}
+    root_manifest = (
+        json.loads((repo.root / "package.json").read_text()) if (repo.root / "package.json").exists() else {}
+    )
     workspaces = root_manifest.get("workspaces")
     if isinstance(workspaces, dict):
         workspaces = workspaces.get("packages")
@@ -180,7 +182,10 @@ def tsconfig_options(repo: Repo) -> dict[str, dict]:
     typescript = CACHE / "node_modules" / "typescript"
     proc = subprocess.run(
         ["node", "-e", _TSCONFIG_SCRIPT, str(typescript)],
-        input=json.dumps([str(repo.root / c) for c in configs]), capture_output=True, text=True, check=True,
+        input=json.dumps([str(repo.root / c) for c in configs]),
+        capture_output=True,
+        text=True,
+        check=True,
     )
     parsed = json.loads(proc.stdout)
     return {os.path.relpath(k, repo.root): v for k, v in parsed.items()}

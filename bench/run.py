@@ -41,11 +41,18 @@ def main(argv: list[str]) -> int:
 
         three = next(c for c in ensure() if c.name == "three")
         with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run([sys.executable, "-m", "rofl.cli", "scan", str(three.src), "--out", tmp, "--json"], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "-m", "rofl.cli", "scan", str(three.src), "--out", tmp, "--json"],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             row = kernel_bench.corpus_import_graph(sorted(our_facts(Path(tmp))["edges"]), name="three/src imports")
         print(row)
     if "kernel_scale" in wanted:
-        print("\n## Kernel at scale: deep terms over many ticks, cycles without the closure (time and peak memory)\n", flush=True)
+        print(
+            "\n## Kernel at scale: deep terms over many ticks, cycles without the closure (time and peak memory)\n",
+            flush=True,
+        )
         from bench import kernel_scale_bench
 
         kernel_scale_bench.main([])

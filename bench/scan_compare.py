@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpora import CACHE, Corpus, ensure, node_bin  # noqa: E402
+from bench.corpora import CACHE, Corpus, ensure, node_bin
 
 RESULTS = CACHE / "results"
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,7 +113,11 @@ def our_facts(out: Path) -> dict[str, Any]:
             elif head.rel == "src_import_name":
                 named.add((args[0], args[1]))
     return {
-        "edges": edges, "kinds": kinds, "answer": answer, "by_edge": by_edge, "named": named,
+        "edges": edges,
+        "kinds": kinds,
+        "answer": answer,
+        "by_edge": by_edge,
+        "named": named,
         "files": set(manifest["files"]),
     }
 
@@ -240,8 +244,14 @@ def run_corpus(corpus: Corpus, work: Path) -> dict[str, Any]:
     src_arg = os.path.relpath(corpus.src, corpus.root)
     madge = [str(node_bin("madge")), "--json", *corpus.madge_args, src_arg]
     depcruise = [
-        str(node_bin("depcruise")), "--no-config", "--output-type", "json", *corpus.depcruise_args,
-        "-f", str(dc_json), src_arg,
+        str(node_bin("depcruise")),
+        "--no-config",
+        "--output-type",
+        "json",
+        *corpus.depcruise_args,
+        "-f",
+        str(dc_json),
+        src_arg,
     ]
     madge_runs, dc_runs, cold, nochange, onechange = [], [], [], [], []
     for i in range(REPEAT):
@@ -335,10 +345,14 @@ def format_differences(rows: list[dict[str, Any]]) -> str:
             cmp = r[f"vs_{tool}"]
             if tool == "madge":
                 spec = r["ours_specifiers"]
-                lines.append(f"- {r['corpus']}: our specifiers resolve to {spec['resolves']} files, "
-                             f"{spec['external']} packages, {spec['unresolved']} unresolved")
-            lines.append(f"- {r['corpus']} vs {tool}: {cmp['common']} common edges, "
-                         f"{cmp['only_ours']} only ours, {cmp['only_theirs']} only {tool}")
+                lines.append(
+                    f"- {r['corpus']}: our specifiers resolve to {spec['resolves']} files, "
+                    f"{spec['external']} packages, {spec['unresolved']} unresolved"
+                )
+            lines.append(
+                f"- {r['corpus']} vs {tool}: {cmp['common']} common edges, "
+                f"{cmp['only_ours']} only ours, {cmp['only_theirs']} only {tool}"
+            )
             for side, label in (("only_ours_by", "only ours"), ("only_theirs_by", f"only {tool}")):
                 for category, n in sorted(cmp[side].items(), key=lambda kv: -kv[1]):
                     lines.append(f"  - {label}: {n} {category}")

@@ -36,8 +36,15 @@ def busy_beaver() -> dict:
         steps, cells = simulate(BUSY_BEAVER)
     peer = (time.perf_counter() - start) / 100
     assert kernel.query("ones(N)").rows == ((sum(cells),),)
-    return {"bench": "busy beaver", "ticks": report.ticks, "seconds": round(ours, 4), "ticks_per_s": round(report.ticks / ours),
-            "peer": "plain Python simulation", "peer_seconds": round(peer, 6), "ratio": round(ours / peer, 1)}
+    return {
+        "bench": "busy beaver",
+        "ticks": report.ticks,
+        "seconds": round(ours, 4),
+        "ticks_per_s": round(report.ticks / ours),
+        "peer": "plain Python simulation",
+        "peer_seconds": round(peer, 6),
+        "ratio": round(ours / peer, 1),
+    }
 
 
 def counter() -> dict:
@@ -55,8 +62,15 @@ def counter() -> dict:
     ctl.ground([("base", [])])
     ctl.solve()
     peer = time.perf_counter() - start
-    return {"bench": f"counter {COUNTER_TICKS:,} ticks", "ticks": report.ticks, "seconds": round(ours, 3), "ticks_per_s": round(report.ticks / ours),
-            "peer": "clingo, time-indexed count", "peer_seconds": round(peer, 4), "ratio": round(ours / peer, 1)}
+    return {
+        "bench": f"counter {COUNTER_TICKS:,} ticks",
+        "ticks": report.ticks,
+        "seconds": round(ours, 3),
+        "ticks_per_s": round(report.ticks / ours),
+        "peer": "clingo, time-indexed count",
+        "peer_seconds": round(peer, 4),
+        "ratio": round(ours / peer, 1),
+    }
 
 
 def store_round_trip() -> dict:
@@ -77,9 +91,15 @@ def store_round_trip() -> dict:
         blob = pickle.dumps(kernel.store.base["f"], protocol=pickle.HIGHEST_PROTOCOL)
         pickle.loads(blob)
         peer = time.perf_counter() - start
-    return {"bench": f"save+restore {STORE_FACTS:,} facts", "save_s": round(save_s, 2), "restore_s": round(restore_s, 2),
-            "bytes_per_fact": round(size / STORE_FACTS, 1), "peer": "pickle dumps+loads of the same facts",
-            "peer_seconds": round(peer, 2), "ratio": round((save_s + restore_s) / peer, 1)}
+    return {
+        "bench": f"save+restore {STORE_FACTS:,} facts",
+        "save_s": round(save_s, 2),
+        "restore_s": round(restore_s, 2),
+        "bytes_per_fact": round(size / STORE_FACTS, 1),
+        "peer": "pickle dumps+loads of the same facts",
+        "peer_seconds": round(peer, 2),
+        "ratio": round((save_s + restore_s) / peer, 1),
+    }
 
 
 def main() -> list[dict]:

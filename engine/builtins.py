@@ -9,8 +9,8 @@ Every arithmetic operation fails (None) on non-integers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .errors import BudgetExhausted
 from .terms import Term, sort_key

@@ -30,7 +30,9 @@ class Signature:
     def text(self) -> str:
         where = "any perspective" if self.persp is None else self.persp
         name = display_name(self.rel)
-        return f"{name}[{where}]/{self.arity}" if self.persp is not None else f"{name}/{self.arity} (in any perspective)"
+        return (
+            f"{name}[{where}]/{self.arity}" if self.persp is not None else f"{name}/{self.arity} (in any perspective)"
+        )
 
 
 def _rule_signatures(decoded: DecodedRules) -> set[Signature]:
@@ -86,7 +88,9 @@ def check_literal(store: Store, decoded: DecodedRules, lit: Literal) -> None:
     same = [s for s in known if s.rel == lit.rel]
     names = sorted({s.rel for s in known})
     close = difflib.get_close_matches(lit.rel, names, n=3, cutoff=0.6)
-    ranked = same + [s for name in close if name != lit.rel for s in known if s.rel == name and s.arity == len(lit.args)]
+    ranked = same + [
+        s for name in close if name != lit.rel for s in known if s.rel == name and s.arity == len(lit.args)
+    ]
     ranked += [s for name in close if name != lit.rel for s in known if s.rel == name and s.arity != len(lit.args)]
     picks = list(dict.fromkeys(ranked))[:3]
     message = f"no relation {asked.text()}"
@@ -141,5 +145,8 @@ def inventory(store: Store, decoded: DecodedRules, tables: dict) -> list[Relatio
     for key in counts:
         if key not in origin and (key[0], key[2]) in var_heads:
             origin[key] = "rules"
-    out = [RelationInfo(rel, persp, arity, counts.get((rel, persp, arity), 0), how) for (rel, persp, arity), how in origin.items()]
+    out = [
+        RelationInfo(rel, persp, arity, counts.get((rel, persp, arity), 0), how)
+        for (rel, persp, arity), how in origin.items()
+    ]
     return sorted(out, key=lambda r: (r.persp, r.name, r.arity))

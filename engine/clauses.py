@@ -9,7 +9,6 @@ reflected facts and rebuilds these values from the store before it evaluates.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from .builtins import MODES
 from .terms import Term
@@ -55,7 +54,7 @@ class Builtin:
     right: Term
 
 
-BodyItem = Union[Literal, Negated, Builtin]
+BodyItem = Literal | Negated | Builtin
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,7 +86,7 @@ class _ByRelation:
 
     __slots__ = ("table", "cols")
 
-    def __init__(self, table: "CycleTable", cols: tuple) -> None:
+    def __init__(self, table: CycleTable, cols: tuple) -> None:
         self.table = table
         self.cols = cols
 

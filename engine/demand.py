@@ -82,8 +82,11 @@ class Demand:
         table = self.ctx.tables.get(rel)
         if table is not None:  # base facts of the relation hold whatever its rules say
             for row, rnd in list(table.rows.items()):
-                if rnd == -1 and len(row) == len(args) + 1 and (persp is None or row[0] == persp) and all(
-                    a is None or a == v for a, v in zip(args, row[1:])
+                if (
+                    rnd == -1
+                    and len(row) == len(args) + 1
+                    and (persp is None or row[0] == persp)
+                    and all(a is None or a == v for a, v in zip(args, row[1:]))
                 ):
                     answers[row] = None
         for rule in self.rules.get(rel, ()):

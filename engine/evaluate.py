@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import vocabulary as V
-from .clauses import Literal, Negated, NEXT
-from .cycles import strong_components
 from .caches import Caches, Previous, StrataEntry
+from .clauses import NEXT, Literal, Negated
+from .cycles import strong_components
 from .demand import Demand
 from .plan import BudgetExhausted, CompiledRule
 from .reflect import fact_term
@@ -216,8 +216,13 @@ def components(rules: list[CompiledRule], demand_reads: dict[str, set[str]] | No
     return [[r for h in sorted(members) for r in by_head[h]] for members in strong_components(graph, sorted(by_head))]
 
 
-def run_rules(ctx: Context, book: RuleBook, rules: list[CompiledRule], stop_rel: str | None = None,
-              demand_reads: dict[str, set[str]] | None = None) -> None:
+def run_rules(
+    ctx: Context,
+    book: RuleBook,
+    rules: list[CompiledRule],
+    stop_rel: str | None = None,
+    demand_reads: dict[str, set[str]] | None = None,
+) -> None:
     """Run ``rules`` to a fixpoint over the context (semi-naive unless the context is naive).
 
     A rule that calls a demand relation whose rules read this component sees the component grow: it is
@@ -231,7 +236,8 @@ def run_rules(ctx: Context, book: RuleBook, rules: list[CompiledRule], stop_rel:
     recursive = frozenset(r.clause.head.rel for r in rules)
     reads = demand_reads or {}
     again = {
-        r.index for r in rules
+        r.index
+        for r in rules
         if any(lit.rel in demand and (reads.get(lit.rel, set()) & recursive) for lit, _ in _body_literals(r))
     }
     for rule in rules:
@@ -281,9 +287,12 @@ def stratify(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) ->
     ctx = Context(store, decoded, limit)
     needed = cone(decoded, {V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED})
     rules = [
-        r for r in decoded.rules
-        if r.clause.head.rel in needed and r.clause.head.rel not in decoded.demand
-        and r.clause.head.temporal != NEXT and not _has_negation(r)
+        r
+        for r in decoded.rules
+        if r.clause.head.rel in needed
+        and r.clause.head.rel not in decoded.demand
+        and r.clause.head.temporal != NEXT
+        and not _has_negation(r)
     ]
     out = Outcome(ctx)
     try:
@@ -333,13 +342,21 @@ def _reusable(store: Store, decoded: DecodedRules, naive: bool, caches: Caches):
     ids = tuple(r.rid for r in decoded.rules)
     if prev is None or prev.rule_ids != ids or prev.naive != naive:
         return None
-    touched = {rel for rel in set(store.versions) | set(prev.versions) if store.versions.get(rel, 0) != prev.versions.get(rel, 0)}
+    touched = {
+        rel
+        for rel in set(store.versions) | set(prev.versions)
+        if store.versions.get(rel, 0) != prev.versions.get(rel, 0)
+    }
     if touched:
         touched |= V.VIRTUAL_RELATIONS
     if caches.cone_ids != ids:
         caches.cones, caches.cone_ids = {}, ids
     by_head = caches.cones
-    init_heads = {r.clause.head.rel for r in decoded.rules if any(isinstance(i, Literal) and i.temporal == "init" for i in r.clause.body)}
+    init_heads = {
+        r.clause.head.rel
+        for r in decoded.rules
+        if any(isinstance(i, Literal) and i.temporal == "init" for i in r.clause.body)
+    }
 
     def ok(head: str) -> bool:
         if head not in prev.heads or head in init_heads:
@@ -353,8 +370,14 @@ def _reusable(store: Store, decoded: DecodedRules, naive: bool, caches: Caches):
     return ok, prev
 
 
-def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goals: set[str] | None = None,
-             caches: Caches | None = None) -> Outcome:
+def evaluate(
+    store: Store,
+    book: RuleBook,
+    limit: int,
+    naive: bool = False,
+    goals: set[str] | None = None,
+    caches: Caches | None = None,
+) -> Outcome:
     """Evaluate every rule of the store (or only those the ``goals`` relations depend on)."""
     caches = caches if caches is not None else Caches()
     decoded = book.rules(store, caches)
@@ -414,5 +437,7 @@ def evaluate(store: Store, book: RuleBook, limit: int, naive: bool = False, goal
     if out.partial:
         caches.last = None
     else:
-        caches.last = Previous(tuple(r.rid for r in decoded.rules), dict(store.versions), naive, ctx, frozenset(derived), costs)
+        caches.last = Previous(
+            tuple(r.rid for r in decoded.rules), dict(store.versions), naive, ctx, frozenset(derived), costs
+        )
     return out

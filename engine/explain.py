@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import builtins as B
+from . import vocabulary as V
 from .clauses import Builtin, Literal, Negated, is_var
 from .demand import Demand, builtin_solutions
 from .display import clause_text, item_text, row_text
 from .evaluate import Context
 from .plan import BudgetExhausted
-from . import vocabulary as V
 from .store import Store
 
 SEARCH_LIMIT = 20_000
@@ -261,7 +261,15 @@ def _best_partial(ctx: Context, rule, binding: dict) -> Node:
     if depth < len(body):
         item = body[depth]
         children.append(Node("fails", _instantiate(item, b)))
-    return Node("rule", row_text(rule.clause.head.rel, _ground(rule.clause.head, b) or ("?",)) if _ground(rule.clause.head, b) else item_text(rule.clause.head), rule=rule.rid, rule_text=clause_text(rule.clause), children=tuple(children))
+    return Node(
+        "rule",
+        row_text(rule.clause.head.rel, _ground(rule.clause.head, b) or ("?",))
+        if _ground(rule.clause.head, b)
+        else item_text(rule.clause.head),
+        rule=rule.rid,
+        rule_text=clause_text(rule.clause),
+        children=tuple(children),
+    )
 
 
 def _instantiate(item, binding: dict) -> str:
@@ -275,7 +283,12 @@ def _instantiate(item, binding: dict) -> str:
 
 
 def _subst_lit(lit: Literal, binding: dict) -> Literal:
-    return Literal(lit.rel, lit.persp if not is_var(lit.persp) else (binding.get(lit.persp[1], (None,))[0] or lit.persp), tuple(_partial(a, binding) for a in lit.args), lit.temporal)
+    return Literal(
+        lit.rel,
+        lit.persp if not is_var(lit.persp) else (binding.get(lit.persp[1], (None,))[0] or lit.persp),
+        tuple(_partial(a, binding) for a in lit.args),
+        lit.temporal,
+    )
 
 
 def explain_text(ctx: Context, store: Store, rel: str, row: tuple) -> str:

@@ -9,8 +9,8 @@ read or saved.  Runs of one derivation that touch are merged, so the saved form 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from .terms import fact_key
 

@@ -12,16 +12,16 @@ from pathlib import Path
 
 from . import builtins as B
 from . import vocabulary as V
+from .caches import Caches
 from .clauses import Clause, Literal, is_var
 from .errors import LoadRejected, RoflError
-from .caches import Caches
 from .evaluate import Outcome, evaluate
-from .result import Result
-from .parse import parse_literal, parse_program
-from .plan import UnsafeRule, check_demand_safe, range_restricted
 from .namespace import qualify
+from .parse import parse_program
+from .plan import UnsafeRule, check_demand_safe, range_restricted
 from .query import Question
 from .reflect import reflect
+from .result import Result
 from .rulebook import RuleBook
 from .store import Store
 from .terms import Term, canonical_facts, canonical_rows, fact_key, format_fact, format_term, sort_key
@@ -122,7 +122,9 @@ class Kernel:
             return None
         return self._evaluate_or_rollback(journal)
 
-    def add_clauses(self, clauses: list[Clause], who: str | None = None, source: str = "<input>", evaluate_now: bool = True) -> Result | None:
+    def add_clauses(
+        self, clauses: list[Clause], who: str | None = None, source: str = "<input>", evaluate_now: bool = True
+    ) -> Result | None:
         journal: list = []
         try:
             self._add_clauses(clauses, who, source, journal)
@@ -132,7 +134,9 @@ class Kernel:
             raise
         return self._evaluate_or_rollback(journal) if evaluate_now else None
 
-    def _add_clauses(self, clauses: list[Clause], who: str | None, source: str, journal: list, private: bool = False) -> None:
+    def _add_clauses(
+        self, clauses: list[Clause], who: str | None, source: str, journal: list, private: bool = False
+    ) -> None:
         registered: set = set()  # (rel, persp) pairs whose edb and authority facts were emitted
         add = self.store.add
         for c in clauses:
@@ -154,12 +158,16 @@ class Kernel:
                 continue
             where = f"{source}:{c.line}:{c.col}"
             if c.head.rel in V.RESERVED_SET:
-                raise LoadRejected(f"{where}: a rule may not conclude into reserved relation '{c.head.rel}'; rename the head")
+                raise LoadRejected(
+                    f"{where}: a rule may not conclude into reserved relation '{c.head.rel}'; rename the head"
+                )
             if not c.want and not range_restricted(c):
                 try:
                     check_demand_safe(c)
                 except UnsafeRule as exc:
-                    raise LoadRejected(f"{where}: unsafe rule: {exc}; bind every variable with a positive premise first") from None
+                    raise LoadRejected(
+                        f"{where}: unsafe rule: {exc}; bind every variable with a positive premise first"
+                    ) from None
             rid, facts = reflect(c)
             for rel, row in facts:
                 self._add(rel, row, None, journal)
@@ -218,7 +226,9 @@ class Kernel:
 
     # -- evaluation --------------------------------------------------------------------------------
     def _run_evaluation(self, kind: str, limit: int | None = None, goals: set[str] | None = None) -> Outcome:
-        outcome = evaluate(self.store, self.book, self.budget if limit is None else limit, self.naive, goals, self._caches)
+        outcome = evaluate(
+            self.store, self.book, self.budget if limit is None else limit, self.naive, goals, self._caches
+        )
         if outcome.unstratified:
             self._result = None
             return outcome
@@ -265,8 +275,11 @@ class Kernel:
         """The stored names of the relations that rules conclude, or base facts hold, in perspective ``persp``."""
         from .clauses import is_var
 
-        names = {r.clause.head.rel for r in self.book.rules(self.store, self._caches).rules
-                 if not is_var(r.clause.head.persp) and r.clause.head.persp == persp}
+        names = {
+            r.clause.head.rel
+            for r in self.book.rules(self.store, self._caches).rules
+            if not is_var(r.clause.head.persp) and r.clause.head.persp == persp
+        }
         names |= {rel for rel in self.store.relations() if any(row[0] == persp for row in self.store.base[rel])}
         return names
 
@@ -283,7 +296,7 @@ class Kernel:
         return self.evaluate()
 
     # -- questions ---------------------------------------------------------------------------------
-    def question(self, text: "str | Literal | tuple") -> "Question":
+    def question(self, text: str | Literal | tuple) -> Question:
         """Parse (when text) and check a question: every literal's relation must be defined, and it must be safe."""
         from .catalog import check_literal
         from .parse import parse_body
@@ -301,7 +314,9 @@ class Kernel:
             check_literal(self.store, decoded, lit)
         return question
 
-    def query(self, literal: "Literal | str | tuple", budget: int | None = None, goals: set[str] | None = None) -> Answers:
+    def query(
+        self, literal: Literal | str | tuple, budget: int | None = None, goals: set[str] | None = None
+    ) -> Answers:
         """All answers to a question (a literal, or a conjunction of literals, negations and builtins).
 
         Raises UnknownRelation for a relation nothing defines where it is asked, UnsafeQuery for a
@@ -381,7 +396,7 @@ class Kernel:
         """Every fact that holds now (base and derived), canonically sorted; virtual relations excluded."""
         ctx = self.evaluate()._ctx
         out = []
-        for name in ([rel] if rel is not None else sorted(ctx.tables)):
+        for name in [rel] if rel is not None else sorted(ctx.tables):
             if name in V.VIRTUAL_RELATIONS or name not in ctx.tables:
                 continue
             for row in canonical_rows(ctx.tables[name].rows):
@@ -415,7 +430,7 @@ class Kernel:
         return persist.save(path, self.store, self.evaluate())
 
     @classmethod
-    def restore(cls, path: str | Path, budget: int = DEFAULT_BUDGET, naive: bool = False) -> "Kernel":
+    def restore(cls, path: str | Path, budget: int = DEFAULT_BUDGET, naive: bool = False) -> Kernel:
         """A kernel over a saved store (no source is parsed; rules come from their reflected facts)."""
         from . import persist
 
@@ -460,7 +475,12 @@ class Kernel:
     def current_facts(self) -> list[tuple[str, tuple]]:
         """This tick's domain base facts (the ones a tick boundary drops)."""
         return canonical_facts(
-            ((rel, row) for rel in self.store.relations() for row, m in self.store.base[rel].items() if m.tick is not None)
+            (
+                (rel, row)
+                for rel in self.store.relations()
+                for row, m in self.store.base[rel].items()
+                if m.tick is not None
+            )
         )
 
     def run(self, max_ticks: int | None = None, budget: int | None = None, collect: tuple = ()) -> RunReport:
@@ -475,7 +495,9 @@ class Kernel:
         while True:
             ticks += 1
             used += outcome.work
-            facts = [format_fact(rel, row[0], row[1:]) for name in sorted(set(collect)) for rel, row in self.facts(name)]
+            facts = [
+                format_fact(rel, row[0], row[1:]) for name in sorted(set(collect)) for rel, row in self.facts(name)
+            ]
             collected.append((self.store.tick, tuple(facts)))
             if outcome.partial:
                 partial = True

@@ -64,7 +64,9 @@ def tokenize(text: str, source: str = "<input>") -> list[Token]:
             while j < n and text[j].isdigit() and text[j].isascii():
                 j += 1
             if j < n and text[j].isascii() and (text[j].isalpha() or text[j] == "_"):
-                raise RoflSyntaxError(source, line, j - line_start + 1, "a number cannot run into a name; add a space or an operator")
+                raise RoflSyntaxError(
+                    source, line, j - line_start + 1, "a number cannot run into a name; add a space or an operator"
+                )
             append(Token(INT, text[i:j], int(text[i:j]), line, col))
             i = j
             continue
@@ -98,7 +100,9 @@ def _read_string(text: str, i: int, line: int, line_start: int, source: str) -> 
         if ch == '"':
             return "".join(out), i + 1, line, line_start
         if ch == "\n":
-            raise RoflSyntaxError(source, start_line, start_col, "unterminated string; close it with \" or write \\n for a newline")
+            raise RoflSyntaxError(
+                source, start_line, start_col, 'unterminated string; close it with " or write \\n for a newline'
+            )
         if ch == "\\":
             nxt = text[i + 1 : i + 2]
             if nxt in _SIMPLE_ESCAPES:
@@ -114,7 +118,9 @@ def _read_string(text: str, i: int, line: int, line_start: int, source: str) -> 
                         out.append(chr(code))
                         i = end + 1
                         continue
-            raise RoflSyntaxError(source, line, i - line_start + 1, "unknown escape; use \\\" \\\\ \\n \\t \\r or \\u{hex}")
+            raise RoflSyntaxError(
+                source, line, i - line_start + 1, 'unknown escape; use \\" \\\\ \\n \\t \\r or \\u{hex}'
+            )
         out.append(ch)
         i += 1
-    raise RoflSyntaxError(source, start_line, start_col, "unterminated string; close it with \"")
+    raise RoflSyntaxError(source, start_line, start_col, 'unterminated string; close it with "')

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .clauses import Clause, Literal, Negated
-from .vocabulary import NAMESPACES, PRIVATE_PERSP, PRIVATE_PREFIX as _PREFIX
+from .vocabulary import NAMESPACES, PRIVATE_PERSP
+from .vocabulary import PRIVATE_PREFIX as _PREFIX
 
 
 def stored_name(rel: str, persp: object) -> str:

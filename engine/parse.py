@@ -27,7 +27,10 @@ def parse_program(text: str, source: str = "<input>") -> list[Clause]:
 # loaded; they take a line-by-line path.  Any line it does not recognise sends the whole text to
 # the full parser, which then also produces the exact error position.
 _WS = r"\s*"  # ASCII white space; \v, which the lexer rejects, sends the text to the full parser
-_FACT_LINE = re.compile(_WS + r"([a-z][A-Za-z0-9_]*)(?:\[([a-z][A-Za-z0-9_]*)\])?\((.*)\)" + _WS + r"(@init|@now)?" + _WS + r"\." + _WS, re.ASCII)
+_FACT_LINE = re.compile(
+    _WS + r"([a-z][A-Za-z0-9_]*)(?:\[([a-z][A-Za-z0-9_]*)\])?\((.*)\)" + _WS + r"(@init|@now)?" + _WS + r"\." + _WS,
+    re.ASCII,
+)
 _QUIET_LINE = re.compile(_WS + r"(?:--.*)?", re.ASCII)
 _ONE_ARG = _WS + r'(?:"((?:[^"\\\n]|\\.)*)"|(-?[0-9]+)|([a-z][A-Za-z0-9_]*))' + _WS
 _ARGS = re.compile(_ONE_ARG + r"(?:," + _ONE_ARG + r")*", re.ASCII)
@@ -193,7 +196,11 @@ class _Parser:
     def builtin(self) -> Builtin:
         left = self.expr()
         tok = self.peek()
-        op = tok.text if (tok.kind == PUNCT and tok.text in COMPARISONS) or (tok.kind == ATOM and tok.text == "is") else None
+        op = (
+            tok.text
+            if (tok.kind == PUNCT and tok.text in COMPARISONS) or (tok.kind == ATOM and tok.text == "is")
+            else None
+        )
         if op is None:
             raise self.error(tok, f"expected a literal or a comparison (= != < <= > >= is), found {tok.describe()}")
         self.advance()
@@ -280,7 +287,9 @@ class _Parser:
 
     def product(self) -> Term:
         left = self.factor()
-        while (self.peek().kind == PUNCT and self.peek().text in ("*", "/")) or (self.peek().kind == ATOM and self.peek().text == "mod"):
+        while (self.peek().kind == PUNCT and self.peek().text in ("*", "/")) or (
+            self.peek().kind == ATOM and self.peek().text == "mod"
+        ):
             op = self.advance().text
             left = (ARITH, op, left, self.factor())
         return left

@@ -30,7 +30,7 @@ from pathlib import Path
 from . import safe_write
 from .errors import RoflError, StoreFormatError
 from .store import Store
-from .terms import canonical_rows, fact_key
+from .terms import fact_key
 
 FORMAT = "rofl-store"
 VERSION = 2
@@ -70,7 +70,9 @@ def body_of(store: Store, result=None) -> dict:
         "counters": dict(sorted(store.counters.items())),
         "base": base,
         "history": store.history.canonical(),
-        "past": [[rel, row, rid, tick] for (rel, row), (rid, tick) in sorted(store.past.items(), key=lambda kv: _key(*kv[0]))],
+        "past": [
+            [rel, row, rid, tick] for (rel, row), (rid, tick) in sorted(store.past.items(), key=lambda kv: _key(*kv[0]))
+        ],
         "tick_log": [[tick, [[rel, row] for rel, row in facts]] for tick, facts in store.tick_log],
         "provenance": prov,
     }
@@ -103,18 +105,26 @@ def loads(data: bytes, source: str = "<store>") -> Store:
         text = data.decode("utf-8")
         doc = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreFormatError(f"{source}: not a rofl store file ({exc.__class__.__name__}); save it again with `rofl save`") from None
+        raise StoreFormatError(
+            f"{source}: not a rofl store file ({exc.__class__.__name__}); save it again with `rofl save`"
+        ) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise StoreFormatError(f"{source}: not a rofl store file; save it again with `rofl save`")
     version = doc.get("version")
     if type(version) is not int or version < 1:
-        raise StoreFormatError(f"{source}: the store format version {version!r} is not one rofl writes; save the store again")
+        raise StoreFormatError(
+            f"{source}: the store format version {version!r} is not one rofl writes; save the store again"
+        )
     if version > VERSION:
-        raise StoreFormatError(f"{source}: store format version {version} is newer than this rofl reads ({VERSION}); upgrade rofl")
+        raise StoreFormatError(
+            f"{source}: store format version {version} is newer than this rofl reads ({VERSION}); upgrade rofl"
+        )
     start = text.find(',"body":')
     body_text = text[start + len(',"body":') : text.rstrip().rfind("}")] if start >= 0 else ""
     if hashlib.sha256(body_text.encode("utf-8")).hexdigest() != doc.get("sha256"):
-        raise StoreFormatError(f"{source}: the store file is corrupt (checksum mismatch); restore from a good copy or save again")
+        raise StoreFormatError(
+            f"{source}: the store file is corrupt (checksum mismatch); restore from a good copy or save again"
+        )
     try:
         return _build(doc["body"], version)
     except (KeyError, TypeError, ValueError, AttributeError, StoreFormatError) as exc:

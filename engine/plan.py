@@ -9,16 +9,29 @@ negations run as soon as their inputs are bound.  Facts are rows ``(persp, *args
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
 
 from . import builtins as B
-from .clauses import ARITH, INIT, NEXT, VAR, WILDCARD_PREFIX, Builtin, Clause, Literal, Negated, is_var, is_wildcard, item_vars, literal_vars, term_vars
+from .clauses import (
+    ARITH,
+    INIT,
+    NEXT,
+    VAR,
+    WILDCARD_PREFIX,
+    Builtin,
+    Clause,
+    Literal,
+    Negated,
+    is_var,
+    is_wildcard,
+    item_vars,
+    literal_vars,
+    term_vars,
+)
+from .errors import BudgetExhausted
 from .terms import Term
-
-
-from .errors import BudgetExhausted  # noqa: E402 - raised inside generated code when the budget would pass
 
 
 class UnsafeRule(Exception):
@@ -30,7 +43,7 @@ def _wildcards(clause: Clause) -> set[str]:
     counts: dict[str, int] = {}
     items = [clause.head, *clause.body]
     for it in items:
-        for name in (item_vars(it) if not isinstance(it, Literal) else literal_vars(it, {})):
+        for name in item_vars(it) if not isinstance(it, Literal) else literal_vars(it, {}):
             counts[name] = counts.get(name, 0) + 1
     return {n for n, c in counts.items() if c == 1 and is_wildcard(n)}
 
@@ -92,7 +105,7 @@ class CompiledRule:
 
 def _vname(name: str) -> str:
     """A Python name for a variable: v_X for source variables, w_N for the wildcard _$N."""
-    return "w_" + name[len(WILDCARD_PREFIX):] if is_wildcard(name) else "v_" + name
+    return "w_" + name[len(WILDCARD_PREFIX) :] if is_wildcard(name) else "v_" + name
 
 
 class _Gen:
@@ -278,7 +291,11 @@ class _Gen:
         else:
             persp = None  # a wildcard perspective
         cols, vals = self.bound_columns(persp, lit.args)
-        checks = [f"({c}, {self.pattern(arg)})" for c, arg in enumerate(lit.args, 1) if not self.ground(arg) and not is_var(arg)]
+        checks = [
+            f"({c}, {self.pattern(arg)})"
+            for c, arg in enumerate(lit.args, 1)
+            if not self.ground(arg) and not is_var(arg)
+        ]
         if lit.rel in self.demand:
             args = "(" + "".join(f"{self.build(a) if self.ground(a) else 'None'}, " for a in lit.args) + ")"
             found = self.fresh("c")
@@ -453,7 +470,12 @@ def _extra(rec: list, rix: int) -> None:
 
 _GLOBALS = {
     **B.CODE_GLOBALS,
-    "_ONCE": (None,), "_BUDGET": BudgetExhausted, "_term_cost": B.term_cost, "_extra": _extra, "_defined": _defined, "_exists": _exists,
+    "_ONCE": (None,),
+    "_BUDGET": BudgetExhausted,
+    "_term_cost": B.term_cost,
+    "_extra": _extra,
+    "_defined": _defined,
+    "_exists": _exists,
 }
 
 
@@ -471,7 +493,7 @@ def compile_variant(rule: CompiledRule, delta: int, recursive: frozenset, demand
     env["RID"] = rule.rid
     for i, value in enumerate(gen.consts):
         env[f"K{i}"] = value
-    exec(_code(source, f"<rule {rule.rid} variant {delta}>"), env)  # noqa: S102 - the kernel's own templates
+    exec(_code(source, f"<rule {rule.rid} variant {delta}>"), env)
     fn = env["variant"]
     fn.source = source
     return fn

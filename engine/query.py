@@ -60,7 +60,7 @@ def plan(items: tuple) -> Question:
     items = tuple(qualify_item(i) for i in items)
     variables: dict[str, None] = {}
     for item in items:
-        for name in (_vars(item) if not isinstance(item, Literal) else literal_vars(item, {})):
+        for name in _vars(item) if not isinstance(item, Literal) else literal_vars(item, {}):
             if not is_wildcard(name):
                 variables[name] = None
     bound: set[str] = set()

@@ -29,7 +29,14 @@ def fact_from_term(term: Term) -> tuple[str, tuple] | None:
     """Inverse of fact_term: ``(rel, row)``, or None when ``term`` is not a fact reference."""
     if type(term) is tuple and len(term) == 4 and term[0] == FACT:
         rel, persp, args = term[1], term[2], term[3]
-        if type(rel) is tuple and len(rel) == 1 and type(persp) is tuple and len(persp) == 1 and type(args) is tuple and args[0] == ARGS:
+        if (
+            type(rel) is tuple
+            and len(rel) == 1
+            and type(persp) is tuple
+            and len(persp) == 1
+            and type(args) is tuple
+            and args[0] == ARGS
+        ):
             return rel[0], (persp[0], *args[1:])
     return None
 

@@ -7,9 +7,9 @@ evaluator's working state stays private to the kernel.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Iterator, Mapping
 
 from . import vocabulary as V
 from .namespace import stored_name
@@ -52,8 +52,15 @@ class Result:
     _ctx: object  # engine.evaluate.Context: private to the kernel
 
     @staticmethod
-    def of(ctx, strata: dict, partial: bool, goals) -> "Result":
-        return Result(partial, ctx.steps, ctx.steps - ctx.saved, MappingProxyType(dict(strata)), None if goals is None else frozenset(goals), ctx)
+    def of(ctx, strata: dict, partial: bool, goals) -> Result:
+        return Result(
+            partial,
+            ctx.steps,
+            ctx.steps - ctx.saved,
+            MappingProxyType(dict(strata)),
+            None if goals is None else frozenset(goals),
+            ctx,
+        )
 
     # -- rows ----------------------------------------------------------------------------------------
     def _table(self, rel: str):
@@ -89,7 +96,10 @@ class Result:
         name = stored_name(rel, persp)
         if arity is not None:
             return defines(self._ctx.store, self._ctx.decoded, name, persp, arity)
-        return any(defines(self._ctx.store, self._ctx.decoded, name, persp, n) for n in range(1, 1 + _max_arity(self._ctx, name)))
+        return any(
+            defines(self._ctx.store, self._ctx.decoded, name, persp, n)
+            for n in range(1, 1 + _max_arity(self._ctx, name))
+        )
 
     # -- provenance ----------------------------------------------------------------------------------
     def provenance(self, rel: str, row: tuple) -> Provenance | None:
@@ -119,7 +129,9 @@ class Result:
         """The facts ``@next`` rules stage for the next tick: ``(relation, row, rule id)``, canonically sorted."""
         staged = self._ctx.staged_provs
         rules = self._ctx.decoded.rules
-        return tuple((rel, row, rules[staged[rel][row][0]].rid) for rel in sorted(staged) for row in canonical_rows(staged[rel]))
+        return tuple(
+            (rel, row, rules[staged[rel][row][0]].rid) for rel in sorted(staged) for row in canonical_rows(staged[rel])
+        )
 
     @property
     def holes(self) -> tuple[Hole, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import vocabulary as V
-from .clauses import Clause, Literal, Negated, NEXT
+from .clauses import NEXT, Clause, Literal, Negated
 from .plan import CompiledRule, UnsafeRule, check_demand_safe, compile_variant, range_restricted
 from .reflect import WANTS, item_from_term, literal_from_term, well_formed
 from .store import Store
@@ -22,7 +22,9 @@ class DecodedRules:
 
 def decode(store: Store) -> tuple[list[tuple[str, Clause]], list[tuple[str, str]]]:
     """Rebuild clauses from ``rule``, ``premise_lit`` and ``conclusion_lit`` facts."""
-    ids = sorted(row[1][0] for row in store.base.get(V.RULE, {}) if len(row) == 2 and type(row[1]) is tuple and len(row[1]) == 1)
+    ids = sorted(
+        row[1][0] for row in store.base.get(V.RULE, {}) if len(row) == 2 and type(row[1]) is tuple and len(row[1]) == 1
+    )
     premises: dict[str, list] = {}
     for row in store.base.get(V.PREMISE_LIT, {}):
         if len(row) == 4 and type(row[1]) is tuple and type(row[2]) is int:

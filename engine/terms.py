@@ -13,9 +13,9 @@ which source text cannot spell.
 
 from __future__ import annotations
 
-from typing import Iterable, Union
+from collections.abc import Iterable
 
-Term = Union[int, str, tuple]
+Term = int | str | tuple
 Fact = tuple  # a tuple of Terms
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -47,7 +47,7 @@ def quote(text: str) -> str:
         if esc is not None:
             out.append(esc)
         elif ch < " " or ch == "\x7f" or "\ud800" <= ch <= "\udfff":
-            out.append("\\u{%x}" % ord(ch))
+            out.append(f"\\u{{{ord(ch):x}}}")
         else:
             out.append(ch)
     out.append('"')

@@ -38,7 +38,7 @@ def read(root: Path, key: str) -> tuple[Store, tuple] | None:
         return None
     if not data.startswith(MAGIC):
         return None
-    rest = data[len(MAGIC):]
+    rest = data[len(MAGIC) :]
     digest, sep, payload = rest.partition(b"\n")
     if not sep or _digest(payload) != digest:
         return None
@@ -52,7 +52,13 @@ def read(root: Path, key: str) -> tuple[Store, tuple] | None:
     store.tick = tick
     store.counters = dict(counters)
     for rel, rows, whos in base:
-        store.adopt(rel, {row: store.meta(who, None if tick_none else tick) for row, who, tick_none in zip(rows, whos, _timeless(rel, len(rows)))})
+        store.adopt(
+            rel,
+            {
+                row: store.meta(who, None if tick_none else tick)
+                for row, who, tick_none in zip(rows, whos, _timeless(rel, len(rows)))
+            },
+        )
     return store, tuple(warnings)
 
 

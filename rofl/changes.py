@@ -30,7 +30,14 @@ WORKSPACE_FILES = frozenset({"pnpm-workspace.yaml"})
 
 # kinds, in the order the output lists them
 SOURCE, DELETED, ASSET, CONFIG, LOCK, FOLDER, PROBED, OUTSIDE = (
-    "source", "deleted", "asset", "config", "lockfile", "folder", "probed", "outside",
+    "source",
+    "deleted",
+    "asset",
+    "config",
+    "lockfile",
+    "folder",
+    "probed",
+    "outside",
 )
 
 
@@ -64,8 +71,9 @@ class CodeFacts:
     RELATIONS = ("src_external", "src_workspace_import", "src_file", "src_resolves", "src_asset")
 
     @staticmethod
-    def from_store(base: dict) -> "CodeFacts":
+    def from_store(base: dict) -> CodeFacts:
         """From ``{relation: rows}`` of the base [code] facts (``RELATIONS``)."""
+
         def rows(rel: str) -> Iterable[tuple]:
             return (r for r in base.get(rel, {}) if r and r[0] == "code")
 
@@ -87,7 +95,12 @@ class CodeFacts:
 
     def package_importers(self, path: str) -> set[str]:
         """Files importing (unresolved) a workspace package whose folder holds ``path``."""
-        return {f for folder, fs in self.workspace.items() if folder in (".", "") or path.startswith(folder + "/") for f in fs}
+        return {
+            f
+            for folder, fs in self.workspace.items()
+            if folder in (".", "") or path.startswith(folder + "/")
+            for f in fs
+        }
 
 
 @dataclass
@@ -211,16 +224,30 @@ def classify_one(path: str, ctx: Context) -> Change | None:
     base = posixpath.basename(path)
     if is_lock_file(path):
         return _lock_change(path, ctx)
-    if base == "package.json" or base in WORKSPACE_FILES or (base.startswith(("tsconfig", "jsconfig")) and base.endswith(".json")):
+    if (
+        base == "package.json"
+        or base in WORKSPACE_FILES
+        or (base.startswith(("tsconfig", "jsconfig")) and base.endswith(".json"))
+    ):
         return _config_change(path, ctx, readers)
     if path in files:
         if ctx.exists(path):
             return Change(path, SOURCE, "scanned source", changed=(path,))
         touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
-        return Change(path, DELETED, f"deleted source (the facts still hold it), named by the imports of {_count(len(touches), 'file')}", changed=(path,), touches=touches)
+        return Change(
+            path,
+            DELETED,
+            f"deleted source (the facts still hold it), named by the imports of {_count(len(touches), 'file')}",
+            changed=(path,),
+            touches=touches,
+        )
     if os.path.isdir(ctx.src / path) or (not ctx.exists(path) and ctx.under(path)):
         inside = ctx.under(path)
-        gone = [p for p in ctx.before.get("files", {}) if p not in files and (path in (".", "") or p.startswith(path.rstrip("/") + "/"))]
+        gone = [
+            p
+            for p in ctx.before.get("files", {})
+            if p not in files and (path in (".", "") or p.startswith(path.rstrip("/") + "/"))
+        ]
         touches = tuple((f, g) for g in gone for f in deps.get(g, ()) if f != g)
         if inside or gone:
             detail = f"folder, {_count(len(inside), 'scanned file')} under it"
@@ -229,25 +256,55 @@ def classify_one(path: str, ctx: Context) -> Change | None:
             return Change(path, FOLDER, detail, changed=tuple(inside) + tuple(gone), touches=touches)
         probing = sorted({f for dep, fs in deps.items() if dep.startswith(path.rstrip("/") + "/") for f in fs})
         if probing:
-            return Change(path, PROBED, f"folder no scanned file lies in, probed by the imports of {_count(len(probing), 'file')}", changed=(path,), touches=tuple((f, path) for f in probing))
+            return Change(
+                path,
+                PROBED,
+                f"folder no scanned file lies in, probed by the imports of {_count(len(probing), 'file')}",
+                changed=(path,),
+                touches=tuple((f, path) for f in probing),
+            )
         return Change(path, OUTSIDE, "folder with no scanned file") if ctx.exists(path) else None
     if path in ctx.facts.assets or path in ctx.facts.targets:
         what = "asset" + ("" if ctx.exists(path) else ", deleted")
         return Change(path, ASSET, what, changed=(path,), touches=tuple((f, path) for f in readers if f != path))
     if path in ctx.before.get("files", {}):
         touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
-        return Change(path, DELETED, f"deleted source, named by the imports of {_count(len(touches), 'file')}", changed=(path,), touches=touches)
+        return Change(
+            path,
+            DELETED,
+            f"deleted source, named by the imports of {_count(len(touches), 'file')}",
+            changed=(path,),
+            touches=touches,
+        )
     if readers and not ctx.exists(path):  # deleted before this scan (or rescanned since): the probes remember it
         touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
-        return Change(path, DELETED, f"deleted, named by the imports of {_count(len(touches), 'file')}", changed=(path,), touches=touches)
+        return Change(
+            path,
+            DELETED,
+            f"deleted, named by the imports of {_count(len(touches), 'file')}",
+            changed=(path,),
+            touches=touches,
+        )
     if readers:
-        return Change(path, PROBED, f"not scanned, probed by the imports of {_count(len(readers), 'file')}", changed=(path,), touches=tuple((f, path) for f in readers if f != path))
+        return Change(
+            path,
+            PROBED,
+            f"not scanned, probed by the imports of {_count(len(readers), 'file')}",
+            changed=(path,),
+            touches=tuple((f, path) for f in readers if f != path),
+        )
     if ctx.exists(path):
         return Change(path, OUTSIDE, "not a scanned file and no import probes it")
     prefix = path.rstrip("/") + "/"
     probing = sorted({f for dep, fs in deps.items() if dep.startswith(prefix) for f in fs if not f.startswith(prefix)})
     if probing:  # a deleted folder whose files are already out of the facts
-        return Change(path, DELETED, f"deleted folder, named by the imports of {_count(len(probing), 'file')}", changed=(path,), touches=tuple((f, path) for f in probing))
+        return Change(
+            path,
+            DELETED,
+            f"deleted folder, named by the imports of {_count(len(probing), 'file')}",
+            changed=(path,),
+            touches=tuple((f, path) for f in probing),
+        )
     if ctx.git is not None and ctx.git.knows(ctx.ref or "HEAD", path):
         return Change(path, OUTSIDE, "deleted, never scanned and no import probes it")
     return None
@@ -278,13 +335,19 @@ def _config_change(path: str, ctx: Context, readers: list[str]) -> Change:
         importers = _importers_of(changed, ctx, folder)
         for f in importers:
             touched.setdefault(f, "dependency")
-        notes.append(f"{how}" + (f" ({_names(changed, 4)})" if changed else "") + f", imported by {_count(len(importers), 'file')}")
+        notes.append(
+            f"{how}"
+            + (f" ({_names(changed, 4)})" if changed else "")
+            + f", imported by {_count(len(importers), 'file')}"
+        )
     elif base in WORKSPACE_FILES and not readers:
         bare = {f for dep, fs in deps.items() if dep.startswith(PACKAGE_DEP) for f in fs}
         for f in bare:
             touched.setdefault(f, "workspace")
         notes = [f"workspace list: every file with a bare import counts ({_count(len(bare), 'file')})"]
-    return Change(path, CONFIG, "config, " + "; ".join(notes), changed=(path,), touches=tuple((f, path) for f in sorted(touched)))
+    return Change(
+        path, CONFIG, "config, " + "; ".join(notes), changed=(path,), touches=tuple((f, path) for f in sorted(touched))
+    )
 
 
 def _lock_change(path: str, ctx: Context) -> Change:
@@ -308,7 +371,7 @@ def _lock_change(path: str, ctx: Context) -> Change:
     detail = f"lock file, {_count(len(direct), 'package')} locked differently since {ctx.ref}"
     if len(changed) > len(direct):
         detail += f" (+{len(changed) - len(direct)} requiring them)"
-    detail += (f", {_count(len(imported), 'imported one')} ({_names(imported, 4)})" if imported else ", none imported")
+    detail += f", {_count(len(imported), 'imported one')} ({_names(imported, 4)})" if imported else ", none imported"
     detail += f": {_count(len(importers), 'file')}"
     return Change(path, LOCK, detail, changed=(path,), touches=tuple((f, path) for f in sorted(importers)))
 

@@ -36,7 +36,7 @@ class LazyGroup(click.Group):
         if entry is None:
             return None
         module = importlib.import_module(f"rofl.commands.{entry[0]}")
-        return getattr(module, name + "_command", None) or getattr(module, "command")
+        return getattr(module, name + "_command", None) or module.command
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """Run a command; a usage error (bad flag, missing argument) is one line on stderr and exit 2."""
@@ -123,8 +123,14 @@ EPILOG = (
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
-              help="Show the version of rofl and of the tree-sitter grammars, and exit.")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version of rofl and of the tree-sitter grammars, and exit.",
+)
 def main() -> None:
     """rofl: turn a JS/TS repository into facts and answer questions about them with proof."""
 

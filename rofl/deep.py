@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 STACK_BYTES = 1 << 30
 RECURSION_LIMIT = 400_000

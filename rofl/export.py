@@ -18,7 +18,13 @@ FORMATS = ("graphml", "gexf", "json", "dot", "mermaid")
 # per-file facts from the scanner that become node attributes: relation -> attribute name
 # the kinds an edge can carry, most significant first: `import_kind` is the first one an edge has
 KIND_ORDER = ("static", "reexport", "side_effect", "dynamic", "require", "type")
-_FILE_COUNTS = {"src_func": "functions", "src_class": "classes", "src_export": "exports", "src_import": "imports", "src_parse_error": "parse_errors"}
+_FILE_COUNTS = {
+    "src_func": "functions",
+    "src_class": "classes",
+    "src_export": "exports",
+    "src_import": "imports",
+    "src_parse_error": "parse_errors",
+}
 
 
 def node_id(term) -> str:
@@ -32,18 +38,23 @@ def parse_relation(text: str) -> tuple[str, str | None]:
     """``NAME`` or ``NAME[PERSPECTIVE]`` (both lowercase names)."""
     m = _RELATION.fullmatch(text)
     if m is None:
-        raise RoflError(f"relation '{text}': not a relation name; write NAME or NAME[PERSPECTIVE], e.g. dependency or dependency[code]")
+        raise RoflError(
+            f"relation '{text}': not a relation name; write NAME or NAME[PERSPECTIVE], e.g. dependency or dependency[code]"
+        )
     return m.group(1), m.group(2)
 
 
 def xml_safe(value: object) -> object:
     """Strings with control characters XML cannot hold get them written as \\u{hex}, as ROFL writes them."""
     if isinstance(value, str) and any(ord(c) < 32 and c not in "\t\n\r" or 0xD800 <= ord(c) <= 0xDFFF for c in value):
-        return "".join(f"\\u{{{ord(c):x}}}" if (ord(c) < 32 and c not in "\t\n\r") or 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+        return "".join(
+            f"\\u{{{ord(c):x}}}" if (ord(c) < 32 and c not in "\t\n\r") or 0xD800 <= ord(c) <= 0xDFFF else c
+            for c in value
+        )
     return value
 
 
-def build_graph(kernel: Kernel, relation: str) -> "nx.DiGraph":
+def build_graph(kernel: Kernel, relation: str) -> nx.DiGraph:
     import networkx as nx
 
     rel, persp = parse_relation(relation)
@@ -53,7 +64,9 @@ def build_graph(kernel: Kernel, relation: str) -> "nx.DiGraph":
     facts = canonical_rows(result.rows(rel, persp))
     arities = {len(row) - 1 for row in facts}
     if arities and arities != {2}:
-        raise RoflError(f"relation '{rel}' has arity {', '.join(map(str, sorted(arities)))}; export takes a binary relation")
+        raise RoflError(
+            f"relation '{rel}' has arity {', '.join(map(str, sorted(arities)))}; export takes a binary relation"
+        )
     graph = nx.DiGraph(name=rel)
     for row in facts:
         a, b = node_id(row[1]), node_id(row[2])
@@ -62,7 +75,7 @@ def build_graph(kernel: Kernel, relation: str) -> "nx.DiGraph":
     return graph
 
 
-def _annotate(result, graph: "nx.DiGraph") -> None:
+def _annotate(result, graph: nx.DiGraph) -> None:
     """Attach what the facts say about each node: kind, hash, line of a declaration, counts, flags."""
     nodes = set(graph.nodes)
 
@@ -119,7 +132,7 @@ def _annotate(result, graph: "nx.DiGraph") -> None:
             data["lines"] = ",".join(map(str, at))
 
 
-def write(graph: "nx.DiGraph", fmt: str) -> str:
+def write(graph: nx.DiGraph, fmt: str) -> str:
     import networkx as nx
 
     if fmt in ("graphml", "gexf"):
@@ -150,7 +163,7 @@ def _dot_attrs(data: dict) -> str:
     return " [" + ", ".join(f"{k}={_dot_quote(v)}" for k, v in sorted(data.items())) + "]"
 
 
-def _dot(graph: "nx.DiGraph") -> str:
+def _dot(graph: nx.DiGraph) -> str:
     lines = [f"digraph {_dot_quote(graph.graph.get('name', 'rofl'))} {{"]
     for node, data in sorted(graph.nodes(data=True)):
         lines.append(f"  {_dot_quote(node)}{_dot_attrs(data)};")
@@ -160,7 +173,7 @@ def _dot(graph: "nx.DiGraph") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _mermaid(graph: "nx.DiGraph") -> str:
+def _mermaid(graph: nx.DiGraph) -> str:
     ids = {node: f"n{i}" for i, node in enumerate(sorted(graph.nodes))}
 
     def label(node: str) -> str:

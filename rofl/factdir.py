@@ -103,7 +103,9 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         if record is None:
             continue
         if not isinstance(record, dict) or not isinstance(record.get("facts"), str):
-            raise RoflError(f"{root / 'manifest.json'}: a fact-file record is malformed; run `rofl scan` again to rewrite it")
+            raise RoflError(
+                f"{root / 'manifest.json'}: a fact-file record is malformed; run `rofl scan` again to rewrite it"
+            )
         expected[posixpath.normpath(record["facts"])] = (str(record.get("digest")), who)
     sources: list = []
     warnings: list[str] = []
@@ -119,7 +121,9 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
             continue
         data = path.read_bytes()
         if want is None:
-            warnings.append(f"{path}: not written by the scanner (not in the manifest); its facts load as '{UNVERIFIED}'")
+            warnings.append(
+                f"{path}: not written by the scanner (not in the manifest); its facts load as '{UNVERIFIED}'"
+            )
             foreign.append(str(path))
             who = UNVERIFIED
         elif _digest(data) != want[0]:
@@ -141,8 +145,13 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
             f" {'it' if len(leftovers) == 1 else 'them'}"
         )
     return FactFolder(
-        root, manifest, tuple(sources), tuple(warnings), key if key is not None else stat_key(root),
-        tuple(leftovers), tuple(foreign),
+        root,
+        manifest,
+        tuple(sources),
+        tuple(warnings),
+        key if key is not None else stat_key(root),
+        tuple(leftovers),
+        tuple(foreign),
     )
 
 

@@ -69,7 +69,9 @@ class Git:
         if rel is None:
             return None
         try:
-            proc = subprocess.run(["git", "-C", str(self.src), "cat-file", "blob", f"{ref}:{rel}"], capture_output=True, check=False)
+            proc = subprocess.run(
+                ["git", "-C", str(self.src), "cat-file", "blob", f"{ref}:{rel}"], capture_output=True, check=False
+            )
         except FileNotFoundError:
             return None
         return proc.stdout if proc.returncode == 0 else None

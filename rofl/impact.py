@@ -111,9 +111,14 @@ def packages_of(paths: list[str], packages: dict[str, str]) -> list[dict]:
 
 def escape(text: str) -> str:
     """Control characters, line separators and lone surrogates as \\u{hex}, so that one path is one line."""
-    if all(32 <= ord(c) < 127 or (ord(c) >= 160 and not 0xD800 <= ord(c) <= 0xDFFF and c not in "\u2028\u2029") for c in text):
+    if all(
+        32 <= ord(c) < 127 or (ord(c) >= 160 and not 0xD800 <= ord(c) <= 0xDFFF and c not in "\u2028\u2029")
+        for c in text
+    ):
         return text
     return "".join(
-        f"\\u{{{ord(c):x}}}" if ord(c) < 32 or 127 <= ord(c) < 160 or 0xD800 <= ord(c) <= 0xDFFF or c in "\u2028\u2029" else c
+        f"\\u{{{ord(c):x}}}"
+        if ord(c) < 32 or 127 <= ord(c) < 160 or 0xD800 <= ord(c) <= 0xDFFF or c in "\u2028\u2029"
+        else c
         for c in text
     )

@@ -15,8 +15,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-LOCK_FILES = frozenset({"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"})
-DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies", "overrides", "resolutions")
+LOCK_FILES = frozenset(
+    {"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"}
+)
+DEPENDENCY_FIELDS = (
+    "dependencies",
+    "devDependencies",
+    "peerDependencies",
+    "optionalDependencies",
+    "overrides",
+    "resolutions",
+)
 
 Locked = dict[str, frozenset[str]]
 
@@ -200,7 +209,9 @@ def _pnpm(text: str, versions: dict[str, set[str]], requires: dict[str, set[str]
         if section not in ("packages", "snapshots"):
             continue
         if line.startswith("  ") and not line.startswith("   "):
-            parsed = _pnpm_key(line.rstrip()[:-1]) if line.rstrip().endswith(":") or line.rstrip().endswith(": {}") else None
+            parsed = (
+                _pnpm_key(line.rstrip()[:-1]) if line.rstrip().endswith(":") or line.rstrip().endswith(": {}") else None
+            )
             if line.rstrip().endswith(": {}"):
                 parsed = _pnpm_key(line.rstrip()[:-4])
             current = parsed[0] if parsed else None

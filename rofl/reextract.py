@@ -86,7 +86,8 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
     try:
         try:
             scan(
-                str(src), str(tmp / "facts"),
+                str(src),
+                str(tmp / "facts"),
                 max_bytes=int(options.get("max_bytes") or 2 * 1024 * 1024),
                 include=tuple(str(g) for g in options.get("include") or ()),
                 exclude=tuple(str(g) for g in options.get("exclude") or ()),

@@ -87,7 +87,9 @@ class Repl:
             return "retracted" if ok else "no such base fact"
         if word == "tick":
             report = self.kernel.tick()
-            return f"tick {report.tick}: installed {len(report.installed)} fact(s)" + (" (partial)" if report.partial else "")
+            return f"tick {report.tick}: installed {len(report.installed)} fact(s)" + (
+                " (partial)" if report.partial else ""
+            )
         if word == "run":
             if rest and not rest.isdigit():
                 raise RoflError(f"run {rest}: give a number of ticks, or nothing to run until quiet")
@@ -123,7 +125,9 @@ class Repl:
         elif not answers.variables:
             out = "yes"
         else:
-            out = "\n".join(", ".join(f"{v} = {format_term(t)}" for v, t in zip(answers.variables, r)) for r in answers.rows)
+            out = "\n".join(
+                ", ".join(f"{v} = {format_term(t)}" for v, t in zip(answers.variables, r)) for r in answers.rows
+            )
         return out + ("\n-- partial: the budget ran out" if answers.partial else "")
 
     def _why(self, text: str) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import click
 
@@ -20,21 +20,48 @@ CODE_BUDGET = 50_000_000
 
 FILES = click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
 LOAD_AS = click.option(
-    "--load-as", "load_as", nargs=2, multiple=True, metavar="WHO FILE",
+    "--load-as",
+    "load_as",
+    nargs=2,
+    multiple=True,
+    metavar="WHO FILE",
     help="Load FILE with its facts asserted by WHO (repeatable).",
 )
 BUDGET = click.option(
-    "--budget", type=click.IntRange(min=1), default=None,
+    "--budget",
+    type=click.IntRange(min=1),
+    default=None,
     help=f"Derivation steps allowed (default {DEFAULT_BUDGET:,}; {CODE_BUDGET:,} with --facts).",
 )
-FACTS = click.option("--facts", "facts", type=click.Path(file_okay=False), default=None, help="A folder written by `rofl scan` (loads rules/code.rofl too).")
-RULES = click.option("--rules", "rules", multiple=True, type=click.Path(dir_okay=False), help="Rule file over the code facts; its facts are asserted by 'user' (repeatable).")
+FACTS = click.option(
+    "--facts",
+    "facts",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="A folder written by `rofl scan` (loads rules/code.rofl too).",
+)
+RULES = click.option(
+    "--rules",
+    "rules",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Rule file over the code facts; its facts are asserted by 'user' (repeatable).",
+)
 JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 PUBLIC_KEY = click.option(
-    "--public-key", "public_key", type=click.Path(dir_okay=False), default=None,
+    "--public-key",
+    "public_key",
+    type=click.Path(dir_okay=False),
+    default=None,
     help="With --facts: check the scan's signature (rofl scan --sign-key) against this PEM public key first.",
 )
-STORE = click.option("--store", "store", type=click.Path(dir_okay=False), default=None, help="Start from a store saved by `rofl save` instead of boot.rofl.")
+STORE = click.option(
+    "--store",
+    "store",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Start from a store saved by `rofl save` instead of boot.rofl.",
+)
 
 
 def program_options(fn: Callable) -> Callable:
@@ -48,7 +75,10 @@ def warn_partial(kernel: Kernel, command: str) -> bool:
     """Say on stderr when the evaluation behind an answer ran out of budget; return whether it did."""
     current = kernel.current
     if current is not None and current.partial:
-        click.echo(f"rofl {command}: the budget ran out before the evaluation finished; the answer is partial, raise --budget", err=True)
+        click.echo(
+            f"rofl {command}: the budget ran out before the evaluation finished; the answer is partial, raise --budget",
+            err=True,
+        )
         return True
     return False
 
@@ -87,15 +117,26 @@ def user_errors(fn: Callable) -> Callable:
 
 
 def who_name(who: str) -> str:
-    if not who or not who.isascii() or not (who[0].isalpha() and who[0].islower()) or not all(c.isalnum() or c == "_" for c in who):
+    if (
+        not who
+        or not who.isascii()
+        or not (who[0].isalpha() and who[0].islower())
+        or not all(c.isalnum() or c == "_" for c in who)
+    ):
         raise RoflError(f"--load-as: '{who}' is not an atom; use a lowercase name such as sensor_net")
     return who
 
 
 def build_kernel(
-    files: tuple, load_as: tuple, budget: int | None, store: str | None = None,
-    facts: str | None = None, rules: tuple = (), use_cache: bool = True,
-    public_key: str | None = None, refuse_forged: bool = False,
+    files: tuple,
+    load_as: tuple,
+    budget: int | None,
+    store: str | None = None,
+    facts: str | None = None,
+    rules: tuple = (),
+    use_cache: bool = True,
+    public_key: str | None = None,
+    refuse_forged: bool = False,
 ) -> Kernel:
     """Boot (or a saved store, or a scanned fact folder with code.rofl and --rules), then each FILE
     (no who), then each --load-as file asserted by its WHO; evaluated once, except over a scan, where
@@ -187,8 +228,14 @@ def code_kernel(facts: str, rules: tuple, budget: int, use_cache: bool = True, p
 SCANNER = "scanner"
 UNVERIFIED = "unverified"
 # the findings that mean a fact does not come from the scanner (ask and impact refuse them with --public-key)
-FORGERY_FINDINGS = ("unsigned[audit](R)", "forged[audit](F)", "usurp[audit](R, P, W)", "claimed[audit](P, W, B)",
-                    "rule_in_facts[audit](R, W)", "missing_fact_file[audit](F)")
+FORGERY_FINDINGS = (
+    "unsigned[audit](R)",
+    "forged[audit](F)",
+    "usurp[audit](R, P, W)",
+    "claimed[audit](P, W, B)",
+    "rule_in_facts[audit](R, W)",
+    "missing_fact_file[audit](F)",
+)
 
 
 def refuse_if_forged(kernel: Kernel) -> None:
@@ -201,7 +248,10 @@ def refuse_if_forged(kernel: Kernel) -> None:
         except UnknownRelation:
             continue
         if answers.rows:
-            fail(f"rofl: refusing to answer over forged facts: {question.split('(')[0]} has {len(answers.rows)} row(s); run `rofl audit` to see them", 1)
+            fail(
+                f"rofl: refusing to answer over forged facts: {question.split('(')[0]} has {len(answers.rows)} row(s); run `rofl audit` to see them",
+                1,
+            )
 
 
 def missing_files(root: Path, manifest: dict) -> list[str]:

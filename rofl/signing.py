@@ -61,11 +61,15 @@ def private_key_from_env(env: str):
 
     text = os.environ.get(env)
     if not text:
-        raise RoflError(f"--sign-key: environment variable {env} is not set or empty; put the PEM text of `rofl keygen`'s .key file in it")
+        raise RoflError(
+            f"--sign-key: environment variable {env} is not set or empty; put the PEM text of `rofl keygen`'s .key file in it"
+        )
     try:
         key = load_pem_private_key(text.encode("utf-8"), password=None)
     except (ValueError, TypeError, UnicodeError):
-        raise RoflError(f"--sign-key: environment variable {env} holds no unencrypted PEM private key; use the .key file `rofl keygen` writes") from None
+        raise RoflError(
+            f"--sign-key: environment variable {env} holds no unencrypted PEM private key; use the .key file `rofl keygen` writes"
+        ) from None
     if not isinstance(key, Ed25519PrivateKey):
         raise RoflError(f"--sign-key: the key in {env} is not an Ed25519 key; make one with `rofl keygen`")
     return key
@@ -78,7 +82,9 @@ def public_key_from_file(path: str | Path):
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise RoflError(f"--public-key: {path}: cannot read ({exc.strerror}); give the .pub file `rofl keygen` wrote") from None
+        raise RoflError(
+            f"--public-key: {path}: cannot read ({exc.strerror}); give the .pub file `rofl keygen` wrote"
+        ) from None
     try:
         key = load_pem_public_key(data)
     except (ValueError, TypeError):
@@ -142,11 +148,15 @@ def verify_folder(root: Path, manifest: dict, public_key_path: str | Path) -> Ve
     if not isinstance(body, dict) or body.get("algorithm") != "ed25519":
         return Verdict(False, f"{path}: not an ed25519 rofl signature")
     if body.get("key_id") != _key_id(public_key):
-        return Verdict(False, f"{path}: signed by another key (key id {str(body.get('key_id'))[:16]!s}), not by {public_key_path}")
+        return Verdict(
+            False, f"{path}: signed by another key (key id {str(body.get('key_id'))[:16]!s}), not by {public_key_path}"
+        )
     try:
         public_key.verify(signature, canonical_content(manifest))
     except InvalidSignature:
-        return Verdict(False, f"{path}: the signature does not match this manifest (edited, or taken from another scan)")
+        return Verdict(
+            False, f"{path}: the signature does not match this manifest (edited, or taken from another scan)"
+        )
     return Verdict(True, "")
 
 

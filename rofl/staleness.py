@@ -23,8 +23,12 @@ def stale_sources(manifest: dict, src: str | Path, out: str | Path | None = None
     if not isinstance(options, dict) or not all(isinstance(options.get(k, []), list) for k in ("include", "exclude")):
         raise RoflError("manifest.json: 'options' is malformed; run `rofl scan` again to rewrite it")
     try:
-        listing = scan_listing(str(root), str(out) if out is not None else os.devnull,
-                               tuple(options.get("include", ())), tuple(options.get("exclude", ())))
+        listing = scan_listing(
+            str(root),
+            str(out) if out is not None else os.devnull,
+            tuple(options.get("include", ())),
+            tuple(options.get("exclude", ())),
+        )
     except ScanError as err:
         raise RoflError(f"rofl: {err}") from None
     files = manifest.get("files", {})

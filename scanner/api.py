@@ -207,7 +207,15 @@ def scan(
         _remove_stale_temporaries(out_abs)
         try:
             return _scan_locked(
-                src_abs, out_abs, verify, jobs or os.cpu_count() or 1, max_bytes, include, exclude, progress, started,
+                src_abs,
+                out_abs,
+                verify,
+                jobs or os.cpu_count() or 1,
+                max_bytes,
+                include,
+                exclude,
+                progress,
+                started,
                 lock.fd,
             )
         except safe_write.UnsafePath as err:  # a symlink or special file planted where the scan writes
@@ -292,13 +300,21 @@ def _scan_locked(
     preamble = _write_preamble(out)
     new_manifest: dict[str, Any] | None = None
     written = False
-    if not plan.nothing_to_do or old is None or old.get("preamble") != preamble or not resolution_valid or "package_entries" not in old:
+    if (
+        not plan.nothing_to_do
+        or old is None
+        or old.get("preamble") != preamble
+        or not resolution_valid
+        or "package_entries" not in old
+    ):
         from scanner.entries import package_entries, write_entries
 
         config_errors: dict[str, str] = {}
         pairs = package_entries(src, listing.packages, set(entries), config_errors)
         package_record = write_entries(out, pairs, config_errors, unreadable)
-        new_manifest = _build_manifest(src, options, versions, preamble, entries, configs, plan.packages, listing, unreadable)
+        new_manifest = _build_manifest(
+            src, options, versions, preamble, entries, configs, plan.packages, listing, unreadable
+        )
         new_manifest["package_entries"] = package_record
         if new_manifest != old:
             manifest.write(out, new_manifest)

@@ -195,7 +195,9 @@ class ConfigStore:
         key = rel_key(self.src, absolute)
         refused = self.errors.pop(key, None)
         signature = self.seen.get(key)
-        return refused is not None and signature is not None and refused.endswith("not read") and "regular" not in refused
+        return (
+            refused is not None and signature is not None and refused.endswith("not read") and "regular" not in refused
+        )
 
     def key(self, absolute: str) -> str:
         return rel_key(self.src, os.path.normpath(absolute))

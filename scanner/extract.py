@@ -63,7 +63,9 @@ from scanner.sfc import SFC_KINDS, script_texts
 
 KINDS = ("static", "type", "dynamic", "require", "reexport", "side_effect")
 MAX_ERRORS_PER_FILE = 20
-MAX_TREE_DEPTH = 50_000  # real code nests a few dozen levels; tree-sitter queries slow down and lose matches past 65,535
+MAX_TREE_DEPTH = (
+    50_000  # real code nests a few dozen levels; tree-sitter queries slow down and lose matches past 65,535
+)
 MAX_ERROR_WIDTH = 5_000  # children of one error node (queries take time quadratic in it)
 
 
@@ -117,15 +119,43 @@ _RECOVERED_IMPORT = re.compile(
     rb"\b(?:(import|export)(\s+type\b)?[^;'\"`]*?\bfrom\s*|(import|require)\s*\(\s*|(import)\s*)([\"'])([^\"'\n]+)\5"
 )
 # node types that only occur in type positions: an import() below one of them is a type import
-_TYPE_CONTEXTS = frozenset({
-    "type_query", "type_annotation", "type_arguments", "type_alias_declaration", "generic_type",
-    "constraint", "default_type", "union_type", "intersection_type", "array_type", "tuple_type",
-    "object_type", "lookup_type", "index_type_query", "function_type", "conditional_type",
-    "parenthesized_type", "readonly_type", "type_predicate", "type_parameter", "optional_type",
-    "rest_type", "infer_type", "property_signature", "method_signature", "call_signature",
-    "construct_signature", "index_signature", "interface_body", "asserts_annotation",
-    "opting_type_annotation", "omitting_type_annotation", "adding_type_annotation",
-})
+_TYPE_CONTEXTS = frozenset(
+    {
+        "type_query",
+        "type_annotation",
+        "type_arguments",
+        "type_alias_declaration",
+        "generic_type",
+        "constraint",
+        "default_type",
+        "union_type",
+        "intersection_type",
+        "array_type",
+        "tuple_type",
+        "object_type",
+        "lookup_type",
+        "index_type_query",
+        "function_type",
+        "conditional_type",
+        "parenthesized_type",
+        "readonly_type",
+        "type_predicate",
+        "type_parameter",
+        "optional_type",
+        "rest_type",
+        "infer_type",
+        "property_signature",
+        "method_signature",
+        "call_signature",
+        "construct_signature",
+        "index_signature",
+        "interface_body",
+        "asserts_annotation",
+        "opting_type_annotation",
+        "omitting_type_annotation",
+        "adding_type_annotation",
+    }
+)
 
 _FUNCTION_VALUES = "[(arrow_function) (function_expression) (generator_function)]"
 
@@ -491,8 +521,9 @@ class Extractor:
         if fix is None:
             return best
         if earlier is not None:  # keep what the earlier rounds took out
-            fix = Repair(fix.data, fix.type_star_exports | earlier.type_star_exports,
-                         fix.type_imports | earlier.type_imports)
+            fix = Repair(
+                fix.data, fix.type_star_exports | earlier.type_star_exports, fix.type_imports | earlier.type_imports
+            )
         return self._better(best, self._grammar(best.grammar).parser.parse(fix.data), best.grammar, fix)
 
     def _better(self, best: _Parsed, tree: Any, grammar: str, fix: Repair | None) -> _Parsed:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 RESOLUTION_MARKER = "-- resolution"
 _MARKER_BYTES = b"\n" + RESOLUTION_MARKER.encode() + b"\n"
 
-_NEEDS_ESCAPE = re.compile("[\x00-\x1f\"\\\\\x7f\ud800-\udfff]")
+_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\x7f\ud800-\udfff]')
 _SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -62,7 +62,9 @@ def head_lines(path: str, content_hash: str) -> list[str]:
     return lines
 
 
-def resolution_lines(path: str, results: list[Resolution], config_errors: tuple[tuple[str, str], ...] = ()) -> list[str]:
+def resolution_lines(
+    path: str, results: list[Resolution], config_errors: tuple[tuple[str, str], ...] = ()
+) -> list[str]:
     """Facts for each resolution: ``src_resolves`` (+ ``src_asset``), ``src_external``,
     ``src_workspace_import`` or ``src_unresolved`` (+ ``src_unresolved_reason`` when the specifier
     could not even be looked for: a NUL, a lone surrogate, a path too long); then

@@ -227,4 +227,3 @@ def list_files(src: str, path_filter: PathFilter) -> Listing:
     sources.sort()
     packages.sort()
     return Listing(tuple(sources), tuple(packages), from_git)
-

@@ -50,7 +50,11 @@ def _well_formed(data: dict[str, Any]) -> bool:
     if not isinstance(files, dict):
         return False
     for entry in files.values():
-        if not isinstance(entry, dict) or not isinstance(entry.get("facts"), str) or not isinstance(entry.get("hash"), str):
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("facts"), str)
+            or not isinstance(entry.get("hash"), str)
+        ):
             return False
         if not isinstance(entry.get("resolution_deps", []), list):
             return False

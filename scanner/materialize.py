@@ -132,7 +132,9 @@ class Materializer:
             return Outcome(path, None, unreadable=f"{err.strerror or err}")
         lines = factfile.head_lines(path, content_hash)
         if data is None:
-            problem: str | None = f"line 1: file is over the {self.context.max_bytes}-byte limit (--max-bytes), not parsed"
+            problem: str | None = (
+                f"line 1: file is over the {self.context.max_bytes}-byte limit (--max-bytes), not parsed"
+            )
             data = b""
         else:
             problem = refusal(data, self.context.max_bytes)
@@ -147,7 +149,7 @@ class Materializer:
             body = data[3:] if data.startswith(BOM) else data
             try:
                 extraction = self.extractor().extract(path, body, grammar_for(path))
-            except Exception as err:  # an extractor bug must not stop the scan; the file says why
+            except Exception as err:  # noqa: BLE001 -- an extractor bug must not stop the scan; the file says why
                 message = f"line 1: extractor failed: {type(err).__name__}: {err}"
                 lines.append(f"src_parse_error[code]({factfile.quote(path)}, {factfile.quote(message)}).")
                 errors = 1

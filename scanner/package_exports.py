@@ -48,7 +48,9 @@ def _match(key: str, table: dict[str, Any]) -> tuple[Any, str | None] | None:
     """(target, pattern match or None) of the entry of ``table`` that ``key`` selects, or None."""
     if "*" not in key and key in table:
         return table[key], None
-    patterns = sorted((k for k in table if isinstance(k, str) and k.count("*") == 1), key=cmp_to_key(pattern_key_compare))
+    patterns = sorted(
+        (k for k in table if isinstance(k, str) and k.count("*") == 1), key=cmp_to_key(pattern_key_compare)
+    )
     for pattern in patterns:
         head, tail = pattern.split("*")
         if key.startswith(head) and key != head:

@@ -85,7 +85,9 @@ def _one_node_per_file(src: str, stats: dict[str, os.stat_result]) -> dict[str, 
         if len(paths) < 2:
             continue
         paths.sort()
-        keep = next((p for p in paths if os.path.realpath(os.path.join(src, p)) == os.path.join(root_real, p)), paths[0])
+        keep = next(
+            (p for p in paths if os.path.realpath(os.path.join(src, p)) == os.path.join(root_real, p)), paths[0]
+        )
         aliases.update((p, keep) for p in paths if p != keep)
     return aliases
 
@@ -95,9 +97,8 @@ MAX_FACT_FILE_BYTES = 1 << 30  # no fact file of a source under --max-bytes come
 
 def fact_file_intact(out: str, entry: dict[str, Any]) -> bool:
     """True when the entry's fact file still has the bytes its digest names."""
-    from scanner.hashing import hash_bytes
-
     from engine.safe_write import read_nofollow
+    from scanner.hashing import hash_bytes
 
     try:
         data = read_nofollow(os.path.join(out, entry["facts"]), MAX_FACT_FILE_BYTES)
@@ -217,10 +218,7 @@ def make_plan(
     prefix = layout.FACTS_FOLDER + "/"
     protected = (frozenset(e.get("facts") for e in named) & {prefix + n for n in present}) - tampered
     state_changed = (
-        touched
-        or configs != old_configs
-        or packages != old_packages
-        or old_workspace != list(listing.packages)
+        touched or configs != old_configs or packages != old_packages or old_workspace != list(listing.packages)
     )
     return Plan(
         sizes=sizes,

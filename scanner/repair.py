@@ -29,10 +29,11 @@ IMPORT_PLACEHOLDER = b"_mport"
 
 _EXPORT_TYPE_STAR = re.compile(rb"\bexport\s+(type)\s+\*")
 _GAP = rb"(?:\s|//[^\n]*\n|/\*(?:[^*]|\*(?!/))*\*/)*"
-_VARIANCE = re.compile(
-    rb"[<,]" + _GAP + rb"((?:in\s+out|in|out)\s+)(?=[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))"
+_VARIANCE = re.compile(rb"[<,]" + _GAP + rb"((?:in\s+out|in|out)\s+)(?=[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))")
+_ACCESSOR = re.compile(
+    rb"(?:^|[{;}]|\b(?:static|public|private|protected|readonly|override|abstract|declare))[ \t]*(accessor)[ \t]+(?=[#A-Za-z_$\[\"'])",
+    re.MULTILINE,
 )
-_ACCESSOR = re.compile(rb"(?:^|[{;}]|\b(?:static|public|private|protected|readonly|override|abstract|declare))[ \t]*(accessor)[ \t]+(?=[#A-Za-z_$\[\"'])", re.MULTILINE)
 _TYPEOF_IMPORT = re.compile(rb"\btypeof\s+(import)(?=\s*\()")
 _SIGNATURE_LINE = re.compile(rb"\n[ \t]*([ \t])<(?:[ \t]*\r?$|[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))", re.MULTILINE)
 
@@ -44,7 +45,6 @@ class Repair:
     data: bytes
     type_star_exports: frozenset[int]  # start offsets of ``export type *`` statements
     type_imports: frozenset[int]  # offsets of ``_mport`` placeholders standing for ``import``
-
 
 
 def _blank(buffer: bytearray, start: int, end: int) -> None:

@@ -296,7 +296,9 @@ class Resolver:
         if known is not None:
             return known
         key = posixpath.join(folder, "package.json") if folder not in ("", ".") else "package.json"
-        if self.store.read(os.path.join(self.src, key)) is not None or self.store.seen.get(key) is not None:  # read, or there but not JSON
+        if (
+            self.store.read(os.path.join(self.src, key)) is not None or self.store.seen.get(key) is not None
+        ):  # read, or there but not JSON
             answer: tuple[str | None, tuple[str, ...]] = ("" if folder in ("", ".") else folder, (key,))
         elif folder in ("", "."):
             answer = (None, (key,))
@@ -330,7 +332,9 @@ class Resolver:
 
     # -- packages ----------------------------------------------------------------------------------
 
-    def _in_package(self, package_dir: str, subpath: str, conditions: frozenset[str], probed: list[str]) -> Found | None:
+    def _in_package(
+        self, package_dir: str, subpath: str, conditions: frozenset[str], probed: list[str]
+    ) -> Found | None:
         key = (package_dir, subpath, conditions)
         known = self._package_memo.get(key)
         if known is None:
@@ -339,7 +343,9 @@ class Resolver:
         probed.extend(known[1])
         return known[0]
 
-    def _search_package(self, package_dir: str, subpath: str, conditions: frozenset[str], probed: list[str]) -> Found | None:
+    def _search_package(
+        self, package_dir: str, subpath: str, conditions: frozenset[str], probed: list[str]
+    ) -> Found | None:
         manifest_key = posixpath.join(package_dir, "package.json") if package_dir else "package.json"
         probed.append(manifest_key)
         data = self.store.read(os.path.join(self.src, manifest_key))

@@ -24,8 +24,17 @@ _SCRIPT = re.compile(rb"<script\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>(.*?)</script
 _HTML_COMMENT = re.compile(rb"<!--.*?-->", re.DOTALL)
 _ATTRIBUTE = re.compile(rb"([\w:@.-]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>]+)))?")
 _FRONTMATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*---[ \t]*\r?\n(.*?)^---[ \t]*$", re.DOTALL | re.MULTILINE)
-_JS_TYPES = frozenset({b"", b"module", b"text/javascript", b"application/javascript", b"text/typescript",
-                       b"application/typescript", b"module/typescript"})
+_JS_TYPES = frozenset(
+    {
+        b"",
+        b"module",
+        b"text/javascript",
+        b"application/javascript",
+        b"text/typescript",
+        b"application/typescript",
+        b"module/typescript",
+    }
+)
 _LANGS = {b"ts": "typescript", b"typescript": "typescript", b"tsx": "tsx", b"jsx": "tsx"}
 # every byte but the line breaks becomes a space
 _BLANK = bytes(b if b in b"\r\n" else 0x20 for b in range(256))

@@ -71,9 +71,7 @@ def _links_to_one_of(src: str, path: str, files: dict[str, Any]) -> bool:
     return (rel.replace(os.sep, "/") if os.sep != "/" else rel) in files
 
 
-def unchanged(
-    src: str, out: str, saved: dict[str, Any], listing: Listing, present: set[str]
-) -> tuple[int, int] | None:
+def unchanged(src: str, out: str, saved: dict[str, Any], listing: Listing, present: set[str]) -> tuple[int, int] | None:
     """(files, errors) when the saved state shows that nothing changed at all, else None.
 
     Nothing changed means: the same sources with the same size and mtime (a listed symlink to

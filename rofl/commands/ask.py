@@ -9,7 +9,16 @@ import click
 from engine.terms import format_term
 
 from ..session import (
-    EXIT_ANSWERS, EXIT_NO_ANSWER, EXIT_PARTIAL, PUBLIC_KEY, build_kernel, emit_json, examples, ground_fact, program_options, user_errors,
+    EXIT_ANSWERS,
+    EXIT_NO_ANSWER,
+    EXIT_PARTIAL,
+    PUBLIC_KEY,
+    build_kernel,
+    emit_json,
+    examples,
+    ground_fact,
+    program_options,
+    user_errors,
 )
 
 EPILOG = examples(
@@ -23,12 +32,23 @@ EPILOG = examples(
 @click.argument("query")
 @program_options
 @click.option("--why", "why_facts", multiple=True, metavar="FACT", help="Also explain why FACT holds (repeatable).")
-@click.option("--whynot", "whynot_facts", multiple=True, metavar="FACT", help="Also explain why FACT does not hold (repeatable).")
+@click.option(
+    "--whynot", "whynot_facts", multiple=True, metavar="FACT", help="Also explain why FACT does not hold (repeatable)."
+)
 @PUBLIC_KEY
 @user_errors
 def command(
-    query: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None,
-    facts: str | None, rules: tuple, why_facts: tuple, whynot_facts: tuple, public_key: str | None = None,
+    query: str,
+    files: tuple,
+    load_as: tuple,
+    budget: int | None,
+    as_json: bool,
+    store: str | None,
+    facts: str | None,
+    rules: tuple,
+    why_facts: tuple,
+    whynot_facts: tuple,
+    public_key: str | None = None,
 ) -> None:
     """Answer QUERY over boot.rofl and FILES: a literal such as 'path(a, X)', or a conjunction of
     literals, negations and comparisons such as 'p(X), not q(X), X > 1'.
@@ -47,7 +67,9 @@ def command(
     whys = [ground_fact(f) for f in why_facts]
     whynots = [ground_fact(f) for f in whynot_facts]
     goals = question.goals | {qualify_literal(w).rel for w in whys + whynots}
-    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, public_key=public_key, refuse_forged=True)
+    kernel = build_kernel(
+        files, load_as, budget, store=store, facts=facts, rules=rules, public_key=public_key, refuse_forged=True
+    )
     answers = kernel.query(question.items, budget, goals=goals)
     why_nodes = [(f, kernel.why(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(why_facts, whys)]
     whynot_nodes = [(f, kernel.whynot(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(whynot_facts, whynots)]

@@ -6,7 +6,17 @@ import sys
 
 import click
 
-from ..session import EXIT_PARTIAL, PUBLIC_KEY, build_kernel, emit_json, examples, fail, program_options, user_errors, warn_partial
+from ..session import (
+    EXIT_PARTIAL,
+    PUBLIC_KEY,
+    build_kernel,
+    emit_json,
+    examples,
+    fail,
+    program_options,
+    user_errors,
+    warn_partial,
+)
 
 EPILOG = examples(
     "rofl audit --facts facts/generated --rules examples/shop/layers.rofl",
@@ -21,9 +31,7 @@ AUDIT = "audit"
 def audit_rows(kernel) -> dict[str, list[str]]:
     """``{relation: [canonical fact text]}`` for every relation with facts in [audit]."""
     from engine.namespace import display_name
-    from engine.terms import format_fact
-
-    from engine.terms import canonical_rows
+    from engine.terms import canonical_rows, format_fact
 
     result = kernel.evaluate(goals=kernel.names_in(AUDIT))  # only what the audits depend on
     found: dict[str, list[str]] = {}
@@ -86,7 +94,14 @@ def finding_objects(kernel, where, extra: dict) -> list[dict]:
                 spot = (str(args[0]), None)
             elif name == "unsigned":
                 spot = ("manifest.sig", None)
-            out.append({"audit": name, "fact": format_fact(rel, row[0], args), "file": spot[0] if spot else None, "line": spot[1] if spot else None})
+            out.append(
+                {
+                    "audit": name,
+                    "fact": format_fact(rel, row[0], args),
+                    "file": spot[0] if spot else None,
+                    "line": spot[1] if spot else None,
+                }
+            )
     for name, texts in extra.items():
         for text in texts:
             out.append({"audit": name, "fact": text, "file": None, "line": None})
@@ -109,18 +124,38 @@ def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tupl
 
 @click.command("audit", epilog=EPILOG)
 @program_options
-@click.option("--src", "src", type=click.Path(file_okay=False), default=None, help="With --facts: also report fact files stale against this source folder.")
-@click.option("--reextract", is_flag=True, help="With --facts and --src: scan SRC again into a temporary folder and report every fact file that differs.")
+@click.option(
+    "--src",
+    "src",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="With --facts: also report fact files stale against this source folder.",
+)
+@click.option(
+    "--reextract",
+    is_flag=True,
+    help="With --facts and --src: scan SRC again into a temporary folder and report every fact file that differs.",
+)
 @PUBLIC_KEY
 @user_errors
 def command(
-    files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple,
-    src: str | None, public_key: str | None = None, reextract: bool = False,
+    files: tuple,
+    load_as: tuple,
+    budget: int | None,
+    as_json: bool,
+    store: str | None,
+    facts: str | None,
+    rules: tuple,
+    src: str | None,
+    public_key: str | None = None,
+    reextract: bool = False,
 ) -> None:
     """Run boot's audits (and any [audit] rules in FILES); exit 1 when any audit has rows."""
     if reextract and (src is None or facts is None):
         fail("rofl audit: --reextract needs --facts DIR and --src SRC (the scan and the sources it came from)")
-    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules, use_cache=False, public_key=public_key)
+    kernel = build_kernel(
+        files, load_as, budget, store=store, facts=facts, rules=rules, use_cache=False, public_key=public_key
+    )
     found = audit_rows(kernel)
     derived = usurped_facts(kernel)
     if derived:
@@ -146,19 +181,28 @@ def command(
         findings = finding_objects(kernel, where, {})
         for text, rid in derived:  # where the usurping rule is written
             spot = where.rule(rid)
-            findings.append({"audit": "forged", "fact": text, "file": spot[0] if spot else None, "line": spot[1] if spot else None})
-        findings += [{"audit": "stale", "fact": None, "file": path, "line": None, "message": reason} for path, reason in stale]
+            findings.append(
+                {"audit": "forged", "fact": text, "file": spot[0] if spot else None, "line": spot[1] if spot else None}
+            )
+        findings += [
+            {"audit": "stale", "fact": None, "file": path, "line": None, "message": reason} for path, reason in stale
+        ]
     if reextract:
         from ..reextract import reextract as rescan
 
         differences = rescan(Path(facts), src)
         if differences:
             found["reextract"] = [d.text() for d in differences]
-            findings += [{"audit": "reextract", "fact": None, "file": d.file, "line": d.line, "message": d.message} for d in differences]
+            findings += [
+                {"audit": "reextract", "fact": None, "file": d.file, "line": d.line, "message": d.message}
+                for d in differences
+            ]
     if as_json:
         emit_json({"audits": found, "clean": not found, **({"findings": findings} if findings else {})})
     else:
-        spots = {f["fact"]: f["file"] + (f":{f['line']}" if f["line"] else "") for f in findings if f["fact"] and f["file"]}
+        spots = {
+            f["fact"]: f["file"] + (f":{f['line']}" if f["line"] else "") for f in findings if f["fact"] and f["file"]
+        }
         for rel in sorted(found):
             click.echo(f"{rel}: {len(found[rel])}")
             for text in found[rel]:

@@ -5,9 +5,19 @@ from __future__ import annotations
 import sys
 
 import click
+
 from engine.namespace import qualify_literal
 
-from ..session import EXIT_PARTIAL, build_kernel, emit_json, examples, ground_fact, program_options, user_errors, warn_partial
+from ..session import (
+    EXIT_PARTIAL,
+    build_kernel,
+    emit_json,
+    examples,
+    ground_fact,
+    program_options,
+    user_errors,
+    warn_partial,
+)
 
 SENSORS = "examples/sensors.rofl --load-as sensor_net examples/sensor_readings.rofl"
 WHY_EPILOG = examples(
@@ -32,7 +42,16 @@ EXCISE_EPILOG = examples(
 @click.argument("fact")
 @program_options
 @user_errors
-def why_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
+def why_command(
+    fact: str,
+    files: tuple,
+    load_as: tuple,
+    budget: int | None,
+    as_json: bool,
+    store: str | None,
+    facts: str | None,
+    rules: tuple,
+) -> None:
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold."""
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
@@ -56,7 +75,16 @@ def why_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_
 @click.argument("fact")
 @program_options
 @user_errors
-def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
+def whynot_command(
+    fact: str,
+    files: tuple,
+    load_as: tuple,
+    budget: int | None,
+    as_json: bool,
+    store: str | None,
+    facts: str | None,
+    rules: tuple,
+) -> None:
     """For FACT that does not hold, name the failing premise of each rule that could conclude it.
 
     Exit 1 when FACT holds after all.
@@ -79,7 +107,16 @@ def whynot_command(fact: str, files: tuple, load_as: tuple, budget: int | None, 
 @click.argument("fact")
 @program_options
 @user_errors
-def excise_command(fact: str, files: tuple, load_as: tuple, budget: int | None, as_json: bool, store: str | None, facts: str | None, rules: tuple) -> None:
+def excise_command(
+    fact: str,
+    files: tuple,
+    load_as: tuple,
+    budget: int | None,
+    as_json: bool,
+    store: str | None,
+    facts: str | None,
+    rules: tuple,
+) -> None:
     """The facts lost and gained when base fact FACT is removed (recomputed, not read from witnesses)."""
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)

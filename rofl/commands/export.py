@@ -13,12 +13,26 @@ from ..session import BUDGET, FACTS, FILES, RULES, build_kernel, fail, user_erro
 @click.argument("relation")
 @FILES
 @FACTS
-@click.option("--format", "fmt", type=click.Choice(["graphml", "gexf", "json", "dot", "mermaid"]), default="json", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None, help="Write to FILE instead of standard output.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["graphml", "gexf", "json", "dot", "mermaid"]),
+    default="json",
+    show_default=True,
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write to FILE instead of standard output.",
+)
 @RULES
 @BUDGET
 @user_errors
-def command(relation: str, files: tuple, facts: str | None, fmt: str, output: str | None, rules: tuple, budget: int | None) -> None:
+def command(
+    relation: str, files: tuple, facts: str | None, fmt: str, output: str | None, rules: tuple, budget: int | None
+) -> None:
     """Write RELATION (e.g. dependency, depends_on, or one a rule file derives) as a networkx graph."""
     from ..export import build_graph, parse_relation, write
 

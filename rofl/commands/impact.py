@@ -11,22 +11,65 @@ MAX_LISTED_SOURCES = 20  # more changed sources than this are summarised in one 
 
 @click.command("impact")
 @FACTS
-@click.option("--changed", multiple=True, metavar="PATH", help="A changed path relative to the scanned folder: a file, a folder, a config or lock file (repeatable).")
-@click.option("--git-base", "git_base", default=None, metavar="REF", help="Take the changed paths from git: the work tree against REF, untracked included.")
+@click.option(
+    "--changed",
+    multiple=True,
+    metavar="PATH",
+    help="A changed path relative to the scanned folder: a file, a folder, a config or lock file (repeatable).",
+)
+@click.option(
+    "--git-base",
+    "git_base",
+    default=None,
+    metavar="REF",
+    help="Take the changed paths from git: the work tree against REF, untracked included.",
+)
 @click.option("--runtime", is_flag=True, help="Follow runtime imports only (not `import type`, not .d.ts files).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "names"]), default=None, help="text (default), json, or names: one path per line for a test runner.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "names"]),
+    default=None,
+    help="text (default), json, or names: one path per line for a test runner.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
-@click.option("--tests", "tests_only", is_flag=True, help="Only affected test files (*.test.*, *.spec.*, *.test-d.*, __tests__/, test/, tests/).")
-@click.option("--test-glob", "test_globs", multiple=True, metavar="GLOB", help="What counts as a test file for --tests, instead of the conventions (repeatable).")
+@click.option(
+    "--tests",
+    "tests_only",
+    is_flag=True,
+    help="Only affected test files (*.test.*, *.spec.*, *.test-d.*, __tests__/, test/, tests/).",
+)
+@click.option(
+    "--test-glob",
+    "test_globs",
+    multiple=True,
+    metavar="GLOB",
+    help="What counts as a test file for --tests, instead of the conventions (repeatable).",
+)
 @click.option("--packages", "by_package", is_flag=True, help="Affected workspace packages instead of files.")
-@click.option("--no-rescan", "no_rescan", is_flag=True, help="Answer from the facts as they are (say whether they are stale) instead of rescanning first.")
+@click.option(
+    "--no-rescan",
+    "no_rescan",
+    is_flag=True,
+    help="Answer from the facts as they are (say whether they are stale) instead of rescanning first.",
+)
 @RULES
 @BUDGET
 @PUBLIC_KEY
 @user_errors
 def command(
-    facts: str | None, changed: tuple, git_base: str | None, runtime: bool, fmt: str | None, as_json: bool,
-    tests_only: bool, test_globs: tuple, by_package: bool, no_rescan: bool, rules: tuple, budget: int | None,
+    facts: str | None,
+    changed: tuple,
+    git_base: str | None,
+    runtime: bool,
+    fmt: str | None,
+    as_json: bool,
+    tests_only: bool,
+    test_globs: tuple,
+    by_package: bool,
+    no_rescan: bool,
+    rules: tuple,
+    budget: int | None,
     public_key: str | None = None,
 ) -> None:
     """List the files affected by a change and, per file, the chain to a changed path.
@@ -39,8 +82,8 @@ def command(
     from engine.errors import RoflError
 
     from ..changes import OUTSIDE, SOURCE, CodeFacts, Context, classify, suggestions
-    from ..gitrefs import Git
     from ..factdir import read_manifest
+    from ..gitrefs import Git
     from ..impact import escape, impact, packages_of, scanned_changed, test_filter
 
     if facts is None:
@@ -48,7 +91,9 @@ def command(
     if bool(changed) == bool(git_base):
         fail("rofl impact: give either --changed PATH... or --git-base REF")
     if git_base is not None and git_base.startswith("-"):
-        raise RoflError(f"--git-base {git_base!r}: not a git revision; give a branch, tag or commit such as origin/main")
+        raise RoflError(
+            f"--git-base {git_base!r}: not a git revision; give a branch, tag or commit such as origin/main"
+        )
     if as_json and fmt not in (None, "json"):
         fail(f"rofl impact: --json and --format {fmt} disagree; give one of them")
     fmt = "json" if as_json else (fmt or "text")
@@ -61,7 +106,9 @@ def command(
         raise RoflError("manifest.json: 'src' is not a path; run `rofl scan` again to rewrite it")
     src = Path(src_value).resolve()
     if not src.is_dir():
-        raise RoflError(f"rofl impact: the scanned folder {src} is gone; scan the tree where it is now with `rofl scan SRC --out {facts}`")
+        raise RoflError(
+            f"rofl impact: the scanned folder {src} is gone; scan the tree where it is now with `rofl scan SRC --out {facts}`"
+        )
     git = Git(src)
     paths = git.changed(git_base) if git_base else list(changed)
     stale: list[str] | None = None
@@ -83,7 +130,9 @@ def command(
         for raw in missing:
             close = suggestions(raw, ctx)
             parts.append(f"{raw!r}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
-        fail(f"rofl impact: {'; '.join(parts)}: exists nowhere under {src}, was never scanned and no import probes it; give paths relative to the scanned folder")
+        fail(
+            f"rofl impact: {'; '.join(parts)}: exists nowhere under {src}, was never scanned and no import probes it; give paths relative to the scanned folder"
+        )
     outside = [c for c in changes if c.kind == OUTSIDE]
     treated = [c for c in changes if c.kind != OUTSIDE]
     result = impact(kernel, treated, runtime=runtime)
@@ -114,7 +163,7 @@ def command(
         emit_json(data)
         return
     if fmt == "names":
-        for line in ([p["name"] for p in packages] if packages is not None else files):
+        for line in [p["name"] for p in packages] if packages is not None else files:
             click.echo(escape(line))
         _notes(result.partial)
         return
@@ -132,8 +181,13 @@ def command(
         if c.kind != SOURCE or len(sources) <= MAX_LISTED_SOURCES:
             click.echo(f"changed: {escape(c.path)} ({escape(c.detail)})")
     if outside:
-        names = ", ".join(escape(c.path) for c in outside[:5]) + (f" and {len(outside) - 5} more" if len(outside) > 5 else "")
-        click.echo(f"rofl impact: {len(outside)} changed path(s) outside the scan (not a scanned file, nothing imports them): {names}", err=True)
+        names = ", ".join(escape(c.path) for c in outside[:5]) + (
+            f" and {len(outside) - 5} more" if len(outside) > 5 else ""
+        )
+        click.echo(
+            f"rofl impact: {len(outside)} changed path(s) outside the scan (not a scanned file, nothing imports them): {names}",
+            err=True,
+        )
     if packages is not None:
         for p in packages:
             click.echo(f"  {escape(p['name'])}  {escape(p['folder'])}  ({p['files']} file(s))")
@@ -167,9 +221,14 @@ def _rescan(manifest: dict, src, facts_dir):
     try:
         summary = scan(str(src), str(facts_dir), max_bytes=max_bytes, include=tuple(include), exclude=tuple(exclude))
     except ScanError as err:
-        raise RoflError(f"rofl impact: the rescan failed: {err} (or answer from the facts as they are with --no-rescan)") from None
+        raise RoflError(
+            f"rofl impact: the rescan failed: {err} (or answer from the facts as they are with --no-rescan)"
+        ) from None
     if summary.parsed or summary.removed or summary.resolved:
-        click.echo(f"rofl impact: rescanned {summary.parsed} changed, {summary.removed} removed, {summary.resolved} re-resolved file(s) in {summary.seconds:.2f}s", err=True)
+        click.echo(
+            f"rofl impact: rescanned {summary.parsed} changed, {summary.removed} removed, {summary.resolved} re-resolved file(s) in {summary.seconds:.2f}s",
+            err=True,
+        )
     return summary
 
 
@@ -186,7 +245,10 @@ def _staleness(manifest: dict, src, facts_dir) -> list[str]:
         return ["unknown"]
     if stale:
         shown = "; ".join(stale[:3]) + (f"; and {len(stale) - 3} more" if len(stale) > 3 else "")
-        click.echo(f"warning: the facts are stale ({len(stale)} path(s): {escape(shown)}); answering from them as they are, drop --no-rescan to rescan first", err=True)
+        click.echo(
+            f"warning: the facts are stale ({len(stale)} path(s): {escape(shown)}); answering from them as they are, drop --no-rescan to rescan first",
+            err=True,
+        )
     else:
         click.echo("rofl impact: the facts are up to date with the sources", err=True)
     return stale

@@ -15,7 +15,9 @@ EPILOG = examples(
 
 
 @click.command("keygen", epilog=EPILOG)
-@click.option("--out", "prefix", required=True, metavar="PREFIX", help="Write PREFIX.key (private, owner-only) and PREFIX.pub.")
+@click.option(
+    "--out", "prefix", required=True, metavar="PREFIX", help="Write PREFIX.key (private, owner-only) and PREFIX.pub."
+)
 @user_errors
 def command(prefix: str) -> None:
     """Write PREFIX.key (the private key in PEM, readable by its owner only; keep it secret, e.g. as a

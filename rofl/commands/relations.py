@@ -9,7 +9,18 @@ from pathlib import Path
 import click
 
 from ..session import (
-    BOOT, CODE_RULES, FACTS, FILES, JSON, LOAD_AS, RULES, STORE, build_kernel, emit_json, examples, user_errors,
+    BOOT,
+    CODE_RULES,
+    FACTS,
+    FILES,
+    JSON,
+    LOAD_AS,
+    RULES,
+    STORE,
+    build_kernel,
+    emit_json,
+    examples,
+    user_errors,
 )
 
 COUNT_BUDGET = 1_000_000  # row counts of derived relations stop here (a closure over a big scan is costly)
@@ -67,10 +78,17 @@ def _shown(path: Path) -> str:
 @RULES
 @STORE
 @JSON
-@click.option("--budget", type=click.IntRange(min=1), default=COUNT_BUDGET, show_default=True,
-              help="Derivation steps spent counting derived rows; past it, counts are lower bounds (shown >=N).")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=COUNT_BUDGET,
+    show_default=True,
+    help="Derivation steps spent counting derived rows; past it, counts are lower bounds (shown >=N).",
+)
 @user_errors
-def command(files: tuple, load_as: tuple, facts: str | None, rules: tuple, store: str | None, as_json: bool, budget: int) -> None:
+def command(
+    files: tuple, load_as: tuple, facts: str | None, rules: tuple, store: str | None, as_json: bool, budget: int
+) -> None:
     """List every relation of boot.rofl and FILES (or of a scan): perspective, arity, rows that hold,
     where it is defined (file and line, `scanner` or `kernel`) and the comment above its first rule."""
     from engine.namespace import is_private
@@ -92,8 +110,16 @@ def command(files: tuple, load_as: tuple, facts: str | None, rules: tuple, store
             place, comment = "scanner", ""
         else:
             place, comment = ("store" if store else "facts"), ""
-        listed.append({"relation": info.name, "perspective": info.persp, "arity": info.arity,
-                       "rows": info.rows, "defined": place, "comment": comment})
+        listed.append(
+            {
+                "relation": info.name,
+                "perspective": info.persp,
+                "arity": info.arity,
+                "rows": info.rows,
+                "defined": place,
+                "comment": comment,
+            }
+        )
     partial = kernel.outcome.partial
     if as_json:
         emit_json({"relations": listed, "partial": partial})
@@ -101,6 +127,8 @@ def command(files: tuple, load_as: tuple, facts: str | None, rules: tuple, store
     width = max((len(f"{r['relation']}[{r['perspective']}]/{r['arity']}") for r in listed), default=0)
     for r in listed:
         sig = f"{r['relation']}[{r['perspective']}]/{r['arity']}"
-        rows = (">=" if partial and r["defined"] not in ("scanner", "kernel", "facts", "store") else "") + str(r["rows"])
+        rows = (">=" if partial and r["defined"] not in ("scanner", "kernel", "facts", "store") else "") + str(
+            r["rows"]
+        )
         line = f"{sig:<{width}}  {rows:>9} row(s)  {r['defined']}"
         click.echo(line + (f"  -- {r['comment']}" if r["comment"] else ""))

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, EXIT_PARTIAL, FILES, JSON, LOAD_AS, STORE, build_kernel, emit_json, examples, fail, user_errors
+from ..session import (
+    BUDGET,
+    EXIT_PARTIAL,
+    FILES,
+    JSON,
+    LOAD_AS,
+    STORE,
+    build_kernel,
+    emit_json,
+    examples,
+    fail,
+    user_errors,
+)
 
 EPILOG = examples(
     "rofl run examples/counter.rofl --collect count",
@@ -19,11 +31,15 @@ EPILOG = examples(
 @LOAD_AS
 @click.option("--ticks", type=click.IntRange(min=1), default=None, help="Run at most N ticks.")
 @BUDGET
-@click.option("--collect", multiple=True, metavar="REL", help="Print this relation's facts at each tick boundary (repeatable).")
+@click.option(
+    "--collect", multiple=True, metavar="REL", help="Print this relation's facts at each tick boundary (repeatable)."
+)
 @JSON
 @STORE
 @user_errors
-def command(files: tuple, load_as: tuple, ticks: int | None, budget: int, collect: tuple, as_json: bool, store: str | None) -> None:
+def command(
+    files: tuple, load_as: tuple, ticks: int | None, budget: int, collect: tuple, as_json: bool, store: str | None
+) -> None:
     """Run FILES tick by tick; the budget bounds the whole run."""
     import re
 
@@ -33,18 +49,26 @@ def command(files: tuple, load_as: tuple, ticks: int | None, budget: int, collec
     kernel = build_kernel(files, load_as, budget, store=store)
     report = kernel.run(ticks, budget, tuple(collect))
     if as_json:
-        emit_json({
-            "ticks": report.ticks,
-            "quiescent": report.quiescent,
-            "partial": report.partial,
-            "collected": [{"tick": t, "facts": list(facts)} for t, facts in report.collected],
-        })
+        emit_json(
+            {
+                "ticks": report.ticks,
+                "quiescent": report.quiescent,
+                "partial": report.partial,
+                "collected": [{"tick": t, "facts": list(facts)} for t, facts in report.collected],
+            }
+        )
     else:
         for tick, facts in report.collected:
             click.echo(f"tick {tick}:" + ("" if facts else " (nothing collected)"))
             for f in facts:
                 click.echo(f"  {f}")
-        end = "quiescent" if report.quiescent else "partial: the budget ran out" if report.partial else "stopped at the tick limit"
+        end = (
+            "quiescent"
+            if report.quiescent
+            else "partial: the budget ran out"
+            if report.partial
+            else "stopped at the tick limit"
+        )
         click.echo(f"-- {report.ticks} tick(s), {end}")
     if report.partial:
         raise SystemExit(EXIT_PARTIAL)

@@ -45,7 +45,13 @@ EPILOG = (
 @click.option("--max-bytes", type=int, default=2 * 1024 * 1024, show_default=True, help="Larger files are not parsed.")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only scan paths matching GLOB (repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
-@click.option("--sign-key", "sign_key", metavar="ENV", default=None, help="Sign the manifest with the Ed25519 PEM key in environment variable ENV (see rofl keygen).")
+@click.option(
+    "--sign-key",
+    "sign_key",
+    metavar="ENV",
+    default=None,
+    help="Sign the manifest with the Ed25519 PEM key in environment variable ENV (see rofl keygen).",
+)
 def command(
     src: str | None,
     out: str,
@@ -64,10 +70,9 @@ def command(
         _fail("--out is empty, give the folder for the fact files (default facts/generated)")
     if jobs is not None and jobs < 1:
         _fail(f"--jobs {jobs} is not positive, give 1 or more")
+    from engine.errors import RoflError
     from scanner import progress as progress_bar
     from scanner.api import ScanError, scan
-
-    from engine.errors import RoflError
 
     from .. import signing
 

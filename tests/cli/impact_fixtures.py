@@ -15,7 +15,9 @@ from tests.conftest import write_tree
 def git(root: Path, *args: str) -> str:
     proc = subprocess.run(
         ["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t", *args],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return proc.stdout
 

@@ -94,7 +94,9 @@ def test_impact_from_git_base(rofl, tmp_path):
     git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base")
     out_dir = tmp_path / "facts"
     assert rofl("scan", src, "--out", out_dir)[0] == 0
-    (src / "src" / "util" / "strings.ts").write_text((src / "src" / "util" / "strings.ts").read_text() + "\nexport const added = 1;\n")
+    (src / "src" / "util" / "strings.ts").write_text(
+        (src / "src" / "util" / "strings.ts").read_text() + "\nexport const added = 1;\n"
+    )
     (src / "src" / "util" / "brand_new.ts").write_text("export const x = 1;\n")
     code, out, _ = rofl("impact", "--facts", out_dir, "--git-base", "HEAD", "--json")
     data = json.loads(out)
@@ -123,7 +125,9 @@ def test_tampered_fact_files_surface_as_forged(rofl, tmp_path):
     (facts / "code" / "extra.rofl").write_text('src_resolves[code]("src/index.ts", "./x", "src/util/legacy.ts").\n')
     code, out, err = rofl("audit", "--facts", facts, "--json")
     assert code == 1
-    assert json.loads(out)["audits"]["forged"] == ['forged[audit]($fact(src_resolves, code, $args("src/index.ts", "./x", "src/util/legacy.ts")))']
+    assert json.loads(out)["audits"]["forged"] == [
+        'forged[audit]($fact(src_resolves, code, $args("src/index.ts", "./x", "src/util/legacy.ts")))'
+    ]
     assert "not written by the scanner" in err
     # ask still answers but warns
     code, out, err = rofl("ask", "orphan(F)", "--facts", facts)
@@ -198,16 +202,16 @@ def test_cache_is_used_invalidated_by_rescan_and_rebuilt_when_corrupt(rofl, tmp_
     # a rescan after a change must not reuse the old cache
     (src / "src" / "util" / "legacy.ts").write_text("import { x } from './ids';\nexport const y = 1;\n")
     rofl("scan", src, "--out", facts)
-    code, out, _ = rofl("ask", "dependency[code](\"src/util/legacy.ts\", B)", "--facts", facts)
+    code, out, _ = rofl("ask", 'dependency[code]("src/util/legacy.ts", B)', "--facts", facts)
     assert 'B = "src/util/ids.ts"' in out
     assert cache.read_bytes() != first
     # a corrupt cache is rebuilt, never trusted
     cache.write_bytes(cache.read_bytes()[:-50] + b"x" * 50)
-    code, out, _ = rofl("ask", "dependency[code](\"src/util/legacy.ts\", B)", "--facts", facts)
+    code, out, _ = rofl("ask", 'dependency[code]("src/util/legacy.ts", B)', "--facts", facts)
     assert code == 0 and 'B = "src/util/ids.ts"' in out
     # a foreign cache (valid file, another key) is rebuilt too
     cache.write_bytes(first)
-    code, out, _ = rofl("ask", "dependency[code](\"src/util/legacy.ts\", B)", "--facts", facts)
+    code, out, _ = rofl("ask", 'dependency[code]("src/util/legacy.ts", B)', "--facts", facts)
     assert 'B = "src/util/ids.ts"' in out
 
 
@@ -240,7 +244,17 @@ def test_ask_with_why_and_whynot_explains_along(rofl, scanned):
     _, facts = scanned
     fact = 'dependency[code]("src/domain/order.ts", "src/ui/format.ts")'
     missing = 'dependency[code]("src/domain/order.ts", "src/services/checkout.ts")'
-    code, out, _ = rofl("ask", 'dependency[code]("src/domain/order.ts", B)', "--facts", facts, "--why", fact, "--whynot", missing, "--json")
+    code, out, _ = rofl(
+        "ask",
+        'dependency[code]("src/domain/order.ts", B)',
+        "--facts",
+        facts,
+        "--why",
+        fact,
+        "--whynot",
+        missing,
+        "--json",
+    )
     data = json.loads(out)
     assert code == 0 and {"B": "src/ui/format.ts"} in data["answers"]
     (why,) = data["why"]

@@ -16,6 +16,7 @@ def loads(text: str):
     """json.loads where nesting as deep as the answers fits."""
     return run_deep(lambda: json.loads(text))
 
+
 SIZES = [20_000, pytest.param(100_000, marks=pytest.mark.slow)]
 
 

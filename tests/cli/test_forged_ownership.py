@@ -56,12 +56,17 @@ def test_a_rules_file_rule_into_code_is_usurp_and_its_facts_forged(rofl, facts, 
     assert [row.split(", ")[1:] for row in found["usurp"]] == [["code", "user)"]]
     assert any("src/domain/money.ts" in f and "src/domain/cart.ts" in f for f in found["forged"])
     findings = json.loads(rofl("audit", "--facts", facts, "--rules", rules, "--json")[1])["findings"]
-    assert {(f["audit"], f["file"], f["line"]) for f in findings} == {("usurp", str(rules), 1), ("forged", str(rules), 1)}
+    assert {(f["audit"], f["file"], f["line"]) for f in findings} == {
+        ("usurp", str(rules), 1),
+        ("forged", str(rules), 1),
+    }
 
 
 def test_a_rules_file_rule_into_main_is_fine(rofl, facts, tmp_path):
     rules = tmp_path / "r.rofl"
-    rules.write_text('mine(F) :- src_file[code](F, _).\nviolation[audit](A, B) :- mine(A), mine(B), A = B, A = "none".\n')
+    rules.write_text(
+        'mine(F) :- src_file[code](F, _).\nviolation[audit](A, B) :- mine(A), mine(B), A = B, A = "none".\n'
+    )
     assert audit(rofl, facts, "--rules", rules)[:2] == (0, {})
 
 
@@ -164,7 +169,9 @@ def test_findings_name_the_file_and_line(rofl, facts, tmp_path):
 
 def test_a_leftover_of_a_killed_scan_is_no_finding(rofl, facts):
     """A file an interrupted scan wrote before its manifest is not loaded: a recovered scan is clean."""
-    (facts / "code" / "src_gone.ts.0123456789ab-0123456789abcdef.rofl").write_text(f"{EDGE}.\nauthority(code, unverified).\n")
+    (facts / "code" / "src_gone.ts.0123456789ab-0123456789abcdef.rofl").write_text(
+        f"{EDGE}.\nauthority(code, unverified).\n"
+    )
     code, found, err = audit(rofl, facts)
     assert (code, found) == (0, {}) and "interrupted scan" in err
 
@@ -178,9 +185,14 @@ def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
     assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # writes and tags the cache
     path = cache.cache_path(facts)
     data = path.read_bytes()
-    digest, _, payload = data[len(cache.MAGIC):].partition(b"\n")
+    digest, _, payload = data[len(cache.MAGIC) :].partition(b"\n")
     key, tick, counters, base, warnings = marshal.loads(payload)
-    base = tuple((rel, rows + (("code", "src/x.ts", "./y", "src/domain/cart.ts"),), whos + ("scanner",)) if rel == "src_resolves" else (rel, rows, whos) for rel, rows, whos in base)
+    base = tuple(
+        (rel, rows + (("code", "src/x.ts", "./y", "src/domain/cart.ts"),), whos + ("scanner",))
+        if rel == "src_resolves"
+        else (rel, rows, whos)
+        for rel, rows, whos in base
+    )
     payload = marshal.dumps((key, tick, counters, base, warnings))
     path.write_bytes(cache.MAGIC + cache._digest(payload) + b"\n" + payload)  # the unkeyed digest, recomputed
     code, out, _ = rofl("ask", 'src_resolves[code]("src/x.ts", S, B)', "--facts", facts)

@@ -58,14 +58,18 @@ MONOREPO = {
     "tsconfig.json": json.dumps({"compilerOptions": {"baseUrl": ".", "paths": {"@core/*": ["packages/core/src/*"]}}}),
     "README.md": "# demo\n",
     "docs/logo.png": b"\x89PNG\r\n\x1a\n",
-    "packages/core/package.json": json.dumps({"name": "@demo/core", "main": "src/index.ts", "dependencies": {"lodash": "^4.17.0"}}),
+    "packages/core/package.json": json.dumps(
+        {"name": "@demo/core", "main": "src/index.ts", "dependencies": {"lodash": "^4.17.0"}}
+    ),
     "packages/core/src/index.ts": 'export * from "./math";\nexport type { Num } from "./types";\n',
     "packages/core/src/math.ts": 'import lodash from "lodash";\nimport type { Num } from "./types";\nexport const add = (a: Num, b: Num): Num => lodash.add(a, b);\n',
     "packages/core/src/types.ts": "export type Num = number;\n",
     "packages/core/tests/math.test.ts": 'import { add } from "../src/math";\nimport { describe } from "vitest";\ndescribe("add", () => add(1, 2));\n',
     "packages/core/src/math.test-d.ts": 'import { expectTypeOf } from "vitest";\nimport { add } from "./math";\nexpectTypeOf(add).toBeFunction();\n',
     "packages/core/src/testing.ts": 'import { add } from "./math";\nexport const fixture = add(0, 0);\n',
-    "packages/ui/package.json": json.dumps({"name": "@demo/ui", "main": "src/index.ts", "dependencies": {"react": "^18.2.0", "@demo/core": "workspace:*"}}),
+    "packages/ui/package.json": json.dumps(
+        {"name": "@demo/ui", "main": "src/index.ts", "dependencies": {"react": "^18.2.0", "@demo/core": "workspace:*"}}
+    ),
     "packages/ui/src/index.ts": 'export { Button } from "./Button";\nexport { legacy } from "./legacy";\n',
     "packages/ui/src/Button.tsx": 'import React from "react";\nimport "./Button.css";\nimport { add } from "@core/math";\nexport const Button = () => React.createElement("b", null, add(1, 2));\n',
     "packages/ui/src/Button.css": ".b { color: red; }\n",
@@ -127,7 +131,9 @@ def test_scanned_source_affects_its_importers_transitively(rofl, repo):
     data = impact_json(rofl, facts, "--changed", "packages/core/src/math.ts")
     assert data["classified"] == [{"path": "packages/core/src/math.ts", "as": "source", "detail": "scanned source"}]
     assert affected(data) == affected_of(graph, {"packages/core/src/math.ts"})
-    assert {"packages/ui/src/Button.tsx", "packages/app/src/main.ts", "packages/core/tests/math.test.ts"} <= affected(data)
+    assert {"packages/ui/src/Button.tsx", "packages/app/src/main.ts", "packages/core/tests/math.test.ts"} <= affected(
+        data
+    )
     check_chains(data, set(graph.edges))
 
 
@@ -149,7 +155,11 @@ def test_deleted_source_affects_the_files_that_named_it(rofl, repo):
     data = impact_json(rofl, facts, "--changed", "packages/ui/src/old.ts")
     (entry,) = data["classified"]
     assert entry["as"] == "deleted" and "named by the imports of 1 file" in entry["detail"]
-    assert affected(data) == expected == {"packages/ui/src/legacy.ts", "packages/ui/src/index.ts", "packages/app/src/main.ts"}
+    assert (
+        affected(data)
+        == expected
+        == {"packages/ui/src/legacy.ts", "packages/ui/src/index.ts", "packages/app/src/main.ts"}
+    )
     assert data["rescanned"] is True
     # the rescan dropped it; asked again (or by git), the manifest's resolution dependencies still know
     again = impact_json(rofl, facts, "--changed", "packages/ui/src/old.ts")
@@ -213,7 +223,11 @@ def test_lock_file_against_git_affects_importers_of_the_packages_whose_versions_
     lock.write_text(lock.read_text().replace("lodash@4.17.21", "lodash@4.17.22"))
     data = impact_json(rofl, facts, "--git-base", "HEAD")
     (entry,) = data["classified"]
-    assert entry["as"] == "lockfile" and "1 package locked differently since HEAD" in entry["detail"] and "(lodash)" in entry["detail"]
+    assert (
+        entry["as"] == "lockfile"
+        and "1 package locked differently since HEAD" in entry["detail"]
+        and "(lodash)" in entry["detail"]
+    )
     importers = externals(facts, {"lodash"})
     assert importers == {"packages/core/src/math.ts"}
     assert affected(data) == importers | affected_of(import_graph(facts), importers)
@@ -222,7 +236,11 @@ def test_lock_file_against_git_affects_importers_of_the_packages_whose_versions_
 def test_lock_file_change_of_a_transitive_dependency_reaches_the_importers_of_its_dependents(rofl, repo):
     src, facts = repo
     lock = src / "pnpm-lock.yaml"
-    lock.write_text(lock.read_text().replace("loose-envify@1.4.0", "loose-envify@1.4.1").replace("loose-envify: 1.4.0", "loose-envify: 1.4.1"))
+    lock.write_text(
+        lock.read_text()
+        .replace("loose-envify@1.4.0", "loose-envify@1.4.1")
+        .replace("loose-envify: 1.4.0", "loose-envify: 1.4.1")
+    )
     data = impact_json(rofl, facts, "--git-base", "HEAD")
     (entry,) = data["classified"]
     assert "1 package locked differently since HEAD (+1 requiring them), 1 imported one (react)" in entry["detail"]
@@ -259,13 +277,19 @@ def test_path_that_exists_nowhere_is_refused_with_the_closest_paths(rofl, repo):
     _, facts = repo
     code, out, err = rofl("impact", "--facts", facts, "--changed", "packages/core/src/mth.ts")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "'packages/core/src/mth.ts'" in err and "did you mean packages/core/src/math.ts" in err and "Traceback" not in err
+    assert (
+        "'packages/core/src/mth.ts'" in err
+        and "did you mean packages/core/src/math.ts" in err
+        and "Traceback" not in err
+    )
 
 
 def test_paths_outside_the_scan_are_counted_in_one_line(rofl, repo):
     src, facts = repo
     (src / "docs" / "guide.md").write_text("hi\n")
-    code, out, err = rofl("impact", "--facts", facts, "--changed", "README.md", "--changed", "docs/logo.png", "--changed", "docs/guide.md")
+    code, out, err = rofl(
+        "impact", "--facts", facts, "--changed", "README.md", "--changed", "docs/logo.png", "--changed", "docs/guide.md"
+    )
     assert code == 0
     assert out.splitlines()[0] == "0 file(s) affected by 3 changed paths"
     lines = [line for line in err.splitlines() if "outside the scan" in line]
@@ -286,8 +310,14 @@ def test_formats_tests_and_packages(rofl, repo):
     assert f"changed: {changed} (scanned source)" in rest
     # tests: by convention (*.test.*, *.spec.*, tests/), or by the globs given
     code, tests, _ = rofl("impact", "--facts", facts, "--changed", changed, "--tests", "--format", "names")
-    assert tests.splitlines() == ["packages/core/src/math.test-d.ts", "packages/core/tests/math.test.ts", "packages/ui/src/Button.spec.tsx"]
-    code, tests, _ = rofl("impact", "--facts", facts, "--changed", changed, "--tests", "--test-glob", "*.spec.tsx", "--format", "names")
+    assert tests.splitlines() == [
+        "packages/core/src/math.test-d.ts",
+        "packages/core/tests/math.test.ts",
+        "packages/ui/src/Button.spec.tsx",
+    ]
+    code, tests, _ = rofl(
+        "impact", "--facts", facts, "--changed", changed, "--tests", "--test-glob", "*.spec.tsx", "--format", "names"
+    )
     assert tests.splitlines() == ["packages/ui/src/Button.spec.tsx"]
     code, text, _ = rofl("impact", "--facts", facts, "--changed", changed, "--tests")
     assert text.splitlines()[0] == f"3 test file(s) affected by {changed}"
@@ -388,19 +418,33 @@ def handmade(tmp_path, rofl):
     write_tree(src, HANDMADE)
     facts = tmp_path / "facts"
     assert rofl("scan", src, "--out", facts)[0] == 0
-    add_facts(facts, "app/main.ts", [
-        'src_workspace_import[code]("app/main.ts", "@demo/icons", "packages/icons").',
-    ], drop='src_external[code]("app/main.ts", "@demo/icons"')
-    add_facts(facts, "app/Button.tsx", [
-        'src_resolves[code]("app/Button.tsx", "./logo.svg", "app/logo.svg").',
-        'src_asset[code]("app/logo.svg").',
-        'src_resolves[code]("app/Button.tsx", "./fmt.js", "app/fmt.d.ts").',
-        'src_resolves[code]("app/Button.tsx", "./fmt.js", "app/fmt.js").',
-    ], drop='src_unresolved[code]("app/Button.tsx", "./logo.svg")')
-    add_facts(facts, "app/page.ts", [  # ./fmt.js names both the runtime file and its declaration
-        'src_resolves[code]("app/page.ts", "./fmt.js", "app/fmt.d.ts").',
-        'src_resolves[code]("app/page.ts", "./fmt.js", "app/fmt.js").',
-    ])
+    add_facts(
+        facts,
+        "app/main.ts",
+        [
+            'src_workspace_import[code]("app/main.ts", "@demo/icons", "packages/icons").',
+        ],
+        drop='src_external[code]("app/main.ts", "@demo/icons"',
+    )
+    add_facts(
+        facts,
+        "app/Button.tsx",
+        [
+            'src_resolves[code]("app/Button.tsx", "./logo.svg", "app/logo.svg").',
+            'src_asset[code]("app/logo.svg").',
+            'src_resolves[code]("app/Button.tsx", "./fmt.js", "app/fmt.d.ts").',
+            'src_resolves[code]("app/Button.tsx", "./fmt.js", "app/fmt.js").',
+        ],
+        drop='src_unresolved[code]("app/Button.tsx", "./logo.svg")',
+    )
+    add_facts(
+        facts,
+        "app/page.ts",
+        [  # ./fmt.js names both the runtime file and its declaration
+            'src_resolves[code]("app/page.ts", "./fmt.js", "app/fmt.d.ts").',
+            'src_resolves[code]("app/page.ts", "./fmt.js", "app/fmt.js").',
+        ],
+    )
     add_facts(facts, "app/fmt.d.ts", ['src_declaration[code]("app/fmt.d.ts").'])
     return src, facts
 
@@ -417,7 +461,11 @@ def test_workspace_import_depends_on_every_file_of_the_package(rofl, handmade):
     graph = import_graph(facts)
     assert graph.has_edge("app/main.ts", "packages/icons/src/star.ts")
     data = handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts")
-    assert affected(data) == affected_of(graph, {"packages/icons/src/star.ts"}) == {"app/main.ts", "packages/icons/src/index.ts"}
+    assert (
+        affected(data)
+        == affected_of(graph, {"packages/icons/src/star.ts"})
+        == {"app/main.ts", "packages/icons/src/index.ts"}
+    )
     main = next(a for a in data["affected"] if a["file"] == "app/main.ts")
     assert main["via"] == ["app/main.ts", "packages/icons/src/star.ts"]
 
@@ -438,9 +486,16 @@ def test_runtime_skips_declaration_files_and_type_only_workspace_imports(rofl, h
         assert affected(runtime) == affected_of(import_graph(facts, runtime=True), {changed})
     assert affected(handmade_json(rofl, facts, "--changed", "app/fmt.d.ts", "--runtime")) == set()
     assert "app/page.ts" in affected(handmade_json(rofl, facts, "--changed", "app/fmt.d.ts"))
-    assert affected(handmade_json(rofl, facts, "--changed", "app/fmt.js", "--runtime")) == {"app/page.ts", "app/Button.tsx", "app/main.ts"}
+    assert affected(handmade_json(rofl, facts, "--changed", "app/fmt.js", "--runtime")) == {
+        "app/page.ts",
+        "app/Button.tsx",
+        "app/main.ts",
+    }
     # main imports a value (and a type) from the workspace package: a runtime edge to each of its files
-    assert affected(handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts", "--runtime")) == {"app/main.ts", "packages/icons/src/index.ts"}
+    assert affected(handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts", "--runtime")) == {
+        "app/main.ts",
+        "packages/icons/src/index.ts",
+    }
 
 
 def test_workspace_list_affects_the_files_whose_resolution_read_it(rofl, repo):
@@ -450,7 +505,11 @@ def test_workspace_list_affects_the_files_whose_resolution_read_it(rofl, repo):
     assert data["classified"][0]["as"] == "config"
     if not readers:  # a resolver that does not record it: every file with a bare import counts
         manifest = json.loads((facts / "manifest.json").read_text())
-        readers = {f for f, e in manifest["files"].items() if any(d.startswith("package:") for d in e.get("resolution_deps", []))}
+        readers = {
+            f
+            for f, e in manifest["files"].items()
+            if any(d.startswith("package:") for d in e.get("resolution_deps", []))
+        }
     assert readers and affected(data) == readers | affected_of(import_graph(facts), readers)
 
 
@@ -489,7 +548,11 @@ def test_deleted_folder_after_a_rescan_reaches_the_files_that_imported_from_it(r
     data = impact_json(rofl, facts, "--changed", "packages/ui/src/gone")
     (entry,) = data["classified"]
     assert entry["as"] == "deleted" and entry["detail"] == "deleted folder, named by the imports of 1 file"
-    assert affected(data) == {"packages/ui/src/index.ts", "packages/app/src/main.ts"} == expected - {"packages/ui/src/legacy.ts"}
+    assert (
+        affected(data)
+        == {"packages/ui/src/index.ts", "packages/app/src/main.ts"}
+        == expected - {"packages/ui/src/legacy.ts"}
+    )
     assert data["affected"][1]["via"] == ["packages/ui/src/index.ts", "packages/ui/src/gone"]
 
 

@@ -22,12 +22,14 @@ def test_ask_json_values_are_json(rofl, tmp_path):
     prog = tmp_path / "v.rofl"
     prog.write_text('v("a \\"q\\"", f(b, g(2, "s")), -3, 123456789012345678901234567890).')
     code, out, _ = rofl("ask", "v(S, T, N, B)", prog, "--json")
-    assert json.loads(out)["answers"] == [{
-        "S": 'a "q"',
-        "T": {"functor": "f", "args": ["b", {"functor": "g", "args": [2, "s"]}]},
-        "N": -3,
-        "B": 123456789012345678901234567890,
-    }]
+    assert json.loads(out)["answers"] == [
+        {
+            "S": 'a "q"',
+            "T": {"functor": "f", "args": ["b", {"functor": "g", "args": [2, "s"]}]},
+            "N": -3,
+            "B": 123456789012345678901234567890,
+        }
+    ]
 
 
 def test_ask_with_load_as(rofl):

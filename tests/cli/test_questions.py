@@ -25,19 +25,27 @@ def shop_facts(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("questions")
     shutil.copytree(SHOP, root / "shop")
-    result = CliRunner().invoke(main, ["scan", str(root / "shop"), "--out", str(root / "facts")], catch_exceptions=False)
+    result = CliRunner().invoke(
+        main, ["scan", str(root / "shop"), "--out", str(root / "facts")], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     return root / "facts"
 
 
-@pytest.mark.parametrize("query, message", [
-    ("in_cyle[code](F)", "no relation in_cyle[code]/1; did you mean in_cycle[code]/1"),
-    ("in_cycle(F)", "no relation in_cycle[main]/1; in_cycle exists in [code]; did you mean in_cycle[code]/1"),
-    ("orphan[code](F)", "no relation orphan[code]/1; orphan exists in [main]; did you mean orphan[main]/1?"),
-    ("dependency[code](A)", "no relation dependency[code]/1; dependency exists in [code]; did you mean dependency[code]/2"),
-    ("nothing_like_it(X)", "no relation nothing_like_it[main]/1; no fact and no rule defines it"),
-    ("in_cycle[code](F), not orphn(F)", "no relation orphn[main]/1; did you mean orphan[main]/1?"),
-])
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ("in_cyle[code](F)", "no relation in_cyle[code]/1; did you mean in_cycle[code]/1"),
+        ("in_cycle(F)", "no relation in_cycle[main]/1; in_cycle exists in [code]; did you mean in_cycle[code]/1"),
+        ("orphan[code](F)", "no relation orphan[code]/1; orphan exists in [main]; did you mean orphan[main]/1?"),
+        (
+            "dependency[code](A)",
+            "no relation dependency[code]/1; dependency exists in [code]; did you mean dependency[code]/2",
+        ),
+        ("nothing_like_it(X)", "no relation nothing_like_it[main]/1; no fact and no rule defines it"),
+        ("in_cycle[code](F), not orphn(F)", "no relation orphn[main]/1; did you mean orphan[main]/1?"),
+    ],
+)
 def test_a_relation_nothing_defines_is_an_error_naming_the_closest(rofl, shop_facts, query, message):
     code, out, err = rofl("ask", query, "--facts", shop_facts)
     assert (code, out) == (2, "")
@@ -109,8 +117,13 @@ def test_relations_lists_signatures_rows_places_and_comments(rofl, shop_facts):
 
 def test_repl_opens_a_scan(shop_facts):
     script = "? in_cycle[code](F), not orphan(F)\n? in_cyle[code](F)\n"
-    proc = subprocess.run([sys.executable, "-m", "rofl.cli", "repl", "--facts", str(shop_facts)], input=script,
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "rofl.cli", "repl", "--facts", str(shop_facts)],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     assert 'F = "src/services/checkout.ts"\nF = "src/services/inventory.ts"' in proc.stdout
     assert "error: no relation in_cyle[code]/1; did you mean in_cycle[code]/1" in proc.stdout

@@ -21,7 +21,11 @@ def scan(tmp_path, rofl):
 
 
 def snapshot(folder):
-    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".rofl-store.cache"}
+    return {
+        p.relative_to(folder): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != ".rofl-store.cache"
+    }
 
 
 def reextract(rofl, src, facts):
@@ -46,7 +50,11 @@ def test_a_redigested_edit_is_found_with_its_line(rofl, scan):
     code, out = reextract(rofl, src, facts)
     assert code == 1
     (finding,) = out["findings"]
-    assert finding["file"] == rel and finding["line"] == len(victim.read_text().splitlines()) and "cart.ts" in finding["message"]
+    assert (
+        finding["file"] == rel
+        and finding["line"] == len(victim.read_text().splitlines())
+        and "cart.ts" in finding["message"]
+    )
 
 
 def test_a_listed_new_file_and_a_source_missing_from_the_scan(rofl, scan):

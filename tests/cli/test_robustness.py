@@ -68,7 +68,12 @@ def cli(*args, input: str | bytes | None = None, env: dict | None = None, cwd: P
     text = not isinstance(input, bytes)
     return subprocess.run(
         [sys.executable, "-m", "rofl.cli", *[os.fsdecode(a) if isinstance(a, bytes) else str(a) for a in args]],
-        input=input, capture_output=True, text=text, cwd=cwd, env=full_env, timeout=timeout,
+        input=input,
+        capture_output=True,
+        text=text,
+        cwd=cwd,
+        env=full_env,
+        timeout=timeout,
         errors="surrogateescape" if text else None,  # file names that are not UTF-8 come back as their bytes
     )
 
@@ -83,6 +88,7 @@ def write(path: Path, data: str | bytes) -> Path:
 
 
 # -- a tiny scanned tree, shared; tests that mutate it take their own copy ----------------------------
+
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
@@ -176,7 +182,9 @@ def test_store_file_given_as_program(rofl, tmp_path):
     assert_user_error(rofl("ask", "x(X)", store), str(store), ":1:1:")
 
 
-@pytest.mark.parametrize("data", [b"", b"\n\n", b"-- only a comment", b"   \t\n-- c\n"], ids=["empty", "blank", "comment_eof", "ws"])
+@pytest.mark.parametrize(
+    "data", [b"", b"\n\n", b"-- only a comment", b"   \t\n-- c\n"], ids=["empty", "blank", "comment_eof", "ws"]
+)
 def test_empty_programs_answer_no(rofl, tmp_path, data):
     prog = write(tmp_path / "p.rofl", data)
     assert rofl("ask", "hole(Q, R)", prog) == (1, "no\n", "")
@@ -227,12 +235,15 @@ def test_deep_derivation_why_prints(rofl, tmp_path):
 BIG = "9" * 5000  # over CPython's 4300-digit int/str conversion limit
 
 
-@pytest.mark.parametrize("text, query", [
-    pytest.param(f"p({BIG}).\n", "p(X)", id="fact_5000_digits"),
-    pytest.param("p(" + "9" * 1_000_000 + ").\n", "p(X)", id="fact_10e6_digits", marks=pytest.mark.slow),
-    pytest.param(f"q(1).\np(X) :- q(X), X < {BIG}.\n", "p(X)", id="rule_5000_digits"),
-    pytest.param("q(1).\n", f"q({BIG})", id="query_5000_digits"),
-])
+@pytest.mark.parametrize(
+    "text, query",
+    [
+        pytest.param(f"p({BIG}).\n", "p(X)", id="fact_5000_digits"),
+        pytest.param("p(" + "9" * 1_000_000 + ").\n", "p(X)", id="fact_10e6_digits", marks=pytest.mark.slow),
+        pytest.param(f"q(1).\np(X) :- q(X), X < {BIG}.\n", "p(X)", id="rule_5000_digits"),
+        pytest.param("q(1).\n", f"q({BIG})", id="query_5000_digits"),
+    ],
+)
 def test_huge_integer_literal_does_not_crash(rofl, tmp_path, text, query):
     prog = write(tmp_path / "big.rofl", text)
     assert_no_crash(rofl("ask", query, prog), ok=(0, 1))
@@ -246,11 +257,14 @@ def test_huge_integer_in_rules_file_over_facts(rofl, facts_copy, tmp_path):
 SQUARES = "s(0, 2).\ns(N1, Y) :- s(N, X), N < 14, N1 is N + 1, Y is X * X.\ndone(x) :- s(14, _).\n"  # s(14, 2^16384): 4933 digits
 
 
-@pytest.mark.parametrize("args", [
-    pytest.param(("ask", "s(14, Y)"), id="ask"),
-    pytest.param(("ask", "s(N, Y)", "--json"), id="ask_json"),
-    pytest.param(("why", "done(x)"), id="why_tree"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(("ask", "s(14, Y)"), id="ask"),
+        pytest.param(("ask", "s(N, Y)", "--json"), id="ask_json"),
+        pytest.param(("why", "done(x)"), id="why_tree"),
+    ],
+)
 def test_derived_huge_integer_prints(rofl, tmp_path, args):
     prog = write(tmp_path / "sq.rofl", SQUARES)
     assert_no_crash(rofl(*args, prog))
@@ -322,14 +336,18 @@ def test_bad_flag_is_one_line(rofl, name):
     assert_user_error(rofl(*BAD_FLAGS[name]))
 
 
-@pytest.mark.parametrize("args, needle", [
-    (("--jobs", "0"), "--jobs 0"),
-    (("--jobs", "-3"), "--jobs -3"),
-    (("--jobs", "x"), "--jobs"),
-    (("--max-bytes", "-1"), "--max-bytes -1"),
-    (("--max-bytes", "0"), "--max-bytes 0"),
-    (("--bogus",), "--bogus"),
-], ids=["jobs0", "jobs_neg", "jobs_nan", "max_bytes_neg", "max_bytes_0", "unknown"])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("--jobs", "0"), "--jobs 0"),
+        (("--jobs", "-3"), "--jobs -3"),
+        (("--jobs", "x"), "--jobs"),
+        (("--max-bytes", "-1"), "--max-bytes -1"),
+        (("--max-bytes", "0"), "--max-bytes 0"),
+        (("--bogus",), "--bogus"),
+    ],
+    ids=["jobs0", "jobs_neg", "jobs_nan", "max_bytes_neg", "max_bytes_0", "unknown"],
+)
 def test_scan_bad_flags_are_one_line(rofl, tiny, tmp_path, args, needle):
     assert_user_error(rofl("scan", tiny[0], "--out", tmp_path / "out", *args), "rofl scan:", needle)
 
@@ -338,10 +356,30 @@ def test_scan_bad_flags_are_one_line(rofl, tiny, tmp_path, args, needle):
 # Queries and FACT arguments
 # ======================================================================================================
 
-BAD_QUERIES = ["", "   ", "path(", "path(a, X", "path(a, X) extra", "path(a, X)..", "X", "Path(a, X)", "path",
-               "path()", "path[](a, X)", "$path(a, X)", "path[$p](a, X)", "path(a, $X)",
-               "path(a, X) :- edge(a, X)", "path(a, X)@async", "path(a, 1 + 2)", 'path(a, "\\q")', "\x00",
-               'path(a, "\\u{110000}")', "path(a, X),", "path(a, X), , edge(X, Y)"]
+BAD_QUERIES = [
+    "",
+    "   ",
+    "path(",
+    "path(a, X",
+    "path(a, X) extra",
+    "path(a, X)..",
+    "X",
+    "Path(a, X)",
+    "path",
+    "path()",
+    "path[](a, X)",
+    "$path(a, X)",
+    "path[$p](a, X)",
+    "path(a, $X)",
+    "path(a, X) :- edge(a, X)",
+    "path(a, X)@async",
+    "path(a, 1 + 2)",
+    'path(a, "\\q")',
+    "\x00",
+    'path(a, "\\u{110000}")',
+    "path(a, X),",
+    "path(a, X), , edge(X, Y)",
+]
 
 
 @pytest.mark.parametrize("query", BAD_QUERIES)
@@ -350,14 +388,17 @@ def test_bad_query_is_one_line(rofl, query):
 
 
 @pytest.mark.parametrize("command", ["why", "whynot", "excise"])
-@pytest.mark.parametrize("fact, needle", [
-    ("path(a, X)", "has variables"),
-    ("path(a, _)", "has variables"),
-    ("path[P](a, b)", "has variables"),
-    ("", "<fact>:1:1:"),
-    ("$x(a)", "'$' names"),
-    ("path(a, b) extra", "<fact>:1:"),
-])
+@pytest.mark.parametrize(
+    "fact, needle",
+    [
+        ("path(a, X)", "has variables"),
+        ("path(a, _)", "has variables"),
+        ("path[P](a, b)", "has variables"),
+        ("", "<fact>:1:1:"),
+        ("$x(a)", "'$' names"),
+        ("path(a, b) extra", "<fact>:1:"),
+    ],
+)
 def test_bad_fact_argument_is_one_line(rofl, command, fact, needle):
     assert_user_error(rofl(command, fact, TC), needle)
 
@@ -367,7 +408,7 @@ def test_ask_why_flag_with_variables_is_one_line(rofl, flag):
     assert_user_error(rofl("ask", "path(a, X)", TC, flag, "path(a, Y)"), "has variables")
 
 
-@pytest.mark.parametrize("fact", ["path(a, b)", "path(a, z)", "stratum(path, 0)", "authority(main, \"$kernel\")"])
+@pytest.mark.parametrize("fact", ["path(a, b)", "path(a, z)", "stratum(path, 0)", 'authority(main, "$kernel")'])
 def test_excise_of_a_non_base_fact_is_one_line(rofl, fact):
     assert_user_error(rofl("excise", fact, TC), "not a base fact")
 
@@ -384,6 +425,7 @@ def test_finding_exit_codes(rofl):
 # ======================================================================================================
 # --load-as WHO and --budget
 # ======================================================================================================
+
 
 @pytest.mark.parametrize("who", ["", "X", "Sensor", "a b", "a-b", "$kernel", "_x", "1a", "a.b"])
 def test_load_as_bad_who_is_one_line(rofl, who):
@@ -407,12 +449,15 @@ def test_load_as_non_ascii_who(rofl, who):
     assert_user_error(rofl("ask", "reading[S](V)", *SENSORS[:1], "--load-as", who, SENSORS[3]), "not an atom")
 
 
-@pytest.mark.parametrize("query, needle", [
-    ("not path(a, X)", "not path[main](a, X) needs X bound"),
-    ("path(a, X), not edge(X, Y)", "needs Y bound"),
-    ("X > 1, path(a, X), Y < 2", "Y < 2 needs Y bound"),
-    ("X = Y", "needs X, Y bound"),
-])
+@pytest.mark.parametrize(
+    "query, needle",
+    [
+        ("not path(a, X)", "not path[main](a, X) needs X bound"),
+        ("path(a, X), not edge(X, Y)", "needs Y bound"),
+        ("X > 1, path(a, X), Y < 2", "Y < 2 needs Y bound"),
+        ("X = Y", "needs X, Y bound"),
+    ],
+)
 def test_unsafe_query_is_one_line(rofl, query, needle):
     assert_user_error(rofl("ask", query, TC), "unsafe question", needle)
 
@@ -431,7 +476,9 @@ def test_audit_with_exhausted_budget_is_not_clean(rofl, tmp_path):
     assert code != 0 and "budget" in err
 
 
-@pytest.mark.parametrize("command, fact", [("why", "verified(20)"), ("whynot", "verified(20)"), ("excise", "reading[s1](20)")])
+@pytest.mark.parametrize(
+    "command, fact", [("why", "verified(20)"), ("whynot", "verified(20)"), ("excise", "reading[s1](20)")]
+)
 def test_explanations_with_exhausted_budget_say_partial(rofl, command, fact):
     code, _, err = rofl(command, fact, *SENSORS, "--budget", "10")
     assert "budget" in err
@@ -440,6 +487,7 @@ def test_explanations_with_exhausted_budget_say_partial(rofl, command, fact):
 # ======================================================================================================
 # --store
 # ======================================================================================================
+
 
 @pytest.fixture(scope="module")
 def sensors_store(tmp_path_factory):
@@ -456,7 +504,10 @@ def sensors_store(tmp_path_factory):
 def forge(path: Path, body, version=1) -> Path:
     """A store file with a correct checksum around ``body`` (an edit that also fixed the checksum)."""
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    head = json.dumps({"format": "rofl-store", "version": version, "sha256": hashlib.sha256(text.encode()).hexdigest()}, separators=(",", ":"))
+    head = json.dumps(
+        {"format": "rofl-store", "version": version, "sha256": hashlib.sha256(text.encode()).hexdigest()},
+        separators=(",", ":"),
+    )
     return write(path, head[:-1] + ',"body":' + text + "}\n")
 
 
@@ -479,7 +530,13 @@ BAD_STORES = {
 @pytest.mark.parametrize("name", sorted(BAD_STORES))
 def test_bad_store_is_one_line(rofl, sensors_store, tmp_path, name):
     bad = write(tmp_path / f"{name}.store", BAD_STORES[name](sensors_store.read_bytes()))
-    for command in (("ask", "reading[S](V)"), ("audit",), ("run",), ("save", tmp_path / "o.store"), ("why", "verified(20)")):
+    for command in (
+        ("ask", "reading[S](V)"),
+        ("audit",),
+        ("run",),
+        ("save", tmp_path / "o.store"),
+        ("why", "verified(20)"),
+    ):
         assert_user_error(rofl(*command, "--store", bad), str(bad))
 
 
@@ -512,12 +569,15 @@ def test_store_counters_not_an_object(rofl, sensors_store, tmp_path):
     assert_user_error(rofl("ask", "reading[S](V)", "--store", bad), str(bad))
 
 
-@pytest.mark.parametrize("row", [
-    pytest.param(["reading", [], None, None], id="row_without_perspective"),
-    pytest.param(["reading", ["s1", 1.5], None, None], id="float_term"),
-    pytest.param(["reading", ["s1", True], None, None], id="bool_term"),
-    pytest.param(["reading", ["s1", []], None, None], id="empty_compound"),
-])
+@pytest.mark.parametrize(
+    "row",
+    [
+        pytest.param(["reading", [], None, None], id="row_without_perspective"),
+        pytest.param(["reading", ["s1", 1.5], None, None], id="float_term"),
+        pytest.param(["reading", ["s1", True], None, None], id="bool_term"),
+        pytest.param(["reading", ["s1", []], None, None], id="empty_compound"),
+    ],
+)
 def test_store_bad_term_names_the_file(rofl, sensors_store, tmp_path, row):
     body = store_body(sensors_store)
     body["base"] = [row]
@@ -536,7 +596,7 @@ def test_store_with_malformed_reflected_rule(rofl, tmp_path):
 
 @pytest.mark.parametrize("version", ['"1"', "true", "null"])
 def test_store_version_of_wrong_type(rofl, tmp_path, version):
-    bad = write(tmp_path / "v.store", '{"format":"rofl-store","version":%s}' % version)
+    bad = write(tmp_path / "v.store", '{"format":"rofl-store","version":' + version + "}")
     line = assert_user_error(rofl("ask", "x(X)", "--store", bad), str(bad))
     assert "newer" not in line and "upgrade" not in line
 
@@ -570,16 +630,19 @@ def test_facts_folder_works(rofl, tiny):
     assert rofl("ask", "dependency[code](A, B)", "--facts", tiny[1]) == (0, 'A = "a.ts", B = "b.ts"\n', "")
 
 
-@pytest.mark.parametrize("name, content, needle", [
-    ("invalid_json", "{not json", "not valid JSON"),
-    ("empty", "", "not valid JSON"),
-    ("not_utf8", b"\xff\xfe", "not valid JSON"),
-    ("json_array", "[1, 2]", "not a rofl scan manifest"),
-    ("json_string", '"x"', "not a rofl scan manifest"),
-    ("json_null", "null", "not a rofl scan manifest"),
-    ("no_files_key", '{"format": 1}', "not a rofl scan manifest"),
-    ("files_is_a_list", '{"format": 1, "files": []}', "not a rofl scan manifest"),
-])
+@pytest.mark.parametrize(
+    "name, content, needle",
+    [
+        ("invalid_json", "{not json", "not valid JSON"),
+        ("empty", "", "not valid JSON"),
+        ("not_utf8", b"\xff\xfe", "not valid JSON"),
+        ("json_array", "[1, 2]", "not a rofl scan manifest"),
+        ("json_string", '"x"', "not a rofl scan manifest"),
+        ("json_null", "null", "not a rofl scan manifest"),
+        ("no_files_key", '{"format": 1}', "not a rofl scan manifest"),
+        ("files_is_a_list", '{"format": 1, "files": []}', "not a rofl scan manifest"),
+    ],
+)
 def test_corrupt_manifest_is_one_line(rofl, facts_copy, name, content, needle):
     write(facts_copy / "manifest.json", content)
     for command in FACT_COMMANDS:
@@ -599,12 +662,16 @@ def test_manifest_is_a_directory(rofl, facts_copy):
         assert_user_error(rofl(*command, "--facts", facts_copy), str(facts_copy))
 
 
-@pytest.mark.parametrize("append, needle", [
-    (b"this is not rofl(\n", ":"),
-    (b'src_file[code]("x", "y"\n', ":"),
-    (b"\x00\n", "'\\x00'"),
-    (b"\xff\xfe\n", "not UTF-8"),
-], ids=["syntax", "unterminated", "nul", "not_utf8"])
+@pytest.mark.parametrize(
+    "append, needle",
+    [
+        (b"this is not rofl(\n", ":"),
+        (b'src_file[code]("x", "y"\n', ":"),
+        (b"\x00\n", "'\\x00'"),
+        (b"\xff\xfe\n", "not UTF-8"),
+    ],
+    ids=["syntax", "unterminated", "nul", "not_utf8"],
+)
 def test_broken_fact_file_is_one_line_naming_it(rofl, facts_copy, append, needle):
     fact_file = first_fact_file(facts_copy)
     with open(fact_file, "ab") as fh:
@@ -621,7 +688,11 @@ def test_fact_file_replaced_by_a_directory_warns(rofl, facts_copy):
     assert code == 0 and "listed in the manifest but missing" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("cache", [b"rofl-store-cache 1\ngarbage\ngarbage", b"", b"\x00" * 100, None], ids=["garbage", "empty", "nul", "directory"])
+@pytest.mark.parametrize(
+    "cache",
+    [b"rofl-store-cache 1\ngarbage\ngarbage", b"", b"\x00" * 100, None],
+    ids=["garbage", "empty", "nul", "directory"],
+)
 def test_corrupt_cache_is_rebuilt(rofl, facts_copy, cache):
     path = facts_copy / ".rofl-store.cache"
     if cache is None:
@@ -639,18 +710,22 @@ def test_missing_or_unreadable_rules_file(rofl, tiny, tmp_path):
     assert_user_error(rofl("ask", "x(X)", "--facts", tiny[1], "--rules", syntax), f"{syntax}:1:")
 
 
-@pytest.mark.parametrize("where, value", [
-    pytest.param("file_facts", 5, id="file_facts_int"),
-    pytest.param("file_facts", ["a"], id="file_facts_list"),
-    pytest.param("preamble", {"facts": 1}, id="preamble_facts_int"),
-    pytest.param("package_entries", {"facts": {"a": 1}}, id="entries_facts_dict"),
-])
+@pytest.mark.parametrize(
+    "where, value",
+    [
+        pytest.param("file_facts", 5, id="file_facts_int"),
+        pytest.param("file_facts", ["a"], id="file_facts_list"),
+        pytest.param("preamble", {"facts": 1}, id="preamble_facts_int"),
+        pytest.param("package_entries", {"facts": {"a": 1}}, id="entries_facts_dict"),
+    ],
+)
 def test_manifest_facts_of_wrong_type(rofl, facts_copy, where, value):
     def change(m):
         if where == "file_facts":
             m["files"]["a.ts"]["facts"] = value
         else:
             m[where] = value
+
     edit_manifest(facts_copy, change)
     assert_no_crash(rofl("ask", "x(X)", "--facts", facts_copy))
 
@@ -692,6 +767,7 @@ def test_unstratifiable_rules_in_a_fact_file_are_refused(rofl, facts_copy):
 # ======================================================================================================
 # rofl scan
 # ======================================================================================================
+
 
 def test_scan_src_and_out_of_the_wrong_kind(rofl, tiny, tmp_path):
     src = tiny[0]
@@ -769,13 +845,16 @@ def test_scan_empty_out(rofl, tiny, tmp_path, monkeypatch):
     assert_user_error(result, "--out")
 
 
-@pytest.mark.parametrize("change", [
-    pytest.param(lambda m: m.update(files={k: None for k in m["files"]}), id="file_entry_null"),
-    pytest.param(lambda m: m.update(files={k: "x" for k in m["files"]}), id="file_entry_string"),
-    pytest.param(lambda m: [e.update(facts=5) for e in m["files"].values()], id="file_facts_int"),
-    pytest.param(lambda m: m.update(configs=[1]), id="configs_list"),
-    pytest.param(lambda m: m.update(packages=[1]), id="packages_list"),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda m: m.update(files={k: None for k in m["files"]}), id="file_entry_null"),
+        pytest.param(lambda m: m.update(files={k: "x" for k in m["files"]}), id="file_entry_string"),
+        pytest.param(lambda m: [e.update(facts=5) for e in m["files"].values()], id="file_facts_int"),
+        pytest.param(lambda m: m.update(configs=[1]), id="configs_list"),
+        pytest.param(lambda m: m.update(packages=[1]), id="packages_list"),
+    ],
+)
 def test_scan_over_a_corrupt_manifest(rofl, tiny, tmp_path, change):
     out = tmp_path / "out"
     assert rofl("scan", tiny[0], "--out", out)[0] == 0
@@ -796,9 +875,12 @@ def test_scan_over_an_unparsable_manifest_rescans(rofl, tiny, tmp_path):
 # rofl impact
 # ======================================================================================================
 
+
 def test_impact_user_errors(rofl, tiny):
     facts = tiny[1]
-    assert_user_error(rofl("impact", "--facts", facts, "--git-base", "HEAD"), "git")  # the scan is not in a git work tree
+    assert_user_error(
+        rofl("impact", "--facts", facts, "--git-base", "HEAD"), "git"
+    )  # the scan is not in a git work tree
     assert_user_error(rofl("impact", "--changed", "b.ts"), "--facts DIR is required")
     assert_user_error(rofl("impact", "--facts", facts), "--changed", "--git-base")
     assert_user_error(rofl("impact", "--facts", facts, "--changed", "b.ts", "--git-base", "HEAD"), "either")
@@ -845,6 +927,7 @@ def test_impact_git_base_is_not_an_option(rofl, git_scan, tmp_path, ref):
 # ======================================================================================================
 # rofl export
 # ======================================================================================================
+
 
 def test_export_user_errors(rofl, tiny, tmp_path):
     facts = tiny[1]
@@ -894,13 +977,18 @@ def surrogate_scan(rofl, tmp_path):
 
 @pytest.mark.parametrize("fmt", ["json", "dot", "mermaid"])
 def test_export_to_file_with_non_utf8_file_name(rofl, surrogate_scan, tmp_path, fmt):
-    assert_no_crash(rofl("export", "dependency", "--facts", surrogate_scan[1], "--format", fmt, "-o", tmp_path / "g.out"))
+    assert_no_crash(
+        rofl("export", "dependency", "--facts", surrogate_scan[1], "--format", fmt, "-o", tmp_path / "g.out")
+    )
 
 
-@pytest.mark.parametrize("args", [
-    pytest.param(("impact", "--changed", "b.ts"), id="impact"),
-    pytest.param(("export", "dependency"), id="export"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(("impact", "--changed", "b.ts"), id="impact"),
+        pytest.param(("export", "dependency"), id="export"),
+    ],
+)
 def test_strict_stdout_with_non_utf8_file_name(surrogate_scan, args):
     proc = cli(*args, "--facts", surrogate_scan[1], env={"PYTHONIOENCODING": "utf-8:strict"})
     assert "Traceback" not in proc.stderr
@@ -910,6 +998,7 @@ def test_strict_stdout_with_non_utf8_file_name(surrogate_scan, args):
 # ======================================================================================================
 # rofl run
 # ======================================================================================================
+
 
 def test_run_unstratifiable_and_no_files(rofl, tmp_path):
     code, _, err = rofl("run", EXAMPLES / "unstratifiable.rofl")
@@ -928,30 +1017,34 @@ def test_run_collect_malformed_relation(rofl, rel):
 # rofl repl (real processes)
 # ======================================================================================================
 
+
 def test_repl_survives_garbage(tmp_path):
-    proc = repl([
-        "garbage garbage",
-        "?",
-        "? path(a, X",
-        "why path(a, X)",
-        "whynot",
-        "excise path(a, b)",
-        "retract path(a, X)",
-        "budget 5 {",
-        "budget 5 { }",
-        "budget -1 { ? path(a, X) }",
-        "budget 5 { budget 3 { ? path(a, X) } }",
-        f"restore {tmp_path / 'nope.store'}",
-        f"restore {tmp_path}",
-        f"load {tmp_path}",
-        f"load {tmp_path / 'nope.rofl'}",
-        f"load {EXAMPLES / 'unstratifiable.rofl'}",
-        "p(X) :- q(X",
-        "edb(X) :- edge(X, _).",
-        "\x01\x02",
-        "facts $x",
-        "? path(a, X)",  # the session still answers; EOF follows without a quit
-    ], TC)
+    proc = repl(
+        [
+            "garbage garbage",
+            "?",
+            "? path(a, X",
+            "why path(a, X)",
+            "whynot",
+            "excise path(a, b)",
+            "retract path(a, X)",
+            "budget 5 {",
+            "budget 5 { }",
+            "budget -1 { ? path(a, X) }",
+            "budget 5 { budget 3 { ? path(a, X) } }",
+            f"restore {tmp_path / 'nope.store'}",
+            f"restore {tmp_path}",
+            f"load {tmp_path}",
+            f"load {tmp_path / 'nope.rofl'}",
+            f"load {EXAMPLES / 'unstratifiable.rofl'}",
+            "p(X) :- q(X",
+            "edb(X) :- edge(X, _).",
+            "\x01\x02",
+            "facts $x",
+            "? path(a, X)",  # the session still answers; EOF follows without a quit
+        ],
+        TC,
+    )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     out = proc.stdout
     assert out.rstrip("\n").endswith("X = b\nX = c\nX = d")
@@ -964,13 +1057,16 @@ def test_repl_eof_mid_command():
     assert proc.stdout.startswith("X = b\n") and proc.stdout.rstrip().endswith("found end of input")
 
 
-@pytest.mark.parametrize("line", [
-    pytest.param("run abc", id="run_abc"),
-    pytest.param("save", id="save_without_path"),
-    pytest.param("save {tmp}/no/such/dir.store", id="save_into_missing_folder"),
-    pytest.param("save {tmp}", id="save_onto_a_directory"),
-    pytest.param("load {tmp}/big.rofl", id="load_huge_integer"),
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param("run abc", id="run_abc"),
+        pytest.param("save", id="save_without_path"),
+        pytest.param("save {tmp}/no/such/dir.store", id="save_into_missing_folder"),
+        pytest.param("save {tmp}", id="save_onto_a_directory"),
+        pytest.param("load {tmp}/big.rofl", id="load_huge_integer"),
+    ],
+)
 def test_repl_errors_do_not_end_the_session(tmp_path, line):
     write(tmp_path / "big.rofl", f"p({BIG}).\n")
     proc = repl([line.format(tmp=tmp_path), "? edge(a, X)"], TC)
@@ -999,7 +1095,11 @@ def test_repl_non_utf8_input_default_locale():
 
 
 def test_repl_bad_start_is_one_line(tmp_path):
-    for args in (("--store", write(tmp_path / "e.store", "")), (write(tmp_path / "bad.rofl", "p(\n"),), ("--load-as", "Bad", TC)):
+    for args in (
+        ("--store", write(tmp_path / "e.store", "")),
+        (write(tmp_path / "bad.rofl", "p(\n"),),
+        ("--load-as", "Bad", TC),
+    ):
         proc = cli("repl", *args, input="? x(X)\n")
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr

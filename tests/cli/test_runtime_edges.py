@@ -39,14 +39,22 @@ def test_runtime_dependency_drops_type_only_edges(rofl, scanned):
     all_edges = answers(rofl, "dependency[code](A, B)", facts)
     runtime = answers(rofl, "runtime_dependency[code](A, B)", facts)
     assert ("src/b.ts", "src/c.ts") in all_edges and ("src/c.ts", "src/b.ts") in all_edges
-    assert runtime == {("src/a.ts", "src/b.ts"), ("src/d.ts", "src/a.ts"), ("src/e.ts", "src/f.ts"), ("src/f.ts", "src/e.ts")}
+    assert runtime == {
+        ("src/a.ts", "src/b.ts"),
+        ("src/d.ts", "src/a.ts"),
+        ("src/e.ts", "src/f.ts"),
+        ("src/f.ts", "src/e.ts"),
+    }
 
 
 def test_cycles_over_all_edges_and_over_runtime_edges(rofl, scanned):
     _, facts = scanned
     assert answers(rofl, "in_cycle[code](F)", facts) == {("src/b.ts",), ("src/c.ts",), ("src/e.ts",), ("src/f.ts",)}
     assert answers(rofl, "runtime_in_cycle[code](F)", facts) == {("src/e.ts",), ("src/f.ts",)}
-    assert answers(rofl, "runtime_cycle_edge[code](A, B)", facts) == {("src/e.ts", "src/f.ts"), ("src/f.ts", "src/e.ts")}
+    assert answers(rofl, "runtime_cycle_edge[code](A, B)", facts) == {
+        ("src/e.ts", "src/f.ts"),
+        ("src/f.ts", "src/e.ts"),
+    }
 
 
 def test_layering_can_forbid_runtime_edges_only(rofl, scanned, tmp_path):

@@ -50,7 +50,9 @@ def test_scanning_dot_into_a_folder_inside_it(rofl, tmp_path, monkeypatch):
     shutil.copytree(SHOP, src)
     subprocess.run(["git", "init", "-q", str(src)], check=True)
     subprocess.run(["git", "-C", str(src), "add", "-A"], check=True)
-    subprocess.run(["git", "-C", str(src), "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base"], check=True)
+    subprocess.run(
+        ["git", "-C", str(src), "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base"], check=True
+    )
     monkeypatch.chdir(src)
     assert rofl("scan", ".", "--out", "facts/generated")[0] == 0
     (src / "facts" / "generated" / "stray.ts").write_text("export const x = 1;\n")

@@ -34,10 +34,17 @@ def signed(tmp_path_factory):
     src = root / "shop"
     shutil.copytree(SHOP, src)
     env = {ENV: (root / "ci.key").read_text()}
-    result = runner.invoke(main, ["scan", str(src), "--out", str(root / "facts"), "--sign-key", ENV], env=env, catch_exceptions=False)
+    result = runner.invoke(
+        main, ["scan", str(src), "--out", str(root / "facts"), "--sign-key", ENV], env=env, catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     assert (root / "ci.key").read_text() not in result.output
-    result = runner.invoke(main, ["scan", str(src), "--out", str(root / "facts2"), "--sign-key", ENV, "--exclude", "**/cart.ts"], env=env, catch_exceptions=False)
+    result = runner.invoke(
+        main,
+        ["scan", str(src), "--out", str(root / "facts2"), "--sign-key", ENV, "--exclude", "**/cart.ts"],
+        env=env,
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     return root
 
@@ -120,5 +127,7 @@ def test_ask_and_impact_refuse_forged_facts_with_the_public_key(rofl, signed, fa
     redigest(facts, f"code/{victim.name}")
     code, out, err = rofl("ask", "in_cycle[code](F)", "--facts", facts, "--public-key", signed / "ci.pub")
     assert code == 1 and out == "" and "refusing" in err
-    code, out, err = rofl("impact", "--facts", facts, "--changed", "src/domain/money.ts", "--public-key", signed / "ci.pub")
+    code, out, err = rofl(
+        "impact", "--facts", facts, "--changed", "src/domain/money.ts", "--public-key", signed / "ci.pub"
+    )
     assert code == 1 and "refusing" in err

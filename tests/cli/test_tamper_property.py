@@ -23,9 +23,20 @@ SHOP = EXAMPLES / "shop"
 ENV = "ROFL_TEST_PROPERTY_KEY"
 # (kind, whether the manifest digests can see it without a signature)
 KINDS = {
-    "edit": True, "add": True, "delete": True, "swap": True, "rename": True, "manifest_digest": True,
-    "redigest": False, "add_listed": False, "preamble": True, "rules_fact": True, "rules_rule": True,
-    "rules_authority": True, "foreign_signature": False, "other_scan_signature": False,
+    "edit": True,
+    "add": True,
+    "delete": True,
+    "swap": True,
+    "rename": True,
+    "manifest_digest": True,
+    "redigest": False,
+    "add_listed": False,
+    "preamble": True,
+    "rules_fact": True,
+    "rules_rule": True,
+    "rules_authority": True,
+    "foreign_signature": False,
+    "other_scan_signature": False,
 }
 
 
@@ -41,9 +52,16 @@ def world(tmp_path_factory):
         assert runner.invoke(main, ["keygen", "--out", str(root / name)]).exit_code == 0
     src = root / "shop"
     shutil.copytree(SHOP, src)
-    for out, key, extra in (("facts", "ci", []), ("facts_other_key", "other", []), ("facts_other_scan", "ci", ["--exclude", "**/cart.ts"])):
-        result = runner.invoke(main, ["scan", str(src), "--out", str(root / out), "--sign-key", ENV, *extra],
-                               env={ENV: (root / f"{key}.key").read_text()})
+    for out, key, extra in (
+        ("facts", "ci", []),
+        ("facts_other_key", "other", []),
+        ("facts_other_scan", "ci", ["--exclude", "**/cart.ts"]),
+    ):
+        result = runner.invoke(
+            main,
+            ["scan", str(src), "--out", str(root / out), "--sign-key", ENV, *extra],
+            env={ENV: (root / f"{key}.key").read_text()},
+        )
         assert result.exit_code == 0, result.output
     manifest = json.loads((root / "facts" / "manifest.json").read_text())
     return root, sorted(manifest["files"])
@@ -90,7 +108,9 @@ def tamper(kind: str, facts: Path, root: Path, sources: list[str], a: int, b: in
         (facts / "manifest.json").write_text(json.dumps(manifest))
         redigest(facts, f"code/extra{n}.rofl")
     elif kind == "preamble":
-        (facts / "preamble.rofl").write_text((facts / "preamble.rofl").read_text() + ["authority(code, unverified).\n", edge + ".\n"][n % 2])
+        (facts / "preamble.rofl").write_text(
+            (facts / "preamble.rofl").read_text() + ["authority(code, unverified).\n", edge + ".\n"][n % 2]
+        )
     elif kind.startswith("rules_"):
         rules = work / "rules.rofl"
         text = {
@@ -127,7 +147,9 @@ def check(world, kind: str, a: int, b: int, n: int) -> None:
             assert run_audit(facts, extra) == 1, kind
 
 
-TAMPERING = dict(kind=st.sampled_from(sorted(KINDS)), a=st.integers(0, 10_000), b=st.integers(0, 10_000), n=st.integers(0, 10**6))
+TAMPERING = dict(
+    kind=st.sampled_from(sorted(KINDS)), a=st.integers(0, 10_000), b=st.integers(0, 10_000), n=st.integers(0, 10**6)
+)
 QUIET = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 
 

@@ -191,15 +191,33 @@ class Program:
         lines += [r.asp(self.perspectives) for r in self.rules]
         return "\n".join(lines) + "\n"
 
-    def with_rules(self, rules: list, facts: list | None = None) -> "Program":
-        return Program(self.seed, dict(self.arity), dict(self.level), list(self.facts if facts is None else facts),
-                       list(rules), self.perspectives, self.domain, set(self.features))
+    def with_rules(self, rules: list, facts: list | None = None) -> Program:
+        return Program(
+            self.seed,
+            dict(self.arity),
+            dict(self.level),
+            list(self.facts if facts is None else facts),
+            list(rules),
+            self.perspectives,
+            self.domain,
+            set(self.features),
+        )
 
 
 # ------------------------------------------------------------------------------------------ generator
 class _Gen:
-    def __init__(self, seed: int, *, max_levels: int, max_idb: int, domain_size: int, perspectives: bool | None,
-                 recursion: float, negation: float, premise_free: float = 0.0) -> None:
+    def __init__(
+        self,
+        seed: int,
+        *,
+        max_levels: int,
+        max_idb: int,
+        domain_size: int,
+        perspectives: bool | None,
+        recursion: float,
+        negation: float,
+        premise_free: float = 0.0,
+    ) -> None:
         self.rng = random.Random(seed)
         self.seed = seed
         self.max_levels = max_levels
@@ -475,7 +493,7 @@ class _Gen:
             last = [v for v in positives[-1].vars() if v in pool]
             ends = [x for x in (first[:1] + last[-1:]) if x]
             pool = list(dict.fromkeys(ends + [v for v in pool if v not in ends]))
-        for k in range(self.arity[head]):
+        for _ in range(self.arity[head]):
             if pool and rng.random() < 0.9:
                 name = pool.pop(0) if chain else pool.pop(rng.randrange(len(pool)))
                 hargs.append(Var(name))
@@ -497,12 +515,28 @@ class _Gen:
         return Rule(Lit(head, tuple(hargs), hpersp), tuple(body))
 
 
-def generate(seed: int, *, max_levels: int = 3, max_idb: int = 5, domain_size: int = 5,
-             perspectives: bool | None = None, recursion: float = 0.45, negation: float = 0.3,
-             premise_free: float = 0.0) -> Program:
+def generate(
+    seed: int,
+    *,
+    max_levels: int = 3,
+    max_idb: int = 5,
+    domain_size: int = 5,
+    perspectives: bool | None = None,
+    recursion: float = 0.45,
+    negation: float = 0.3,
+    premise_free: float = 0.0,
+) -> Program:
     """A random stratified program; the same arguments always give the same program."""
-    g = _Gen(seed, max_levels=max_levels, max_idb=max_idb, domain_size=domain_size, perspectives=perspectives,
-             recursion=recursion, negation=negation, premise_free=premise_free)
+    g = _Gen(
+        seed,
+        max_levels=max_levels,
+        max_idb=max_idb,
+        domain_size=domain_size,
+        perspectives=perspectives,
+        recursion=recursion,
+        negation=negation,
+        premise_free=premise_free,
+    )
     g.make_domain()
     g.make_relations()
     facts = g.make_facts()

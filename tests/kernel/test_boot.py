@@ -78,9 +78,9 @@ def test_breach_reports_reflection_asserted_as_facts(kernel):
 
 def test_forged_fact_by_wrong_authority(kernel):
     kernel.load_text("authority(code, scanner).")
-    kernel.load_text("src_file[code](\"a.ts\", \"abc\").", who="scanner")
+    kernel.load_text('src_file[code]("a.ts", "abc").', who="scanner")
     assert audit(kernel, "forged") == []
-    kernel.load_text("src_file[code](\"evil.ts\", \"000\").", who="mallory")
+    kernel.load_text('src_file[code]("evil.ts", "000").', who="mallory")
     (row,) = audit(kernel, "forged")
     assert row[0] == ("$fact", ("src_file",), ("code",), ("$args", "evil.ts", "000"))
 

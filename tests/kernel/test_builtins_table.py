@@ -21,7 +21,9 @@ def test_mode_facts_are_the_table():
 @pytest.mark.parametrize("op", [b.op for b in B.TABLE if b.kind == B.TEST])
 def test_a_test_builtin_means_the_same_bottom_up_top_down_and_asked(op):
     k = Kernel(BOOT)
-    k.load_text(f"{VALUES}\nup(X, Y) :- v(X), v(Y), X {op} Y.\nd(X, Y) :- X {op} Y.\ncall(X, Y) :- v(X), v(Y), d(X, Y).")
+    k.load_text(
+        f"{VALUES}\nup(X, Y) :- v(X), v(Y), X {op} Y.\nd(X, Y) :- X {op} Y.\ncall(X, Y) :- v(X), v(Y), d(X, Y)."
+    )
     up = set(k.query("up(X, Y)").rows)
     assert up == set(k.query("call(X, Y)").rows) == set(k.query(f"v(X), v(Y), X {op} Y").rows)
     values = [r[1] for r in k.base_rows("v")]

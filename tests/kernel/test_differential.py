@@ -121,7 +121,9 @@ def naive_seminaive_diff(prog: Program) -> list[str]:
     fs, fn = semi.facts(), naive.facts()
     if fs != fn:
         s, n = set(fs), set(fn)
-        problems.append(f"facts: only semi-naive {sorted(s - n, key=repr)[:10]}; only naive {sorted(n - s, key=repr)[:10]}")
+        problems.append(
+            f"facts: only semi-naive {sorted(s - n, key=repr)[:10]}; only naive {sorted(n - s, key=repr)[:10]}"
+        )
     ss, sn = support_table(semi), support_table(naive)
     for key in sorted(set(ss) | set(sn), key=repr):
         if ss.get(key) != sn.get(key):
@@ -143,8 +145,22 @@ def test_naive_equals_seminaive(seed):
 
 # ------------------------------------------------------------------------------------------ boot's names
 # Users may name their relations as boot names its helpers and audits: the same programs, renamed.
-BOOT_NAMES = ("dep", "reach", "dep_neg", "unstratified", "stratum", "sees", "dep_any", "perspective",
-              "known_rule", "moded", "malformed", "leak", "forged", "breach")
+BOOT_NAMES = (
+    "dep",
+    "reach",
+    "dep_neg",
+    "unstratified",
+    "stratum",
+    "sees",
+    "dep_any",
+    "perspective",
+    "known_rule",
+    "moded",
+    "malformed",
+    "leak",
+    "forged",
+    "breach",
+)
 BOOT_NAME_SEEDS = range(7000, 7040)
 
 
@@ -157,7 +173,9 @@ def with_boot_names(prog: Program) -> Program:
     def item(x):
         return lit(x) if isinstance(x, Lit) else Neg(lit(x.lit)) if isinstance(x, Neg) else x
 
-    renamed = prog.with_rules([Rule(lit(r.head), tuple(item(i) for i in r.body)) for r in prog.rules], [lit(f) for f in prog.facts])
+    renamed = prog.with_rules(
+        [Rule(lit(r.head), tuple(item(i) for i in r.body)) for r in prog.rules], [lit(f) for f in prog.facts]
+    )
     renamed.arity = {names.get(k, k): v for k, v in prog.arity.items()}
     renamed.level = {names.get(k, k): v for k, v in prog.level.items()}
     return renamed
@@ -190,8 +208,14 @@ def test_agrees_with_clingo(seed):
     premise_free=st.sampled_from([0.0, 0.0, 0.3]),
 )
 def test_property_three_way_agreement(seed, max_levels, max_idb, domain_size, perspectives, premise_free):
-    prog = generate(seed, max_levels=max_levels, max_idb=max_idb, domain_size=domain_size, perspectives=perspectives,
-                    premise_free=premise_free)
+    prog = generate(
+        seed,
+        max_levels=max_levels,
+        max_idb=max_idb,
+        domain_size=domain_size,
+        perspectives=perspectives,
+        premise_free=premise_free,
+    )
     problems = naive_seminaive_diff(prog)
     problems += model_diff(kernel_model(run_kernel(prog), prog), clingo_model(prog))
     assert not problems, explain(prog, problems)
@@ -288,10 +312,22 @@ def test_generator_covers_the_language():
             counts[f] = counts.get(f, 0) + 1
     n = len(progs)
     expected = {
-        "self_recursion": 0.5, "mutual_recursion": 0.2, "nonlinear_recursion": 0.2, "negation": 0.5,
-        "negation_of_derived": 0.2, "multi_level": 0.5, "comparison": 0.5, "arithmetic": 0.2,
-        "wildcard": 0.3, "negated_wildcard": 0.1, "body_constant": 0.3, "perspectives": 0.1,
-        "variable_perspective": 0.05, "compound_pattern": 0.02, "mixed_edb_idb": 0.1, "binding_equality": 0.05,
+        "self_recursion": 0.5,
+        "mutual_recursion": 0.2,
+        "nonlinear_recursion": 0.2,
+        "negation": 0.5,
+        "negation_of_derived": 0.2,
+        "multi_level": 0.5,
+        "comparison": 0.5,
+        "arithmetic": 0.2,
+        "wildcard": 0.3,
+        "negated_wildcard": 0.1,
+        "body_constant": 0.3,
+        "perspectives": 0.1,
+        "variable_perspective": 0.05,
+        "compound_pattern": 0.02,
+        "mixed_edb_idb": 0.1,
+        "binding_equality": 0.05,
     }
     low = {f: counts.get(f, 0) / n for f, share in expected.items() if counts.get(f, 0) < share * n}
     assert not low, f"features under-represented: {low}"
@@ -348,7 +384,9 @@ def test_harness_detects_seminaive_that_stops_early(monkeypatch):
 
     def caught_both_ways(seed):
         prog = generate(seed)
-        return bool(model_diff(kernel_model(run_kernel(prog), prog), clingo_model(prog))) and bool(naive_seminaive_diff(prog))
+        return bool(model_diff(kernel_model(run_kernel(prog), prog), clingo_model(prog))) and bool(
+            naive_seminaive_diff(prog)
+        )
 
     _first(NAIVE_SEEDS, caught_both_ways)
 

@@ -45,7 +45,12 @@ def docstring_positions(source: str) -> set[tuple[int, int]]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 out.add((body[0].lineno, body[0].col_offset))
     return out
 
@@ -83,7 +88,9 @@ def test_engine_source_names_no_relation_outside_the_kernel_vocabulary():
 
 def test_the_guard_catches_a_planted_name(tmp_path):
     planted = tmp_path / "planted.py"
-    planted.write_text('"""Docstrings may say sees(A)."""\nx = "sees"\ndef reach(): pass\ny = f"dep_neg({x})"\nz = "a sentence about leak"\n')
+    planted.write_text(
+        '"""Docstrings may say sees(A)."""\nx = "sees"\ndef reach(): pass\ny = f"dep_neg({x})"\nz = "a sentence about leak"\n'
+    )
     words = engine_words(planted)
     assert "sees" in words and "reach" in words and "dep_neg" in words
     assert "leak" not in words

@@ -200,11 +200,32 @@ _names = st.sampled_from(["p", "src_file", "x1", "not", "is", "want", "a_b"])
 _args = st.one_of(
     st.text(max_size=8).map(lambda s: __import__("engine.terms", fromlist=["quote"]).quote(s)),
     st.integers(-50, 50).map(str),
-    st.sampled_from(["foo", "bar", "X", "_", "f(a)", "1a", '"open', "", "$x", "a b", "\u00a0a", "a\u2003", " -3 ", "\t7\r", "\va", "\x0cb"]),
+    st.sampled_from(
+        [
+            "foo",
+            "bar",
+            "X",
+            "_",
+            "f(a)",
+            "1a",
+            '"open',
+            "",
+            "$x",
+            "a b",
+            "\u00a0a",
+            "a\u2003",
+            " -3 ",
+            "\t7\r",
+            "\va",
+            "\x0cb",
+        ]
+    ),
 )
 _lines = st.builds(
     lambda rel, persp, args, tail: f"{rel}{persp}({', '.join(args)}){tail}",
-    _names, st.sampled_from(["", "[code]", "[S]", "[ ]"]), st.lists(_args, max_size=3),
+    _names,
+    st.sampled_from(["", "[code]", "[S]", "[ ]"]),
+    st.lists(_args, max_size=3),
     st.sampled_from([".", ". -- note", "@init.", "@next.", "", ".)", ". q(1).", " .\r", ".\u00a0", "\n."]),
 )
 
@@ -218,7 +239,9 @@ def test_fact_file_fast_path_agrees_with_the_full_parser(lines):
 
 _terms = st.recursive(
     st.one_of(st.integers(-5, 5), st.text(max_size=3), st.sampled_from([("a",), ("b",), ("nil",)])),
-    lambda inner: st.tuples(st.sampled_from(["f", "g"]), inner) | st.tuples(st.sampled_from(["f", "cons"]), inner, inner),
+    lambda inner: (
+        st.tuples(st.sampled_from(["f", "g"]), inner) | st.tuples(st.sampled_from(["f", "cons"]), inner, inner)
+    ),
     max_leaves=4,
 )
 
@@ -231,7 +254,9 @@ def test_fast_canonical_sort_equals_the_keyed_sort(rows):
     assert canonical_rows(rows) == sorted(rows, key=fact_key)
 
 
-_column_kinds = st.sampled_from([st.integers(-1000, 1000), st.text(max_size=4), st.sampled_from([("a",), ("b",), ("zz",), ("a_1",)])])
+_column_kinds = st.sampled_from(
+    [st.integers(-1000, 1000), st.text(max_size=4), st.sampled_from([("a",), ("b",), ("zz",), ("a_1",)])]
+)
 
 
 @settings(max_examples=200, deadline=None)

@@ -54,7 +54,9 @@ def answers(k: Kernel, name: str) -> set:
 @pytest.mark.parametrize("order", ["sorted", "reversed"])
 def test_a_user_reusing_every_boot_name_gets_exactly_their_own_answers(order):
     names = boot_names()
-    assert {"dep", "dep_neg", "reach", "unstratified", "stratum", "sees", "perspective", "malformed", "leak"} <= set(names)
+    assert {"dep", "dep_neg", "reach", "unstratified", "stratum", "sees", "perspective", "malformed", "leak"} <= set(
+        names
+    )
     if order == "reversed":
         names = names[::-1]
     text, expected = user_program(names)
@@ -84,8 +86,10 @@ def test_the_textbook_reach_program_answers_13_rows():
 
 def test_user_facts_named_like_boot_helpers_do_not_unstratify_a_program():
     k = Kernel(BOOT)
-    k.load_text("dep(p, q). dep_neg(p, q). reach(q, p). unstratified(p). stratum(p, 7).\n"
-                "e(1). p(X) :- e(X), not q(X). q(X) :- e(X), X > 1.")
+    k.load_text(
+        "dep(p, q). dep_neg(p, q). reach(q, p). unstratified(p). stratum(p, 7).\n"
+        "e(1). p(X) :- e(X), not q(X). q(X) :- e(X), X > 1."
+    )
     assert k.query("p(X)").rows == ((1,),)
     assert k.query("unstratified(X)").rows == ((("p",),),)  # the user's own fact, nothing else
 

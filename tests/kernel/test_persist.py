@@ -65,7 +65,12 @@ def test_hash_seed_does_not_change_the_saved_store(tmp_path, seed):
     for run, hashseed in enumerate(["0", seed]):
         out = tmp_path / f"s{run}.json"
         env = dict(os.environ, PYTHONHASHSEED=hashseed)
-        subprocess.run([sys.executable, "-c", SAVE_SCRIPT, str(BOOT), str(program), str(out), str(run)], check=True, env=env, cwd=ROOT)
+        subprocess.run(
+            [sys.executable, "-c", SAVE_SCRIPT, str(BOOT), str(program), str(out), str(run)],
+            check=True,
+            env=env,
+            cwd=ROOT,
+        )
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
 
@@ -92,7 +97,9 @@ def test_restored_store_evaluates_identically_in_a_fresh_process_without_parsing
     first = tmp_path / "a.json"
     k.save(first)
     second = tmp_path / "b.json"
-    proc = subprocess.run([sys.executable, "-c", RESTORE_SCRIPT, str(first), str(second)], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", RESTORE_SCRIPT, str(first), str(second)], capture_output=True, text=True, cwd=ROOT
+    )
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert proc.stdout.strip() == "((20,), (21,))"
     assert first.read_bytes() == second.read_bytes()
@@ -149,5 +156,7 @@ def test_incremental_reuse_gives_the_same_store_as_one_fresh_evaluation():
         fresh.add_clauses([clause], who, evaluate_now=False)  # no evaluation in between
     assert fresh.current is None  # nothing was evaluated yet: nothing can be reused
     one_go = persist.dumps(fresh.store, fresh.evaluate())
-    step_by_step = saved_bytes([(c, w) for c, w in clauses if w is None] + [(c, w) for c, w in clauses if w == "sensor_net"])
+    step_by_step = saved_bytes(
+        [(c, w) for c, w in clauses if w is None] + [(c, w) for c, w in clauses if w == "sensor_net"]
+    )
     assert one_go == step_by_step

@@ -28,7 +28,9 @@ def test_result_is_immutable_and_answers_rows_and_records():
     assert result.defines("path") and result.defines("path", "main", 2) and not result.defines("path", "code")
     assert not result.defines("nothing")
     k.assert_fact("edge", "main", (("d",), ("e",)))
-    assert k.evaluate() is not result and ("main", ("a",), ("e",)) not in result.rows("path")  # the old result stays as it was
+    assert k.evaluate() is not result and ("main", ("a",), ("e",)) not in result.rows(
+        "path"
+    )  # the old result stays as it was
 
 
 def test_goals_are_a_parameter_and_evaluate_only_their_cone():

@@ -73,7 +73,12 @@ LEN = "len(L, N) :- L = nil, N = 0.\nlen(L, N) :- L = cons(_, T), len(T, M), N i
 # Demand (moded) rules
 # =========================================================================================
 def test_demand_rule_called_with_different_binding_patterns():
-    k = load("add(X, Y, Z) :- Z is X + Y.\n" "q(1, 2). q(5, 5).\n" "sum(Z) :- q(X, Y), add(X, Y, Z).\n" "ok(X) :- q(X, Y), add(X, Y, 3).")
+    k = load(
+        "add(X, Y, Z) :- Z is X + Y.\n"
+        "q(1, 2). q(5, 5).\n"
+        "sum(Z) :- q(X, Y), add(X, Y, Z).\n"
+        "ok(X) :- q(X, Y), add(X, Y, 3)."
+    )
     assert rows(k, "sum(Z)") == [(3,), (10,)]
     assert rows(k, "ok(X)") == [(1,)]
     assert rows(k, "add(1, 2, Z)") == [(3,)]
@@ -82,7 +87,7 @@ def test_demand_rule_called_with_different_binding_patterns():
 
 
 def test_demand_recursion_over_structured_terms_and_its_why_tree():
-    k = load(LEN + f"lst({cons_list([7, 8, 9])}).\n" "size(N) :- lst(L), len(L, N).")
+    k = load(LEN + f"lst({cons_list([7, 8, 9])}).\nsize(N) :- lst(L), len(L, N).")
     assert rows(k, "size(N)") == [(3,)]
     node = k.why("size", "main", (3,))
     text = "\n".join(node.lines())
@@ -100,20 +105,22 @@ def test_demand_relation_under_negation_and_reading_perspectives():
     assert rows(k, "outlier(S)") == [(a("s3"),)]
     assert rows(k, "verified(V)") == [(20,), (21,)]
     # a demand relation whose head perspective is a variable, bound by the body
-    k.load_text("near[S](V) :- reading[S](W), D is V - W, D <= 2, D >= -2.\nprobe(23).\nhit(S) :- probe(V), near[S](V).")
+    k.load_text(
+        "near[S](V) :- reading[S](W), D is V - W, D <= 2, D >= -2.\nprobe(23).\nhit(S) :- probe(V), near[S](V)."
+    )
     assert rows(k, "hit(S)") == [(a("s2"),)]
     assert rows(k, "near[s1](19)") == [()]
 
 
 def test_demand_recursion_over_cyclic_data_is_complete():
-    k = load("e(a, b). e(b, a).\n" "d(X, Y) :- X = Y.\n" "d(X, Y) :- e(X, Z), d(Z, Y).")
+    k = load("e(a, b). e(b, a).\nd(X, Y) :- X = Y.\nd(X, Y) :- e(X, Z), d(Z, Y).")
     assert rows(k, "d(a, Y)") == [(a("a"),), (a("b"),)]
     assert rows(k, "d(b, Y)") == [(a("a"),), (a("b"),)]
 
 
 def test_demand_callee_dependencies_are_computed_before_the_caller():
     # h (the caller) sorts before q (what the demand rule d reads): both are stratum 0
-    k = load("s(1). s(2).\n" "q(X) :- s(X).\n" "d(X, Y) :- q(Y), Y >= X.\n" "h(Y) :- s(X), d(X, Y).")
+    k = load("s(1). s(2).\nq(X) :- s(X).\nd(X, Y) :- q(Y), Y >= X.\nh(Y) :- s(X), d(X, Y).")
     assert rows(k, "h(Y)") == [(1,), (2,)]
     assert rows(k, "d(1, Y)") == [(1,), (2,)]
 
@@ -131,7 +138,7 @@ def test_base_facts_of_a_demand_relation_are_visible():
 
 def test_demand_rule_reading_the_recursive_relation_that_calls_it():
     # ok(Y) holds when r(Y - 1) does: the least model is r = {1, 2, 3}
-    k = load("s(1). t(2). t(3).\n" "r(X) :- s(X).\n" "r(Y) :- t(Y), ok(Y).\n" "ok(Y) :- Y > 0, r(Z), Z is Y - 1.")
+    k = load("s(1). t(2). t(3).\nr(X) :- s(X).\nr(Y) :- t(Y), ok(Y).\nok(Y) :- Y > 0, r(Z), Z is Y - 1.")
     assert rows(k, "r(X)") == [(1,), (2,), (3,)]
 
 
@@ -158,7 +165,9 @@ def _len_program(calls: bool) -> str:
     # four relations of 25 distinct lists of 20 cells each
     text = ""
     for g in range(4):
-        text += "".join(f"l{g}({cons_list(range(g * 10_000 + i * 100, g * 10_000 + i * 100 + 20))}).\n" for i in range(25))
+        text += "".join(
+            f"l{g}({cons_list(range(g * 10_000 + i * 100, g * 10_000 + i * 100 + 20))}).\n" for i in range(25)
+        )
         text += f"r{g}(N) :- l{g}(L), len(L, N).\n" if calls else f"r{g}(N) :- l{g}(L), N = 20.\n"
     return text + LEN
 
@@ -208,7 +217,10 @@ def test_init_literal_means_the_same_in_demand_and_bottom_up_rules():
 # Builtins: the same rule must mean the same thing bottom-up and on demand
 # =========================================================================================
 def test_eq_with_arithmetic_in_demand_and_bottom_up_rules():
-    k = load("v(1).\nr(X) :- v(Y), X = Y + 1.\nd(Y, X) :- X = Y + 1.\nt(X) :- v(Y), d(Y, X).\n" "g(X) :- v(X), X + 1 = 2.\nh(X) :- X + 1 = 2.\nu(X) :- v(X), h(X).")
+    k = load(
+        "v(1).\nr(X) :- v(Y), X = Y + 1.\nd(Y, X) :- X = Y + 1.\nt(X) :- v(Y), d(Y, X).\n"
+        "g(X) :- v(X), X + 1 = 2.\nh(X) :- X + 1 = 2.\nu(X) :- v(X), h(X)."
+    )
     assert rows(k, "r(X)") == [(2,)]
     assert rows(k, "t(X)") == [(2,)]
     assert rows(k, "g(X)") == rows(k, "u(X)") == [(1,)]
@@ -234,9 +246,19 @@ def test_is_with_a_non_integer_right_side():
 @pytest.mark.parametrize(
     "expr, value",
     [
-        ("-7 / 2", -3), ("7 / -2", -3), ("-7 / -2", 3), ("7 / 2", 3), ("-1 / 2", 0),
-        ("-7 mod 2", 1), ("7 mod -2", -1), ("-7 mod -2", -1), ("7 mod 2", 1),
-        ("2 * 3 mod 4", 2), ("10 - 4 - 3", 3), ("2 - -3", 5), ("-(2 + 3) * 2", -10),
+        ("-7 / 2", -3),
+        ("7 / -2", -3),
+        ("-7 / -2", 3),
+        ("7 / 2", 3),
+        ("-1 / 2", 0),
+        ("-7 mod 2", 1),
+        ("7 mod -2", -1),
+        ("-7 mod -2", -1),
+        ("7 mod 2", 1),
+        ("2 * 3 mod 4", 2),
+        ("10 - 4 - 3", 3),
+        ("2 - -3", 5),
+        ("-(2 + 3) * 2", -10),
         ("123456789012345678901234567890 * 1000000000000", 123456789012345678901234567890 * 10**12),
         ("-123456789012345678901234567891 / 2", -61728394506172839450617283945),
         ("-123456789012345678901234567891 mod 2", 1),
@@ -262,7 +284,7 @@ def test_comparisons_between_kinds_follow_the_canonical_order():
     # integers < strings < compounds
     k = load('v(3). v("a"). v(f(c)). v(-5). v("b").\nlt(X, Y) :- v(X), v(Y), X < Y.\nle(X, Y) :- v(X), v(Y), X <= Y.')
     order = [-5, 3, "a", "b", ("f", a("c"))]
-    expected = canon(((x, y) for i, x in enumerate(order) for y in order[i + 1:]))
+    expected = canon(((x, y) for i, x in enumerate(order) for y in order[i + 1 :]))
     assert rows(k, "lt(X, Y)") == expected
     assert len(rows(k, "le(X, Y)")) == len(expected) + len(order)
     assert rows(k, 'lt(X, "a")') == canon([(-5,), (3,)])
@@ -277,7 +299,7 @@ def test_a_variable_named_underscore_digit_is_an_ordinary_named_variable():
 
 
 def test_query_repeated_variables_wildcards_constants_and_compounds():
-    k = load("p(1, 1). p(1, 2). p(f(a), f(a)). p(f(a), f(b)). p(\"s\", 1).\nq[s1](1, 2). q[s2](3, s2).")
+    k = load('p(1, 1). p(1, 2). p(f(a), f(a)). p(f(a), f(b)). p("s", 1).\nq[s1](1, 2). q[s2](3, s2).')
     assert rows(k, "p(X, X)") == canon([(1,), (("f", a("a")),)])
     assert k.query("p(_, _)").rows == ((),) and k.query("p(_, _)").variables == ()
     assert rows(k, "p(_, X)") == canon([(1,), (2,), (("f", a("a")),), (("f", a("b")),)])
@@ -413,7 +435,11 @@ def test_why_treats_metadata_relations_like_stored_relations():
 def test_whynot_names_the_failing_premise_of_the_best_partial_match():
     k = load("a(1, 2). a(1, 3). b(3).\np(X) :- a(X, Y), b(Y), c(Y).")
     (rule,) = k.whynot("p", "main", (1,)).children
-    assert [(c.kind, c.text) for c in rule.children] == [("ok", "a[main](1, 3)"), ("ok", "b[main](3)"), ("fails", "c[main](3)")]
+    assert [(c.kind, c.text) for c in rule.children] == [
+        ("ok", "a[main](1, 3)"),
+        ("ok", "b[main](3)"),
+        ("fails", "c[main](3)"),
+    ]
     assert k.whynot("b", "main", (9,)).kind == "missing"
 
 
@@ -436,7 +462,9 @@ def test_excise_of_a_fact_that_is_also_derived():
 # Ticks
 # =========================================================================================
 def test_next_with_negation_and_a_fact_asserted_mid_run():
-    k = load("stock(apple)@init. stock(pear)@init.\n" "sold(X) :- stock(X), order(X).\n" "stock(X)@next :- stock(X), not sold(X).")
+    k = load(
+        "stock(apple)@init. stock(pear)@init.\nsold(X) :- stock(X), order(X).\nstock(X)@next :- stock(X), not sold(X)."
+    )
     k.tick()
     assert rows(k, "stock(X)") == [(a("apple"),), (a("pear"),)]
     k.assert_fact("order", "main", (a("pear"),))

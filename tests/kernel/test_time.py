@@ -6,9 +6,12 @@ from engine.kernel import Kernel
 from tests.conftest import BOOT, EXAMPLES
 
 BUSY_BEAVER = {  # (state, read) -> (write, move, next), the table of examples/tm.rofl
-    ("a", 0): (1, "r", "b"), ("a", 1): (1, "r", "h"),
-    ("b", 0): (0, "r", "c"), ("b", 1): (1, "r", "b"),
-    ("c", 0): (1, "l", "c"), ("c", 1): (1, "l", "a"),
+    ("a", 0): (1, "r", "b"),
+    ("a", 1): (1, "r", "h"),
+    ("b", 0): (0, "r", "c"),
+    ("b", 1): (1, "r", "b"),
+    ("c", 0): (1, "l", "c"),
+    ("c", 1): (1, "l", "a"),
 }
 
 

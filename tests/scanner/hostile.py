@@ -11,8 +11,8 @@ CLEAN = {
     "package.json": '{"name": "clean", "version": "1.0.0"}\n',
     "tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["src/*"]}}}\n',
     "src/a.ts": 'import { b } from "./b";\nimport { c } from "@/c";\nexport function a() { return b() + c(); }\n',
-    "src/b.ts": 'export function b() { return 1; }\n',
-    "src/c.ts": 'export const c = () => 2;\n',
+    "src/b.ts": "export function b() { return 1; }\n",
+    "src/c.ts": "export const c = () => 2;\n",
 }
 
 

@@ -13,7 +13,9 @@ def facts_of(facts, path):
 
 
 def test_syntax_errors_keep_recovered_facts_and_name_the_line(repo, out):
-    src = repo({"bad.ts": "export function ok() {}\nlet x = (1;\nexport const y = 2;\n", "good.ts": "export const g = 1;\n"})
+    src = repo(
+        {"bad.ts": "export function ok() {}\nlet x = (1;\nexport const y = 2;\n", "good.ts": "export const g = 1;\n"}
+    )
     summary = scan_json(src, out)
     assert (summary["parsed"], summary["errors"]) == (2, 1)
     facts = read_facts(out)
@@ -31,12 +33,14 @@ def refused_only(facts, path):
 
 
 def test_invalid_utf8_binary_and_oversized_files_get_only_an_error(repo, out):
-    src = repo({
-        "latin1.js": b"const a = 1;\nconst s = '\xe9t\xe9';\n",
-        "blob.js": b"\x7fELF\x00\x01\x02import './x';",
-        "big.js": "export const big = 1;\n" + "// padding\n" * 20,
-        "fine.js": "export const fine = 1;\n",
-    })
+    src = repo(
+        {
+            "latin1.js": b"const a = 1;\nconst s = '\xe9t\xe9';\n",
+            "blob.js": b"\x7fELF\x00\x01\x02import './x';",
+            "big.js": "export const big = 1;\n" + "// padding\n" * 20,
+            "fine.js": "export const fine = 1;\n",
+        }
+    )
     summary = scan_json(src, out, "--max-bytes", "200")
     assert (summary["files"], summary["parsed"], summary["skipped"], summary["errors"]) == (4, 1, 3, 3)
     facts = read_facts(out)
@@ -113,16 +117,31 @@ def test_odd_paths_work_and_stay_exact(repo, out):
 
 def test_rofl_looking_specifiers_stay_one_string(repo, out):
     evil = './a"). x(1). --'
-    src = repo({
-        "evil.ts": f"import x from '{evil}';\nimport '\\u0041\\x42\\n';\nexport const s = \"{'-- resolution'}\";\n",
-        "fn.ts": 'export function f() {}\nconst r = require("x\\"). forged[code](1");\n',
-    })
+    src = repo(
+        {
+            "evil.ts": f"import x from '{evil}';\nimport '\\u0041\\x42\\n';\nexport const s = \"{'-- resolution'}\";\n",
+            "fn.ts": 'export function f() {}\nconst r = require("x\\"). forged[code](1");\n',
+        }
+    )
     scan_json(src, out)
     facts = read_facts(out)
     assert {f[0] for f in facts} <= {
-        "src_file", "src_in_dir", "src_import", "src_import_kind", "src_import_name", "src_export",
-        "src_func", "src_call", "src_unresolved", "src_external", "src_resolves", "src_parse_error",
-        "src_import_line", "src_declaration", "src_asset", "src_workspace_import",
+        "src_file",
+        "src_in_dir",
+        "src_import",
+        "src_import_kind",
+        "src_import_name",
+        "src_export",
+        "src_func",
+        "src_call",
+        "src_unresolved",
+        "src_external",
+        "src_resolves",
+        "src_parse_error",
+        "src_import_line",
+        "src_declaration",
+        "src_asset",
+        "src_workspace_import",
     }
     assert ("evil.ts", evil) in rel(facts, "src_import")
     assert ("evil.ts", evil) in rel(facts, "src_unresolved")

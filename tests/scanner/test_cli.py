@@ -60,14 +60,18 @@ def test_real_process_has_no_progress_bar_when_piped(repo, out):
     env.pop("CI", None)
     proc = subprocess.run(
         [sys.executable, "-c", "from rofl.cli import main; main()", "scan", str(src), "--out", str(out), "--json"],
-        capture_output=True, text=True, env=env,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     assert json.loads(proc.stdout)["parsed"] == 5
     missing = subprocess.run(
         [sys.executable, "-c", "from rofl.cli import main; main()", "scan", str(src / "missing")],
-        capture_output=True, text=True, env=env,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "Traceback" not in missing.stderr
 

@@ -13,22 +13,33 @@ def entries(out) -> set[tuple]:
 
 
 def test_package_fields_name_entry_files(repo, out):
-    src = repo({
-        "package.json": json.dumps({
-            "name": "app", "main": "./lib/index.js", "types": "lib/index.d.ts",
-            "bin": {"app": "bin/cli.js"}, "exports": {".": {"import": "./lib/esm.ts", "require": "./lib/index.js"}, "./util": "./lib/util"},
-        }),
-        "lib/index.ts": "export const a = 1;\n",       # main names index.js: the .ts source is the entry
-        "lib/index.d.ts": "export declare const a: number;\n",
-        "lib/esm.ts": "export * from './index';\n",
-        "lib/util/index.ts": "export const u = 1;\n",   # a folder with an index file
-        "bin/cli.js": "require('../lib/index');\n",
-        "lib/other.ts": "export const o = 1;\n",
-    })
+    src = repo(
+        {
+            "package.json": json.dumps(
+                {
+                    "name": "app",
+                    "main": "./lib/index.js",
+                    "types": "lib/index.d.ts",
+                    "bin": {"app": "bin/cli.js"},
+                    "exports": {".": {"import": "./lib/esm.ts", "require": "./lib/index.js"}, "./util": "./lib/util"},
+                }
+            ),
+            "lib/index.ts": "export const a = 1;\n",  # main names index.js: the .ts source is the entry
+            "lib/index.d.ts": "export declare const a: number;\n",
+            "lib/esm.ts": "export * from './index';\n",
+            "lib/util/index.ts": "export const u = 1;\n",  # a folder with an index file
+            "bin/cli.js": "require('../lib/index');\n",
+            "lib/other.ts": "export const o = 1;\n",
+        }
+    )
     scan_json(src, out)
     assert entries(out) == {
-        ("lib/index.ts", "main"), ("lib/index.d.ts", "types"), ("bin/cli.js", "bin"),
-        ("lib/esm.ts", "exports"), ("lib/index.ts", "exports"), ("lib/util/index.ts", "exports"),
+        ("lib/index.ts", "main"),
+        ("lib/index.d.ts", "types"),
+        ("bin/cli.js", "bin"),
+        ("lib/esm.ts", "exports"),
+        ("lib/index.ts", "exports"),
+        ("lib/util/index.ts", "exports"),
     }
 
 
@@ -46,12 +57,14 @@ def test_entries_follow_package_json_edits_and_files_appearing(repo, out):
 
 
 def test_entry_files_are_not_orphans(rofl, repo, out):
-    src = repo({
-        "package.json": json.dumps({"name": "app", "main": "main.ts"}),
-        "main.ts": "import './used';\n",
-        "used.ts": "export {}\n",
-        "lonely.ts": "export {}\n",
-    })
+    src = repo(
+        {
+            "package.json": json.dumps({"name": "app", "main": "main.ts"}),
+            "main.ts": "import './used';\n",
+            "used.ts": "export {}\n",
+            "lonely.ts": "export {}\n",
+        }
+    )
     scan_json(src, out)
     code, text, _ = rofl("ask", "orphan(F)", "--facts", out)
     assert text.splitlines() == ['F = "lonely.ts"']

@@ -66,31 +66,85 @@ def test_typescript_imports_declarations_and_exports(repo, out):
 
     imports = rel(facts, "src_import")
     expected_sources = {
-        "./dep", "./dep2", "./ns", "./side", "./types", "./types2", "./legacy", "./all", "./grouped",
-        "./xy", "./z", "./strname", "./lazy", "./req", "./tmpl",
+        "./dep",
+        "./dep2",
+        "./ns",
+        "./side",
+        "./types",
+        "./types2",
+        "./legacy",
+        "./all",
+        "./grouped",
+        "./xy",
+        "./z",
+        "./strname",
+        "./lazy",
+        "./req",
+        "./tmpl",
     }
     assert {s for (_, s) in imports} == expected_sources
 
     kinds = {(s, k[0]) for (_, s, k) in rel(facts, "src_import_kind")}
     assert kinds == {
-        ("./dep", "static"), ("./dep2", "static"), ("./ns", "static"), ("./side", "side_effect"),
-        ("./types", "type"), ("./types2", "type"), ("./legacy", "require"), ("./all", "reexport"),
-        ("./grouped", "reexport"), ("./xy", "reexport"), ("./z", "type"), ("./strname", "reexport"),
-        ("./lazy", "dynamic"), ("./req", "require"), ("./tmpl", "dynamic"),
+        ("./dep", "static"),
+        ("./dep2", "static"),
+        ("./ns", "static"),
+        ("./side", "side_effect"),
+        ("./types", "type"),
+        ("./types2", "type"),
+        ("./legacy", "require"),
+        ("./all", "reexport"),
+        ("./grouped", "reexport"),
+        ("./xy", "reexport"),
+        ("./z", "type"),
+        ("./strname", "reexport"),
+        ("./lazy", "dynamic"),
+        ("./req", "require"),
+        ("./tmpl", "dynamic"),
     }
 
-    names = {(s, i, l) for (_, s, i, l) in rel(facts, "src_import_name")}
+    names = {(s, i, local) for (_, s, i, local) in rel(facts, "src_import_name")}
     assert {
-        ("./dep", "default", "def1"), ("./dep2", "default", "def2"), ("./dep2", "a", "b"),
-        ("./dep2", "C", "C"), ("./ns", "*", "ns"), ("./types", "T", "T"), ("./types2", "U", "U"),
-        ("./legacy", "*", "legacy"), ("./all", "*", "*"), ("./grouped", "*", "grouped"),
-        ("./xy", "x", "default2"), ("./xy", "y", "y"), ("./z", "Z", "Z"), ("./strname", "string name", "str"),
+        ("./dep", "default", "def1"),
+        ("./dep2", "default", "def2"),
+        ("./dep2", "a", "b"),
+        ("./dep2", "C", "C"),
+        ("./ns", "*", "ns"),
+        ("./types", "T", "T"),
+        ("./types2", "U", "U"),
+        ("./legacy", "*", "legacy"),
+        ("./all", "*", "*"),
+        ("./grouped", "*", "grouped"),
+        ("./xy", "x", "default2"),
+        ("./xy", "y", "y"),
+        ("./z", "Z", "Z"),
+        ("./strname", "string name", "str"),
     } <= names
 
     exports = {n for (_, n) in rel(facts, "src_export")}
     assert {
-        "grouped", "default2", "y", "Z", "str", "top", "gen", "arrow", "fnExpr", "d1", "renamed", "rest",
-        "e1", "e2", "Shape", "Abstract", "Iface", "Alias", "Color", "Space", "declared", "default",
+        "grouped",
+        "default2",
+        "y",
+        "Z",
+        "str",
+        "top",
+        "gen",
+        "arrow",
+        "fnExpr",
+        "d1",
+        "renamed",
+        "rest",
+        "e1",
+        "e2",
+        "Shape",
+        "Abstract",
+        "Iface",
+        "Alias",
+        "Color",
+        "Space",
+        "declared",
+        "default",
     } == exports
 
     funcs = {(n, line) for (_, n, line) in rel(facts, "src_func")}
@@ -101,27 +155,49 @@ def test_typescript_imports_declarations_and_exports(repo, out):
 
     methods = {(c, m) for (_, c, m, _) in rel(facts, "src_method")}
     assert {
-        ("Shape", "constructor"), ("Shape", "area"), ("Shape", "size"), ("Shape", "make"),
-        ("Shape", "#secret"), ("Abstract", "concrete"), ("Klass", "method"),
+        ("Shape", "constructor"),
+        ("Shape", "area"),
+        ("Shape", "size"),
+        ("Shape", "make"),
+        ("Shape", "#secret"),
+        ("Abstract", "concrete"),
+        ("Klass", "method"),
     } <= methods
 
     calls = {(caller, callee) for (_, caller, callee) in rel(facts, "src_call")}
     assert {
-        ("top", "helper"), ("top", "Widget"), ("arrow", "v.map"), ("arrow", "double"),
-        ("fnExpr", "this.a.b"), ("Shape.constructor", "init"), ("Shape.area", "Math.sqrt"),
-        ("Shape.make", "Shape"), ("Klass.method", "go"), ("cb", "nested"), ("outer", "cb"),
-        ("<module>", "require"), ("iife", "fromIife"), ("<module>", "obj.method"),
+        ("top", "helper"),
+        ("top", "Widget"),
+        ("arrow", "v.map"),
+        ("arrow", "double"),
+        ("fnExpr", "this.a.b"),
+        ("Shape.constructor", "init"),
+        ("Shape.area", "Math.sqrt"),
+        ("Shape.make", "Shape"),
+        ("Klass.method", "go"),
+        ("cb", "nested"),
+        ("outer", "cb"),
+        ("<module>", "require"),
+        ("iife", "fromIife"),
+        ("<module>", "obj.method"),
     } <= calls
     assert not any(callee == "import" for (_, callee) in calls)
 
     lines = {(s, line) for (_, s, line) in rel(facts, "src_import_line")}
-    assert {("./dep", 1), ("./types2", 6), ("./legacy", 7), ("./z", 11), ("./lazy", 35), ("./req", 36),
-            ("./tmpl", 37)} <= lines
+    assert {
+        ("./dep", 1),
+        ("./types2", 6),
+        ("./legacy", 7),
+        ("./z", 11),
+        ("./lazy", 35),
+        ("./req", 36),
+        ("./tmpl", 37),
+    } <= lines
     assert len(lines) == len(expected_sources)  # one row per statement or call, each source once here
 
     assert rel(facts, "src_parse_error") == set()
     assert rel(facts, "src_declaration") == set()
-    (path, hash12), = rel(facts, "src_file")
+    ((path, hash12),) = rel(facts, "src_file")
     assert path == "mod.ts" and len(hash12) == 12
 
 
@@ -139,15 +215,17 @@ def test_commonjs_and_jsx(repo, out):
 
 
 def test_grammar_by_extension(repo, out):
-    src = repo({
-        "a.mjs": "export const a = 1;\n",
-        "b.cjs": "module.exports = 1;\n",
-        "c.mts": "export const c: number = 1;\n",
-        "d.cts": "export type D = 1;\n",
-        "e.d.ts": "export declare function e(): void;\n",
-        "f.tsx": "export const F = () => <div>{(x as any)}</div>;\n",
-        "g.ts": "const g = <T,>(x: T) => x;\n",
-    })
+    src = repo(
+        {
+            "a.mjs": "export const a = 1;\n",
+            "b.cjs": "module.exports = 1;\n",
+            "c.mts": "export const c: number = 1;\n",
+            "d.cts": "export type D = 1;\n",
+            "e.d.ts": "export declare function e(): void;\n",
+            "f.tsx": "export const F = () => <div>{(x as any)}</div>;\n",
+            "g.ts": "const g = <T,>(x: T) => x;\n",
+        }
+    )
     summary = scan_json(src, out)
     assert summary["parsed"] == 7
     facts = read_facts(out)
@@ -162,7 +240,11 @@ def test_nested_dirs_give_every_ancestor(repo, out):
     scan_json(src, out)
     facts = read_facts(out)
     assert {d for (p, d) in rel(facts, "src_in_dir") if p == "src/ui/widgets/a.ts"} == {
-        "src/ui/widgets", "src/ui", "src", "."}
+        "src/ui/widgets",
+        "src/ui",
+        "src",
+        ".",
+    }
     assert {d for (p, d) in rel(facts, "src_in_dir") if p == "top.ts"} == {"."}
 
 

@@ -115,20 +115,35 @@ def test_variance_annotations_are_not_errors(repo, out):
     assert rel(facts, "src_parse_error") == set()
     assert summary["errors"] == 0
     assert {n for (p, n) in rel(facts, "src_export") if p == "schemas.ts"} == {
-        "$ZodCheck", "ZodType", "ZodObject", "Box", "safeParse"}
+        "$ZodCheck",
+        "ZodType",
+        "ZodObject",
+        "Box",
+        "safeParse",
+    }
     assert ("schemas.ts", "Box", "unwrap", 18) in rel(facts, "src_method")
     assert ("schemas.ts", "Box.unwrap", "helper") in rel(facts, "src_call")
     assert ("schemas.ts", "safeParse", "out") in rel(facts, "src_call")
 
 
 def test_export_type_star_is_a_type_import(repo, out):
-    src = repo({"index.ts": ZOD_INDEX, "schemas.ts": "export const s = 1;\n", "types.ts": "export type T = 1;\n",
-                "util.ts": "export const helper = 1;\n"})
+    src = repo(
+        {
+            "index.ts": ZOD_INDEX,
+            "schemas.ts": "export const s = 1;\n",
+            "types.ts": "export type T = 1;\n",
+            "util.ts": "export const helper = 1;\n",
+        }
+    )
     summary = scan_json(src, out)
     facts = read_facts(out)
     assert summary["errors"] == 0, rel(facts, "src_parse_error")
     assert kinds_of(facts, "index.ts") == {
-        ("./schemas.js", "reexport"), ("./types.js", "type"), ("http-proxy-3", "type"), ("./util.js", "reexport")}
+        ("./schemas.js", "reexport"),
+        ("./types.js", "type"),
+        ("http-proxy-3", "type"),
+        ("./util.js", "reexport"),
+    }
     assert ("index.ts", "./types.js", "*", "*") in rel(facts, "src_import_name")
     assert ("index.ts", "HttpProxy") in rel(facts, "src_export")
     assert ("index.ts", "./types.js", 2) in rel(facts, "src_import_line")
@@ -136,18 +151,31 @@ def test_export_type_star_is_a_type_import(repo, out):
 
 
 def test_vitest_import_original_with_typeof_import(repo, out):
-    src = repo({"setupTests.ts": VITEST_SETUP, "helpers.ts": "export const render = (x: unknown) => x;\n",
-                "fixtures/basic.ts": "export const test = 1;\n"})
+    src = repo(
+        {
+            "setupTests.ts": VITEST_SETUP,
+            "helpers.ts": "export const render = (x: unknown) => x;\n",
+            "fixtures/basic.ts": "export const test = 1;\n",
+        }
+    )
     summary = scan_json(src, out)
     facts = read_facts(out)
     assert summary["errors"] == 0, rel(facts, "src_parse_error")
     assert kinds_of(facts, "setupTests.ts") == {
-        ("vitest", "static"), ("./helpers", "static"), ("@excalidraw/common", "type"), ("./fixtures/basic", "type")}
+        ("vitest", "static"),
+        ("./helpers", "static"),
+        ("@excalidraw/common", "type"),
+        ("./fixtures/basic", "type"),
+    }
     assert ("setupTests.ts", "@excalidraw/common", 5) in rel(facts, "src_import_line")
     assert ("setupTests.ts", "./fixtures/basic", 11) in rel(facts, "src_import_line")
     calls = {(c, f) for (p, c, f) in rel(facts, "src_call") if p == "setupTests.ts"}
-    assert {("<module>", "vi.mock"), ("<module>", "importOriginal"), ("<module>", "runnerImport"),
-            ("<module>", "render")} <= calls
+    assert {
+        ("<module>", "vi.mock"),
+        ("<module>", "importOriginal"),
+        ("<module>", "runnerImport"),
+        ("<module>", "render"),
+    } <= calls
     assert not any(f in ("import", extract.IMPORT_PLACEHOLDER.decode()) for (_, f) in calls)
 
 
@@ -157,7 +185,10 @@ def test_jsx_class_attributes_in_jsx_files(repo, out):
     facts = read_facts(out)
     assert summary["errors"] == 0, rel(facts, "src_parse_error")
     assert kinds_of(facts, "src/app.jsx") == {
-        ("preact/hooks", "static"), ("./assets/preact.svg", "static"), ("./app.css", "side_effect")}
+        ("preact/hooks", "static"),
+        ("./assets/preact.svg", "static"),
+        ("./app.css", "side_effect"),
+    }
     assert ("src/app.jsx", "App", 5) in rel(facts, "src_func")
     assert ("src/app.jsx", "App", "setCount") in rel(facts, "src_call")
     assert ("src/legacy.js", "el") in rel(facts, "src_export")
@@ -172,13 +203,17 @@ def test_generic_call_signatures_on_their_own_lines(repo, out):
 
 
 def test_auto_accessor_fields(repo, out):
-    src = repo({"store.ts": (
-        "export class Store {\n"
-        "  accessor count = 0;\n"
-        "  static accessor shared: Store;\n"
-        "  @observable accessor onChange = () => notify();\n"
-        "}\n"
-    )})
+    src = repo(
+        {
+            "store.ts": (
+                "export class Store {\n"
+                "  accessor count = 0;\n"
+                "  static accessor shared: Store;\n"
+                "  @observable accessor onChange = () => notify();\n"
+                "}\n"
+            )
+        }
+    )
     summary = scan_json(src, out)
     facts = read_facts(out)
     assert summary["errors"] == 0, rel(facts, "src_parse_error")
@@ -187,28 +222,43 @@ def test_auto_accessor_fields(repo, out):
 
 
 def test_invalid_code_names_line_reason_grammar_and_keeps_imports(repo, out):
-    src = repo({
-        "broken.ts": 'import { a } from "./a";\nexport const x = ;;{{\nimport { b } from "./b";\nlet y = 1;\n',
-        "garbage.js": "invalid code\nconst z = require('./z');\n",
-        "unclosed.ts": (
-            'function f( {\nimport { b } from "./b";\nexport * from "./c";\n'
-            'import type { T } from "./t";\nimport "./side";\n'
-        ),
-        "a.ts": "", "b.ts": "", "z.js": "",
-    })
+    src = repo(
+        {
+            "broken.ts": 'import { a } from "./a";\nexport const x = ;;{{\nimport { b } from "./b";\nlet y = 1;\n',
+            "garbage.js": "invalid code\nconst z = require('./z');\n",
+            "unclosed.ts": (
+                'function f( {\nimport { b } from "./b";\nexport * from "./c";\n'
+                'import type { T } from "./t";\nimport "./side";\n'
+            ),
+            "a.ts": "",
+            "b.ts": "",
+            "z.js": "",
+        }
+    )
     summary = scan_json(src, out)
     facts = read_facts(out)
     assert summary["errors"] == 3
     assert {(s, k[0]) for (p, s, k) in rel(facts, "src_import_kind") if p == "unclosed.ts"} == {
-        ("./b", "static"), ("./c", "reexport"), ("./t", "type"), ("./side", "side_effect")}
+        ("./b", "static"),
+        ("./c", "reexport"),
+        ("./t", "type"),
+        ("./side", "side_effect"),
+    }
     assert {(s, n) for (p, s, n) in rel(facts, "src_import_line") if p == "unclosed.ts"} == {
-        ("./b", 2), ("./c", 3), ("./t", 4), ("./side", 5)}
+        ("./b", 2),
+        ("./c", 3),
+        ("./t", 4),
+        ("./side", 5),
+    }
     assert ("unclosed.ts", "./b", "b.ts") in rel(facts, "src_resolves")
     messages = {m for (p, m) in rel(facts, "src_parse_error") if p == "garbage.js"}
     assert messages == {"line 1: syntax error at 'invalid' (javascript grammar)"}
     broken = {m for (p, m) in rel(facts, "src_parse_error") if p == "broken.ts"}
     assert broken and all(m.startswith("line 2: ") and m.endswith("(typescript grammar)") for m in broken), broken
-    assert {(s, t) for (p, s, t) in rel(facts, "src_resolves") if p == "broken.ts"} == {("./a", "a.ts"), ("./b", "b.ts")}
+    assert {(s, t) for (p, s, t) in rel(facts, "src_resolves") if p == "broken.ts"} == {
+        ("./a", "a.ts"),
+        ("./b", "b.ts"),
+    }
     assert ("garbage.js", "./z", "z.js") in rel(facts, "src_resolves")
 
 

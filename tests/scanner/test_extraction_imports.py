@@ -29,36 +29,54 @@ const notTwo = import("./h", {}, "./i");
 
 
 def test_comments_inside_import_and_require_calls(repo, out):
-    src = repo({
-        "app.js": CHUNKS_JS,
-        "legacy.ts": 'import fs = require(/* node */ "fs");\n',
-        "b.js": "", "c.js": "", "d.js": "", "e.js": "", "data.json": "{}",
-    })
+    src = repo(
+        {
+            "app.js": CHUNKS_JS,
+            "legacy.ts": 'import fs = require(/* node */ "fs");\n',
+            "b.js": "",
+            "c.js": "",
+            "d.js": "",
+            "e.js": "",
+            "data.json": "{}",
+        }
+    )
     summary = scan_json(src, out)
     assert summary["errors"] == 0
     facts = read_facts(out)
     assert kinds_of(facts, "app.js") == {
-        ("./b", "dynamic"), ("./c", "dynamic"), ("./d", "require"), ("./e", "require"), ("./data.json", "dynamic")}
+        ("./b", "dynamic"),
+        ("./c", "dynamic"),
+        ("./d", "require"),
+        ("./e", "require"),
+        ("./data.json", "dynamic"),
+    }
     assert {(s, t) for (p, s, t) in rel(facts, "src_resolves") if p == "app.js"} == {
-        ("./b", "b.js"), ("./c", "c.js"), ("./d", "d.js"), ("./e", "e.js"), ("./data.json", "data.json")}
+        ("./b", "b.js"),
+        ("./c", "c.js"),
+        ("./d", "d.js"),
+        ("./e", "e.js"),
+        ("./data.json", "data.json"),
+    }
     assert lines_of(facts, "app.js") == {("./b", 1), ("./c", 2), ("./d", 6), ("./e", 7), ("./data.json", 9)}
     assert kinds_of(facts, "legacy.ts") == {("fs", "require")}
     assert ("legacy.ts", "fs", "*", "fs") in rel(facts, "src_import_name")
 
 
 def test_one_line_row_per_import_statement_or_call(repo, out):
-    src = repo({
-        "main.ts": (
-            'import { a } from "./dep";\n'
-            "export const f = () => 1;\n"
-            'import { b } from "./dep";\n'
-            'const lazy = () => import("./dep");\n'
-            '/// not a reference\n'
-        ),
-        "refs.d.ts": '/// <reference path="globals.d.ts" />\n/// <reference types="node" />\nexport {};\n',
-        "dep.ts": "export const a = 1, b = 2;\n",
-        "globals.d.ts": "declare const G: number;\n",
-    })
+    src = repo(
+        {
+            "main.ts": (
+                'import { a } from "./dep";\n'
+                "export const f = () => 1;\n"
+                'import { b } from "./dep";\n'
+                'const lazy = () => import("./dep");\n'
+                "/// not a reference\n"
+            ),
+            "refs.d.ts": '/// <reference path="globals.d.ts" />\n/// <reference types="node" />\nexport {};\n',
+            "dep.ts": "export const a = 1, b = 2;\n",
+            "globals.d.ts": "declare const G: number;\n",
+        }
+    )
     scan_json(src, out)
     facts = read_facts(out)
     assert lines_of(facts, "main.ts") == {("./dep", 1), ("./dep", 3), ("./dep", 4)}
@@ -92,10 +110,19 @@ def test_type_only_imports_are_kind_type_and_mixed_stay_value(repo, out):
     assert summary["errors"] == 0
     facts = read_facts(out)
     assert kinds_of(facts, "index.ts") == {
-        ("./config", "type"), ("./letters", "type"), ("./mixed", "static"), ("./with-default", "static"),
-        ("./named-type", "static"), ("./reexported-types", "type"), ("./reexported-mixed", "reexport"),
-        ("./all-types", "type"), ("./namespace-types", "type"), ("./values", "reexport"),
-        ("./typeof-import", "type"), ("./import-type", "type"), ("./runtime", "dynamic"),
+        ("./config", "type"),
+        ("./letters", "type"),
+        ("./mixed", "static"),
+        ("./with-default", "static"),
+        ("./named-type", "static"),
+        ("./reexported-types", "type"),
+        ("./reexported-mixed", "reexport"),
+        ("./all-types", "type"),
+        ("./namespace-types", "type"),
+        ("./values", "reexport"),
+        ("./typeof-import", "type"),
+        ("./import-type", "type"),
+        ("./runtime", "dynamic"),
     }
     assert ("index.ts", "./named-type", "type", "type") in rel(facts, "src_import_name")
     assert ("index.ts", "./all-types", "*", "*") in rel(facts, "src_import_name")
@@ -105,14 +132,21 @@ def test_type_only_imports_are_kind_type_and_mixed_stay_value(repo, out):
 
 
 def test_declaration_files_are_marked(repo, out):
-    src = repo({
-        "types.d.ts": "export interface T {}\n",
-        "esm.d.mts": "export declare const m: number;\n",
-        "cjs.d.cts": "export declare const c: number;\n",
-        "styles.d.css.ts": "declare const s: Record<string, string>; export default s;\n",
-        "index.ts": "export const i = 1;\n",
-        "d.ts": "export const notDeclaration = 1;\n",
-        "types.d.js": "export const js = 1;\n",
-    })
+    src = repo(
+        {
+            "types.d.ts": "export interface T {}\n",
+            "esm.d.mts": "export declare const m: number;\n",
+            "cjs.d.cts": "export declare const c: number;\n",
+            "styles.d.css.ts": "declare const s: Record<string, string>; export default s;\n",
+            "index.ts": "export const i = 1;\n",
+            "d.ts": "export const notDeclaration = 1;\n",
+            "types.d.js": "export const js = 1;\n",
+        }
+    )
     scan_json(src, out)
-    assert rel(read_facts(out), "src_declaration") == {("types.d.ts",), ("esm.d.mts",), ("cjs.d.cts",), ("styles.d.css.ts",)}
+    assert rel(read_facts(out), "src_declaration") == {
+        ("types.d.ts",),
+        ("esm.d.mts",),
+        ("cjs.d.cts",),
+        ("styles.d.css.ts",),
+    }

@@ -76,7 +76,7 @@ def test_vue_blocks_keep_offsets_and_lines():
     assert [b.grammar for b in blocks] == ["typescript", "typescript"]
     first = data[blocks[0].start : blocks[0].end].decode()
     assert first.startswith("\nimport { defineComponent }") and first.endswith("})\n")
-    (grammar, text), = script_texts(data, "vue")
+    ((grammar, text),) = script_texts(data, "vue")
     assert grammar == "typescript"
     assert len(text) == len(data) and text.count(b"\n") == data.count(b"\n")
     assert b"<template>" not in text and b"commented-out" not in text and b"@import" not in text
@@ -85,9 +85,11 @@ def test_vue_blocks_keep_offsets_and_lines():
 
 
 def test_script_attributes_choose_the_grammar_or_skip_the_block():
-    page = b'<script lang="tsx">a</script><script lang=jsx>b</script><script>c</script>' \
-           b'<script lang="typescript">d</script><script type="text/template">e</script>' \
-           b'<script type="module" src="./x.js"></script><script type="module">f</script>'
+    page = (
+        b'<script lang="tsx">a</script><script lang=jsx>b</script><script>c</script>'
+        b'<script lang="typescript">d</script><script type="text/template">e</script>'
+        b'<script type="module" src="./x.js"></script><script type="module">f</script>'
+    )
     found = [(page[b.start : b.end], b.grammar) for b in script_blocks(page, "svelte")]
     assert found == [(b"a", "tsx"), (b"b", "tsx"), (b"c", "javascript"), (b"d", "typescript"), (b"f", "javascript")]
     assert [b.grammar for b in script_blocks(b"<script>x</script>", "astro")] == ["typescript"]
@@ -110,17 +112,19 @@ def test_blank_outside_keeps_line_breaks_and_multibyte_lengths():
 
 
 def test_components_are_scanned_and_imports_resolve(repo, out):
-    src = repo({
-        "src/App.vue": VUE_APP,
-        "src/Posts.vue": "<template><ul /></template>\n",
-        "src/types.ts": "export interface Post { id: number }\n",
-        "src/main.ts": "import App from './App.vue';\nexport default App;\n",
-        "src/routes/+page.svelte": SVELTE_PAGE,
-        "src/routes/Post.svelte": "<script>export let posts = [];</script>\n",
-        "src/layouts/Main.astro": ASTRO_LAYOUT,
-        "src/components/SolidApp.tsx": "export const SolidApp = () => <div />;\n",
-        "src/client/register.ts": "export function register(el: Element) {}\n",
-    })
+    src = repo(
+        {
+            "src/App.vue": VUE_APP,
+            "src/Posts.vue": "<template><ul /></template>\n",
+            "src/types.ts": "export interface Post { id: number }\n",
+            "src/main.ts": "import App from './App.vue';\nexport default App;\n",
+            "src/routes/+page.svelte": SVELTE_PAGE,
+            "src/routes/Post.svelte": "<script>export let posts = [];</script>\n",
+            "src/layouts/Main.astro": ASTRO_LAYOUT,
+            "src/components/SolidApp.tsx": "export const SolidApp = () => <div />;\n",
+            "src/client/register.ts": "export function register(el: Element) {}\n",
+        }
+    )
     summary = scan_json(src, out)
     facts = read_facts(out)
     assert summary["files"] == 9 and summary["errors"] == 0, rel(facts, "src_parse_error")
@@ -144,26 +148,31 @@ def test_components_are_scanned_and_imports_resolve(repo, out):
     assert ("src/routes/+page.svelte", "./Post.svelte", "src/routes/Post.svelte") in rel(facts, "src_resolves")
 
     assert lines("src/layouts/Main.astro") == {
-        ("../components/SolidApp", 2), ("../types", 3), ("../client/register", 11)}
+        ("../components/SolidApp", 2),
+        ("../types", 3),
+        ("../client/register", 11),
+    }
     assert ("src/layouts/Main.astro", "../client/register", "src/client/register.ts") in rel(facts, "src_resolves")
     assert ("src/layouts/Main.astro", "<module>", "register") in rel(facts, "src_call")
 
 
 def test_blocks_of_different_languages_and_errors_on_original_lines(repo, out):
-    src = repo({
-        "Mixed.vue": (
-            "<template><div /></template>\n"
-            "<script>\n"
-            "import legacy from './legacy.js'\n"
-            "export default { mixins: [legacy] }\n"
-            "</script>\n"
-            "<script setup lang=\"ts\">\n"
-            "import { ref } from 'vue'\n"
-            "const n = ref<number>(\n"
-            "</script>\n"
-        ),
-        "legacy.js": "export default {};\n",
-    })
+    src = repo(
+        {
+            "Mixed.vue": (
+                "<template><div /></template>\n"
+                "<script>\n"
+                "import legacy from './legacy.js'\n"
+                "export default { mixins: [legacy] }\n"
+                "</script>\n"
+                '<script setup lang="ts">\n'
+                "import { ref } from 'vue'\n"
+                "const n = ref<number>(\n"
+                "</script>\n"
+            ),
+            "legacy.js": "export default {};\n",
+        }
+    )
     summary = scan_json(src, out)
     facts = read_facts(out)
     assert {(s, n) for (_, s, n) in rel(facts, "src_import_line")} == {("./legacy.js", 3), ("vue", 7)}

@@ -60,7 +60,9 @@ def test_include_and_exclude_globs(tmp_path):
     write_tree(tmp_path, TREE)
     listing = list_files(str(tmp_path), PathFilter(("src/**",), ("*.test.ts",)))
     assert listing.sources == ("src/a.ts",)
-    summary = scan_json(tmp_path, tmp_path / "out", "--include", "lib/**", "--include", "src/*.ts", "--exclude", "**/b.*")
+    summary = scan_json(
+        tmp_path, tmp_path / "out", "--include", "lib/**", "--include", "src/*.ts", "--exclude", "**/b.*"
+    )
     assert summary["files"] == 2
 
 

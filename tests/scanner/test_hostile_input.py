@@ -18,7 +18,9 @@ from scanner import configs
 from tests.scanner.conftest import rel, run_scan, scan_json
 from tests.scanner.hostile import CLEAN, facts_by_file, files_outside, make_tree
 
-NEEDS_LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FIFOs, /dev/zero and O_NOFOLLOW as on Linux")
+NEEDS_LINUX = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="FIFOs, /dev/zero and O_NOFOLLOW as on Linux"
+)
 
 
 def all_facts(out: Path) -> set[tuple]:
@@ -170,7 +172,9 @@ def test_config_nested_100000_deep_is_a_config_error(tmp_path, clean_out, config
     started = time.perf_counter()
     scan_json(src, out)
     assert time.perf_counter() - started < 10
-    text = "".join((out / e["facts"]).read_text() for e in json.loads((out / "manifest.json").read_text())["files"].values())
+    text = "".join(
+        (out / e["facts"]).read_text() for e in json.loads((out / "manifest.json").read_text())["files"].values()
+    )
     text += (out / "entries.rofl").read_text()
     assert "src_config_error[code](" in text and "nested 100001 levels deep" in text
     if config == "package.json":  # a broken tsconfig governing src/ changes what src/a.ts resolves
@@ -270,7 +274,9 @@ def test_special_files_and_links_in_the_tree(tmp_path, clean_out):
     (src / "src" / "self.ts").symlink_to(src / "src" / "self.ts")
     (src / "src" / "out.ts").symlink_to(outside / "secret.ts")
     (src / "src" / "outdir").symlink_to(outside)
-    (src / "src" / "imports.ts").write_text('import "./pipe";\nimport "./zero";\nimport "./out";\nimport "./outdir/secret";\n')
+    (src / "src" / "imports.ts").write_text(
+        'import "./pipe";\nimport "./zero";\nimport "./out";\nimport "./outdir/secret";\n'
+    )
     out = tmp_path / "out"
     started = time.perf_counter()
     summary = scan_json(src, out)
@@ -317,7 +323,9 @@ def test_scan_summary_paths_are_escaped(tmp_path, monkeypatch):
     assert run.exit_code == 0
     assert "\x1b" not in run.stderr and "\\u001b" in run.stderr
     # the unreadable file is a src_parse_error in entries.rofl (it has no fact file of its own)
-    assert ("src_parse_error", "a\x1b[2Jb.ts", "line 1: cannot read: Permission denied") in _entries_facts(tmp_path / "out")
+    assert ("src_parse_error", "a\x1b[2Jb.ts", "line 1: cannot read: Permission denied") in _entries_facts(
+        tmp_path / "out"
+    )
     monkeypatch.undo()
     scan_json(src, tmp_path / "out")  # readable again: the finding goes
     assert not rel(_entries_facts(tmp_path / "out"), "src_parse_error")
@@ -325,7 +333,9 @@ def test_scan_summary_paths_are_escaped(tmp_path, monkeypatch):
 
 @NEEDS_LINUX
 def test_folder_package_json_linked_to_dev_zero(tmp_path, clean_out):
-    src = make_tree(tmp_path / "src", {**CLEAN, "src/dir/index.ts": "export const i = 1;\n", "src/u.ts": 'import "./dir";\n'})
+    src = make_tree(
+        tmp_path / "src", {**CLEAN, "src/dir/index.ts": "export const i = 1;\n", "src/u.ts": 'import "./dir";\n'}
+    )
     (src / "src" / "dir" / "package.json").symlink_to("/dev/zero")
     out = tmp_path / "out"
     started = time.perf_counter()
@@ -333,5 +343,7 @@ def test_folder_package_json_linked_to_dev_zero(tmp_path, clean_out):
     assert time.perf_counter() - started < 10
     facts = all_facts(out)
     assert ("src/u.ts", "./dir", "src/dir/index.ts") in rel(facts, "src_resolves")  # the folder's index still answers
-    assert ("src/dir/package.json", "not a regular file (FIFO, device or socket), not read") in rel(facts, "src_config_error")
+    assert ("src/dir/package.json", "not a regular file (FIFO, device or socket), not read") in rel(
+        facts, "src_config_error"
+    )
     clean_facts_intact(out, clean_out)

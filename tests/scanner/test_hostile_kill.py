@@ -88,7 +88,9 @@ def run_rescan_kills(tmp_path: Path, kills: int) -> None:
     rng = random.Random(11)
     for i in range(kills):
         for j in rng.sample(range(FILES), 8):  # a change that re-extracts some files and re-resolves others
-            (src / "src" / f"m{j:03d}.ts").write_text(f"export const v{j} = {i};\nexport function f{j}() {{ return h{i}(); }}\n")
+            (src / "src" / f"m{j:03d}.ts").write_text(
+                f"export const v{j} = {i};\nexport function f{j}() {{ return h{i}(); }}\n"
+            )
         if i % 4 == 3:
             (src / "src" / f"m{i % FILES:03d}.ts").unlink(missing_ok=True)
         # the reference is the same rescan left to finish: a copy of the folder scanned without a kill

@@ -51,7 +51,9 @@ def test_any_specifier(tmp_path, specs):
     assert scan(str(src), str(out), jobs=1).parsed == 0
 
 
-NAME_CHAR = st.characters(min_codepoint=1, max_codepoint=0x10FFFF, blacklist_characters="/", blacklist_categories=("Cs",))
+NAME_CHAR = st.characters(
+    min_codepoint=1, max_codepoint=0x10FFFF, blacklist_characters="/", blacklist_categories=("Cs",)
+)
 
 
 @SETTINGS
@@ -82,7 +84,9 @@ def test_any_file_name(tmp_path, name):
         st.text(ANY_CHAR, max_size=200),
         st.recursive(
             st.none() | st.booleans() | st.integers() | st.text(ANY_CHAR, max_size=10),
-            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(ANY_CHAR, max_size=8), inner, max_size=4),
+            lambda inner: (
+                st.lists(inner, max_size=4) | st.dictionaries(st.text(ANY_CHAR, max_size=8), inner, max_size=4)
+            ),
             max_leaves=30,
         ).map(lambda v: json.dumps({"compilerOptions": {"paths": v, "baseUrl": v}, "extends": v, "exports": v})),
     ),
@@ -100,7 +104,11 @@ def test_any_config_text(tmp_path, text, where):
 if sys.platform.startswith("linux"):
 
     @SETTINGS
-    @given(raw=st.binary(min_size=1, max_size=30).filter(lambda b: b"/" not in b and b"\0" not in b and b not in (b".", b"..")))
+    @given(
+        raw=st.binary(min_size=1, max_size=30).filter(
+            lambda b: b"/" not in b and b"\0" not in b and b not in (b".", b"..")
+        )
+    )
     def test_any_bytes_as_a_file_name(tmp_path, raw):
         src = make_tree(fresh(tmp_path, "src"), CLEAN)
         full = os.fsencode(str(src / "src")) + b"/" + raw + b".js"

@@ -103,12 +103,15 @@ def test_unrelated_new_file_re_resolves_nobody(repo, out):
 
 
 def test_tsconfig_edit_re_resolves_without_parsing(repo, out):
-    src = repo({
-        "tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["lib/*"]}}}',
-        "lib/x.ts": "", "alt/x.ts": "",
-        "main.ts": 'import "@/x";\n',
-        "rel.ts": 'import "./lib/x";\n',
-    })
+    src = repo(
+        {
+            "tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["lib/*"]}}}',
+            "lib/x.ts": "",
+            "alt/x.ts": "",
+            "main.ts": 'import "@/x";\n',
+            "rel.ts": 'import "./lib/x";\n',
+        }
+    )
     scan_json(src, out)
     assert ("main.ts", "@/x", "lib/x.ts") in resolves(out)
     (src / "tsconfig.json").write_text('{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["alt/*"]}}}')

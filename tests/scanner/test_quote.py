@@ -17,5 +17,5 @@ def test_fast_quote_equals_engine_quote(text):
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",))))
 def test_quoted_strings_parse_back(text):
-    (clause,) = parse_program(f"src_import[code](\"p\", {quote(text)}).")
+    (clause,) = parse_program(f'src_import[code]("p", {quote(text)}).')
     assert clause.head.args[1] == text

@@ -16,7 +16,12 @@ def targets(exports, subpath, conditions=CONDITIONS) -> list[str]:
 def test_pattern_keys_sort_most_specific_first():
     keys = ["./*", "./features/*", "./features/*.js", "./features/internal/*", "./exact"]
     assert sorted(keys, key=cmp_to_key(pattern_key_compare)) == [
-        "./features/internal/*", "./features/*.js", "./features/*", "./*", "./exact"]
+        "./features/internal/*",
+        "./features/*.js",
+        "./features/*",
+        "./*",
+        "./exact",
+    ]
 
 
 def test_exact_keys_win_over_patterns_and_the_first_fitting_pattern_is_the_only_match():
@@ -50,8 +55,13 @@ def test_null_excludes_and_stops_the_search():
 
 
 def test_invalid_targets_are_skipped():
-    exports = {"./a": "../outside.js", "./b": "./node_modules/x.js", "./c": "dep", "./d": ["./ok/../bad.js", "./good.js"],
-               "./e/*": "./e/*.js"}
+    exports = {
+        "./a": "../outside.js",
+        "./b": "./node_modules/x.js",
+        "./c": "dep",
+        "./d": ["./ok/../bad.js", "./good.js"],
+        "./e/*": "./e/*.js",
+    }
     assert targets(exports, "./a") == []
     assert targets(exports, "./b") == []
     assert targets(exports, "./c") == []  # exports targets must start with ./
@@ -60,7 +70,12 @@ def test_invalid_targets_are_skipped():
 
 
 def test_imports_accept_packages_and_refuse_bare_hash():
-    imports = {"#dep": "some-dep/sub", "#local/*": "./lib/*.js", "#cond": {"node": "./n.js", "default": "./d.js"}, "#": "./x.js"}
+    imports = {
+        "#dep": "some-dep/sub",
+        "#local/*": "./lib/*.js",
+        "#cond": {"node": "./n.js", "default": "./d.js"},
+        "#": "./x.js",
+    }
     assert list(import_targets(imports, "#dep", CONDITIONS)) == ["some-dep/sub"]
     assert list(import_targets(imports, "#local/a/b", CONDITIONS)) == ["./lib/a/b.js"]
     assert list(import_targets(imports, "#cond", frozenset({"default"}))) == ["./d.js"]

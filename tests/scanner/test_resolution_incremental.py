@@ -16,13 +16,15 @@ def rescan(src, out) -> tuple[int, int]:
 
 
 def test_deleting_and_adding_an_asset_re_resolves_its_importer_only(repo, out):
-    src = repo({
-        "Button.tsx": imports("./Button.scss"),
-        "Other.tsx": imports("./Other.css"),
-        "plain.ts": imports("./Button"),
-        "Button.scss": ".b {}",
-        "Other.css": "",
-    })
+    src = repo(
+        {
+            "Button.tsx": imports("./Button.scss"),
+            "Other.tsx": imports("./Other.css"),
+            "plain.ts": imports("./Button"),
+            "Button.scss": ".b {}",
+            "Other.css": "",
+        }
+    )
     scan_json(src, out)
     assert answers(out, "Button.tsx") == {"./Button.scss": ("file", "Button.scss")}
     (src / "Button.scss").unlink()
@@ -36,14 +38,16 @@ def test_deleting_and_adding_an_asset_re_resolves_its_importer_only(repo, out):
 
 
 def test_no_change_rescan_with_assets_symlinks_and_packages_reads_no_manifest(repo, out, monkeypatch):
-    src = repo({
-        "package.json": json.dumps({"name": "me", "imports": {"#x": "./x.ts"}}),
-        "x.ts": "",
-        "a.ts": imports("./a.css", "#x", "me", "./folder.css", "./dir"),
-        "a.css": "",
-        "dir/nothing.txt": "",
-        "real.ts": "",
-    })
+    src = repo(
+        {
+            "package.json": json.dumps({"name": "me", "imports": {"#x": "./x.ts"}}),
+            "x.ts": "",
+            "a.ts": imports("./a.css", "#x", "me", "./folder.css", "./dir"),
+            "a.css": "",
+            "dir/nothing.txt": "",
+            "real.ts": "",
+        }
+    )
     os.symlink("real.ts", src / "link.ts")
     os.makedirs(src / "folder.css")  # a folder with an asset's name: not a file
     scan_json(src, out)
@@ -57,17 +61,19 @@ def test_no_change_rescan_with_assets_symlinks_and_packages_reads_no_manifest(re
 
 
 def test_changing_exports_re_resolves_the_importers_of_that_package(repo, out):
-    src = repo({
-        "package.json": json.dumps({"workspaces": ["packages/*"]}),
-        "packages/lib/package.json": json.dumps({"name": "lib", "exports": {".": "./src/a.ts"}}),
-        "packages/lib/src/a.ts": "",
-        "packages/lib/src/b.ts": "",
-        "packages/other/package.json": json.dumps({"name": "other"}),
-        "packages/other/index.ts": "",
-        "app/uses-lib.ts": imports("lib"),
-        "app/uses-other.ts": imports("other"),
-        "app/relative.ts": imports("./uses-lib"),
-    })
+    src = repo(
+        {
+            "package.json": json.dumps({"workspaces": ["packages/*"]}),
+            "packages/lib/package.json": json.dumps({"name": "lib", "exports": {".": "./src/a.ts"}}),
+            "packages/lib/src/a.ts": "",
+            "packages/lib/src/b.ts": "",
+            "packages/other/package.json": json.dumps({"name": "other"}),
+            "packages/other/index.ts": "",
+            "app/uses-lib.ts": imports("lib"),
+            "app/uses-other.ts": imports("other"),
+            "app/relative.ts": imports("./uses-lib"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "app/uses-lib.ts") == {"lib": ("file", "packages/lib/src/a.ts")}
     (src / "packages/lib/package.json").write_text(json.dumps({"name": "lib", "exports": {".": "./src/b.ts"}}))
@@ -79,15 +85,19 @@ def test_changing_exports_re_resolves_the_importers_of_that_package(repo, out):
 
 
 def test_changing_custom_conditions_re_resolves_the_files_it_governs(repo, out):
-    src = repo({
-        "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
-        "tsconfig.base.json": '{"compilerOptions": {"customConditions": ["source"]}}',
-        "tsconfig.json": '{"extends": "./tsconfig.base.json"}',
-        "packages/core/package.json": json.dumps({"name": "core", "exports": {".": {"source": "./src/index.ts", "default": "./dist/index.js"}}}),
-        "packages/core/src/index.ts": "",
-        "app/main.ts": imports("core"),
-        "app/local.ts": imports("./main"),
-    })
+    src = repo(
+        {
+            "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
+            "tsconfig.base.json": '{"compilerOptions": {"customConditions": ["source"]}}',
+            "tsconfig.json": '{"extends": "./tsconfig.base.json"}',
+            "packages/core/package.json": json.dumps(
+                {"name": "core", "exports": {".": {"source": "./src/index.ts", "default": "./dist/index.js"}}}
+            ),
+            "packages/core/src/index.ts": "",
+            "app/main.ts": imports("core"),
+            "app/local.ts": imports("./main"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "app/main.ts") == {"core": ("file", "packages/core/src/index.ts")}
     (src / "tsconfig.base.json").write_text('{"compilerOptions": {"customConditions": []}}')
@@ -103,15 +113,17 @@ def test_changing_custom_conditions_re_resolves_the_files_it_governs(repo, out):
 
 
 def test_pnpm_workspace_change_moves_a_shared_name(repo, out):
-    src = repo({
-        "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
-        "fixtures/shared/package.json": json.dumps({"name": "shared", "main": "index.ts"}),
-        "fixtures/shared/index.ts": "",
-        "packages/shared/package.json": json.dumps({"name": "shared", "main": "index.ts"}),
-        "packages/shared/index.ts": "",
-        "app.ts": imports("shared"),
-        "other.ts": imports("react"),
-    })
+    src = repo(
+        {
+            "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
+            "fixtures/shared/package.json": json.dumps({"name": "shared", "main": "index.ts"}),
+            "fixtures/shared/index.ts": "",
+            "packages/shared/package.json": json.dumps({"name": "shared", "main": "index.ts"}),
+            "packages/shared/index.ts": "",
+            "app.ts": imports("shared"),
+            "other.ts": imports("react"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "app.ts") == {"shared": ("file", "packages/shared/index.ts")}
     (src / "pnpm-workspace.yaml").write_text("packages:\n  - fixtures/*\n")
@@ -120,13 +132,15 @@ def test_pnpm_workspace_change_moves_a_shared_name(repo, out):
 
 
 def test_imports_field_and_a_new_package_scope_re_resolve_hash_imports(repo, out):
-    src = repo({
-        "package.json": json.dumps({"name": "root", "imports": {"#util": "./lib/util.ts"}}),
-        "lib/util.ts": "",
-        "lib/other.ts": "",
-        "sub/deep/a.ts": imports("#util"),
-        "sub/deep/b.ts": imports("./a"),
-    })
+    src = repo(
+        {
+            "package.json": json.dumps({"name": "root", "imports": {"#util": "./lib/util.ts"}}),
+            "lib/util.ts": "",
+            "lib/other.ts": "",
+            "sub/deep/a.ts": imports("#util"),
+            "sub/deep/b.ts": imports("./a"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "sub/deep/a.ts") == {"#util": ("file", "lib/util.ts")}
     (src / "package.json").write_text(json.dumps({"name": "root", "imports": {"#util": "./lib/other.ts"}}))

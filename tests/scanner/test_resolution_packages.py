@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from tests.scanner.test_resolve import answers, imports
 from tests.scanner.conftest import scan_json
+from tests.scanner.test_resolve import answers, imports
 
 
 def pkg(**fields) -> str:
@@ -32,7 +32,11 @@ ZOD_LIKE = {
         exports={
             "./package.json": "./package.json",
             ".": {"@zod/source": "./src/index.ts", "types": "./index.d.cts", "import": "./index.js"},
-            "./v4/core": {"@zod/source": "./src/v4/core/index.ts", "types": "./v4/core/index.d.cts", "import": "./v4/core/index.js"},
+            "./v4/core": {
+                "@zod/source": "./src/v4/core/index.ts",
+                "types": "./v4/core/index.d.cts",
+                "import": "./v4/core/index.js",
+            },
             "./v4/locales/*": {"@zod/source": "./src/v4/locales/*", "import": "./v4/locales/*"},
         },
     ),
@@ -40,7 +44,9 @@ ZOD_LIKE = {
     "packages/zod/src/v4/core/index.ts": "export {};\n",
     "packages/zod/src/v4/locales/fr.ts": "export {};\n",
     "packages/zod/src/v4/locales/en.ts": 'import "zod/v4/core";\n',
-    "packages/bench/index.ts": imports("zod", "zod/v4/core", "zod/v4/locales/fr.js", "zod/package.json", "zod/internal", "vitest"),
+    "packages/bench/index.ts": imports(
+        "zod", "zod/v4/core", "zod/v4/locales/fr.js", "zod/package.json", "zod/internal", "vitest"
+    ),
 }
 
 
@@ -56,13 +62,17 @@ def test_custom_condition_maps_a_workspace_package_to_its_sources(repo, out):
         "vitest": ("external", "vitest"),
     }
     # a package importing its own name (self-reference)
-    assert answers(out, "packages/zod/src/v4/locales/en.ts") == {"zod/v4/core": ("file", "packages/zod/src/v4/core/index.ts")}
+    assert answers(out, "packages/zod/src/v4/locales/en.ts") == {
+        "zod/v4/core": ("file", "packages/zod/src/v4/core/index.ts")
+    }
 
 
 def test_without_the_condition_the_build_folder_maps_back_to_sources(repo, out):
     files = dict(ZOD_LIKE)
     files["tsconfig.json"] = '{"compilerOptions": {"moduleResolution": "nodenext"}}'
-    files["packages/zod/tsconfig.build.json"] = '{"extends": "../../.configs/tsconfig.base.json", "compilerOptions": {"rootDir": "src", "outDir": "."}}'
+    files["packages/zod/tsconfig.build.json"] = (
+        '{"extends": "../../.configs/tsconfig.base.json", "compilerOptions": {"rootDir": "src", "outDir": "."}}'
+    )
     src = repo(files)
     scan_json(src, out)
     found = answers(out, "packages/bench/index.ts")
@@ -72,31 +82,37 @@ def test_without_the_condition_the_build_folder_maps_back_to_sources(repo, out):
 
 
 def test_query_like_condition_inherited_through_extends_and_nested_conditions(repo, out):
-    src = repo({
-        "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n  - 'examples/react/*'\n  - '!examples/react/legacy*'\n",
-        "tsconfig.json": '{"compilerOptions": {"customConditions": ["@tanstack/custom-condition"], "moduleResolution": "Bundler"}}',
-        "packages/query-core/package.json": pkg(
-            name="@tanstack/query-core",
-            exports={
-                ".": {
-                    "@tanstack/custom-condition": "./src/index.ts",
-                    "import": {"types": "./build/modern/index.d.ts", "default": "./build/modern/index.js"},
+    src = repo(
+        {
+            "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n  - 'examples/react/*'\n  - '!examples/react/legacy*'\n",
+            "tsconfig.json": '{"compilerOptions": {"customConditions": ["@tanstack/custom-condition"], "moduleResolution": "Bundler"}}',
+            "packages/query-core/package.json": pkg(
+                name="@tanstack/query-core",
+                exports={
+                    ".": {
+                        "@tanstack/custom-condition": "./src/index.ts",
+                        "import": {"types": "./build/modern/index.d.ts", "default": "./build/modern/index.js"},
+                    },
+                    "./package.json": "./package.json",
                 },
-                "./package.json": "./package.json",
-            },
-        ),
-        "packages/query-core/tsconfig.json": '{"extends": "../../tsconfig.json", "compilerOptions": {"outDir": "./dist-ts", "rootDir": "."}}',
-        "packages/query-core/src/index.ts": "export {};\n",
-        "packages/react-query/package.json": pkg(name="@tanstack/react-query", exports={".": {"@tanstack/custom-condition": "./src/index.ts"}}),
-        "packages/react-query/tsconfig.json": '{"extends": "../../tsconfig.json"}',
-        "packages/react-query/src/index.ts": imports("@tanstack/query-core"),
-        # an example with its own tsconfig and no custom condition: TypeScript would read build/
-        "examples/react/basic/package.json": pkg(name="@tanstack/query-example-react-basic"),
-        "examples/react/basic/tsconfig.json": '{"compilerOptions": {"moduleResolution": "Bundler"}}',
-        "examples/react/basic/src/index.tsx": imports("@tanstack/react-query", "react"),
-    })
+            ),
+            "packages/query-core/tsconfig.json": '{"extends": "../../tsconfig.json", "compilerOptions": {"outDir": "./dist-ts", "rootDir": "."}}',
+            "packages/query-core/src/index.ts": "export {};\n",
+            "packages/react-query/package.json": pkg(
+                name="@tanstack/react-query", exports={".": {"@tanstack/custom-condition": "./src/index.ts"}}
+            ),
+            "packages/react-query/tsconfig.json": '{"extends": "../../tsconfig.json"}',
+            "packages/react-query/src/index.ts": imports("@tanstack/query-core"),
+            # an example with its own tsconfig and no custom condition: TypeScript would read build/
+            "examples/react/basic/package.json": pkg(name="@tanstack/query-example-react-basic"),
+            "examples/react/basic/tsconfig.json": '{"compilerOptions": {"moduleResolution": "Bundler"}}',
+            "examples/react/basic/src/index.tsx": imports("@tanstack/react-query", "react"),
+        }
+    )
     scan_json(src, out)
-    assert answers(out, "packages/react-query/src/index.ts") == {"@tanstack/query-core": ("file", "packages/query-core/src/index.ts")}
+    assert answers(out, "packages/react-query/src/index.ts") == {
+        "@tanstack/query-core": ("file", "packages/query-core/src/index.ts")
+    }
     assert answers(out, "examples/react/basic/src/index.tsx") == {
         "@tanstack/react-query": ("workspace", "packages/react-query"),
         "react": ("external", "react"),
@@ -104,30 +120,43 @@ def test_query_like_condition_inherited_through_extends_and_nested_conditions(re
 
 
 def test_exports_nested_conditions_arrays_null_and_pattern_order(repo, out):
-    src = repo({
-        "package.json": pkg(workspaces=["packages/*"]),
-        "packages/lib/package.json": pkg(
-            name="lib",
-            exports={
-                ".": [{"worker": "./src/worker.ts"}, {"node": {"import": "./src/node.ts", "default": "./src/never.ts"}}],
-                "./features/*": "./src/features/*.ts",
-                "./features/internal/*": None,  # excluded, and more specific than ./features/*
-                "./features/*.js": "./src/features/*.ts",
-                "./missing-first": ["./src/nope.ts", "./src/fallback.ts"],
-                "./cond-order": {"default": "./src/default.ts", "import": "./src/import.ts"},
-                "./bad": "../outside.ts",
-            },
-        ),
-        "packages/lib/src/worker.ts": "",
-        "packages/lib/src/node.ts": "",
-        "packages/lib/src/never.ts": "",
-        "packages/lib/src/features/a.ts": "",
-        "packages/lib/src/features/internal/b.ts": "",
-        "packages/lib/src/fallback.ts": "",
-        "packages/lib/src/default.ts": "",
-        "packages/lib/src/import.ts": "",
-        "app.ts": imports("lib", "lib/features/a", "lib/features/a.js", "lib/features/internal/b", "lib/missing-first", "lib/cond-order", "lib/bad"),
-    })
+    src = repo(
+        {
+            "package.json": pkg(workspaces=["packages/*"]),
+            "packages/lib/package.json": pkg(
+                name="lib",
+                exports={
+                    ".": [
+                        {"worker": "./src/worker.ts"},
+                        {"node": {"import": "./src/node.ts", "default": "./src/never.ts"}},
+                    ],
+                    "./features/*": "./src/features/*.ts",
+                    "./features/internal/*": None,  # excluded, and more specific than ./features/*
+                    "./features/*.js": "./src/features/*.ts",
+                    "./missing-first": ["./src/nope.ts", "./src/fallback.ts"],
+                    "./cond-order": {"default": "./src/default.ts", "import": "./src/import.ts"},
+                    "./bad": "../outside.ts",
+                },
+            ),
+            "packages/lib/src/worker.ts": "",
+            "packages/lib/src/node.ts": "",
+            "packages/lib/src/never.ts": "",
+            "packages/lib/src/features/a.ts": "",
+            "packages/lib/src/features/internal/b.ts": "",
+            "packages/lib/src/fallback.ts": "",
+            "packages/lib/src/default.ts": "",
+            "packages/lib/src/import.ts": "",
+            "app.ts": imports(
+                "lib",
+                "lib/features/a",
+                "lib/features/a.js",
+                "lib/features/internal/b",
+                "lib/missing-first",
+                "lib/cond-order",
+                "lib/bad",
+            ),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "app.ts") == {
         "lib": ("file", "packages/lib/src/node.ts"),  # "worker" is not a condition; node -> import wins
@@ -141,15 +170,19 @@ def test_exports_nested_conditions_arrays_null_and_pattern_order(repo, out):
 
 
 def test_exports_sugar_string_and_conditions_without_dot(repo, out):
-    src = repo({
-        "package.json": pkg(workspaces={"packages": ["libs/**"]}),
-        "libs/a/package.json": pkg(name="a-sugar", exports="./src/main.ts"),
-        "libs/a/src/main.ts": "",
-        "libs/deep/b/package.json": pkg(name="b-sugar", exports={"types": "./types/index.d.ts", "default": "./src/index.js"}),
-        "libs/deep/b/types/index.d.ts": "",
-        "libs/deep/b/src/index.js": "",
-        "main.ts": imports("a-sugar", "b-sugar", "a-sugar/src/main.ts"),
-    })
+    src = repo(
+        {
+            "package.json": pkg(workspaces={"packages": ["libs/**"]}),
+            "libs/a/package.json": pkg(name="a-sugar", exports="./src/main.ts"),
+            "libs/a/src/main.ts": "",
+            "libs/deep/b/package.json": pkg(
+                name="b-sugar", exports={"types": "./types/index.d.ts", "default": "./src/index.js"}
+            ),
+            "libs/deep/b/types/index.d.ts": "",
+            "libs/deep/b/src/index.js": "",
+            "main.ts": imports("a-sugar", "b-sugar", "a-sugar/src/main.ts"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "main.ts") == {
         "a-sugar": ("file", "libs/a/src/main.ts"),
@@ -159,28 +192,37 @@ def test_exports_sugar_string_and_conditions_without_dot(repo, out):
 
 
 def test_package_imports_with_conditions_patterns_and_packages(repo, out):
-    src = repo({
-        "packages/vite/package.json": pkg(
-            name="vite",
-            imports={
-                "#module-sync-enabled": {"module-sync": "./misc/true.js", "default": "./misc/false.js"},
-                "#types/*": "./types/*.d.ts",
-                "#dep-types/*": "./src/types/*.d.ts",
-                "#src/*": "./src/*",
-                "#dep": "dep-pkg",
-                "#excluded": None,
-            },
-        ),
-        "packages/vite/misc/true.js": "",
-        "packages/vite/misc/false.js": "",
-        "packages/vite/types/hot.d.ts": "",
-        "packages/vite/src/types/chokidar.d.ts": "",
-        "packages/vite/src/node/util.ts": "",
-        "packages/vite/src/node/index.ts": imports(
-            "#module-sync-enabled", "#types/hot", "#dep-types/chokidar", "#src/node/util.ts", "#dep", "#excluded", "#nothing"),
-        "packages/other/package.json": pkg(name="other"),
-        "packages/other/index.ts": imports("#types/hot"),
-    })
+    src = repo(
+        {
+            "packages/vite/package.json": pkg(
+                name="vite",
+                imports={
+                    "#module-sync-enabled": {"module-sync": "./misc/true.js", "default": "./misc/false.js"},
+                    "#types/*": "./types/*.d.ts",
+                    "#dep-types/*": "./src/types/*.d.ts",
+                    "#src/*": "./src/*",
+                    "#dep": "dep-pkg",
+                    "#excluded": None,
+                },
+            ),
+            "packages/vite/misc/true.js": "",
+            "packages/vite/misc/false.js": "",
+            "packages/vite/types/hot.d.ts": "",
+            "packages/vite/src/types/chokidar.d.ts": "",
+            "packages/vite/src/node/util.ts": "",
+            "packages/vite/src/node/index.ts": imports(
+                "#module-sync-enabled",
+                "#types/hot",
+                "#dep-types/chokidar",
+                "#src/node/util.ts",
+                "#dep",
+                "#excluded",
+                "#nothing",
+            ),
+            "packages/other/package.json": pkg(name="other"),
+            "packages/other/index.ts": imports("#types/hot"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "packages/vite/src/node/index.ts") == {
         "#module-sync-enabled": ("file", "packages/vite/misc/false.js"),
@@ -196,13 +238,15 @@ def test_package_imports_with_conditions_patterns_and_packages(repo, out):
 
 
 def test_tsconfig_paths_come_before_exports_and_hash_imports(repo, out):
-    src = repo({
-        "tsconfig.json": '{"compilerOptions": {"paths": {"@acme/ui": ["./packages/ui/src/entry.ts"], "#/*": ["./src/*"]}}}',
-        "packages/ui/package.json": pkg(name="@acme/ui", exports={".": "./dist/index.js"}),
-        "packages/ui/src/entry.ts": "",
-        "src/imported.ts": "",
-        "src/main.ts": imports("@acme/ui", "#/imported"),
-    })
+    src = repo(
+        {
+            "tsconfig.json": '{"compilerOptions": {"paths": {"@acme/ui": ["./packages/ui/src/entry.ts"], "#/*": ["./src/*"]}}}',
+            "packages/ui/package.json": pkg(name="@acme/ui", exports={".": "./dist/index.js"}),
+            "packages/ui/src/entry.ts": "",
+            "src/imported.ts": "",
+            "src/main.ts": imports("@acme/ui", "#/imported"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "src/main.ts") == {
         "@acme/ui": ("file", "packages/ui/src/entry.ts"),
@@ -211,18 +255,22 @@ def test_tsconfig_paths_come_before_exports_and_hash_imports(repo, out):
 
 
 def test_out_dir_to_root_dir_and_declaration_dir(repo, out):
-    src = repo({
-        "package.json": pkg(workspaces=["packages/*"]),
-        "packages/esm/package.json": pkg(name="esm-lib", main="dist/esm/index.js", types="dist/types/index.d.ts"),
-        "packages/esm/tsconfig.json": '{"compilerOptions": {"outDir": "dist/esm", "rootDir": "src", "declarationDir": "dist/types"}}',
-        "packages/esm/src/index.ts": "",
-        "packages/esm/src/deep/x.ts": "",
-        # excalidraw: outDir inside the package, rootDir the parent of every package
-        "packages/common/package.json": pkg(name="@x/common", exports={"./*": {"types": "./dist/types/common/src/*.d.ts"}}),
-        "packages/common/tsconfig.json": '{"compilerOptions": {"outDir": "./dist/types", "rootDir": "../"}}',
-        "packages/common/src/points.ts": "",
-        "app.ts": imports("esm-lib", "esm-lib/dist/esm/deep/x.js", "@x/common/points"),
-    })
+    src = repo(
+        {
+            "package.json": pkg(workspaces=["packages/*"]),
+            "packages/esm/package.json": pkg(name="esm-lib", main="dist/esm/index.js", types="dist/types/index.d.ts"),
+            "packages/esm/tsconfig.json": '{"compilerOptions": {"outDir": "dist/esm", "rootDir": "src", "declarationDir": "dist/types"}}',
+            "packages/esm/src/index.ts": "",
+            "packages/esm/src/deep/x.ts": "",
+            # excalidraw: outDir inside the package, rootDir the parent of every package
+            "packages/common/package.json": pkg(
+                name="@x/common", exports={"./*": {"types": "./dist/types/common/src/*.d.ts"}}
+            ),
+            "packages/common/tsconfig.json": '{"compilerOptions": {"outDir": "./dist/types", "rootDir": "../"}}',
+            "packages/common/src/points.ts": "",
+            "app.ts": imports("esm-lib", "esm-lib/dist/esm/deep/x.js", "@x/common/points"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "app.ts") == {
         "esm-lib": ("file", "packages/esm/src/index.ts"),  # types: dist/types/index.d.ts -> src/index.ts
@@ -232,14 +280,16 @@ def test_out_dir_to_root_dir_and_declaration_dir(repo, out):
 
 
 def test_pnpm_exclusions_and_member_preference_for_shared_names(repo, out):
-    src = repo({
-        "pnpm-workspace.yaml": "# workspace\npackages:\n  - 'packages/*' # all\n  - \"!packages/old\"\n",
-        "fixtures/copy/package.json": pkg(name="shared", main="index.ts"),
-        "fixtures/copy/index.ts": "",
-        "packages/shared/package.json": pkg(name="shared", main="index.ts"),
-        "packages/shared/index.ts": "",
-        "app.ts": imports("shared"),
-    })
+    src = repo(
+        {
+            "pnpm-workspace.yaml": "# workspace\npackages:\n  - 'packages/*' # all\n  - \"!packages/old\"\n",
+            "fixtures/copy/package.json": pkg(name="shared", main="index.ts"),
+            "fixtures/copy/index.ts": "",
+            "packages/shared/package.json": pkg(name="shared", main="index.ts"),
+            "packages/shared/index.ts": "",
+            "app.ts": imports("shared"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "app.ts") == {"shared": ("file", "packages/shared/index.ts")}
 
@@ -254,14 +304,17 @@ def test_gitignored_member_package_json_still_names_the_package(tmp_path, out):
     from tests.scanner.conftest import git, write_tree
 
     root = tmp_path / "mono"
-    write_tree(root, {
-        "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
-        "packages/zod/.gitignore": "package.json\n",  # zod generates its package.json
-        "packages/zod/package.json": pkg(name="zod", exports={".": {"@zod/source": "./src/index.ts"}}),
-        "packages/zod/src/index.ts": "",
-        "tsconfig.json": '{"compilerOptions": {"customConditions": ["@zod/source"]}}',
-        "app.ts": imports("zod"),
-    })
+    write_tree(
+        root,
+        {
+            "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
+            "packages/zod/.gitignore": "package.json\n",  # zod generates its package.json
+            "packages/zod/package.json": pkg(name="zod", exports={".": {"@zod/source": "./src/index.ts"}}),
+            "packages/zod/src/index.ts": "",
+            "tsconfig.json": '{"compilerOptions": {"customConditions": ["@zod/source"]}}',
+            "app.ts": imports("zod"),
+        },
+    )
     git(root, "init", "-q")
     scan_json(root, out)
     assert answers(out, "app.ts") == {"zod": ("file", "packages/zod/src/index.ts")}
@@ -270,16 +323,18 @@ def test_gitignored_member_package_json_still_names_the_package(tmp_path, out):
 
 
 def test_malformed_package_and_workspace_files_resolve_nothing_and_break_nothing(repo, out):
-    src = repo({
-        "package.json": json.dumps({"workspaces": "packages/*", "imports": ["#x"]}),
-        "pnpm-workspace.yaml": "packages: {oops\n  - [\n",
-        "tsconfig.json": '{"compilerOptions": {"customConditions": "source", "outDir": 3, "paths": []}}',
-        "packages/a/package.json": json.dumps({"name": "a", "exports": 42, "main": ["x"]}),
-        "packages/b/package.json": json.dumps({"name": "b", "exports": {".": {"import": {"default": [None]}}}}),
-        "packages/c/package.json": "{not json",
-        "packages/c/index.ts": "",
-        "app.ts": imports("a", "b", "#x", "c"),
-    })
+    src = repo(
+        {
+            "package.json": json.dumps({"workspaces": "packages/*", "imports": ["#x"]}),
+            "pnpm-workspace.yaml": "packages: {oops\n  - [\n",
+            "tsconfig.json": '{"compilerOptions": {"customConditions": "source", "outDir": 3, "paths": []}}',
+            "packages/a/package.json": json.dumps({"name": "a", "exports": 42, "main": ["x"]}),
+            "packages/b/package.json": json.dumps({"name": "b", "exports": {".": {"import": {"default": [None]}}}}),
+            "packages/c/package.json": "{not json",
+            "packages/c/index.ts": "",
+            "app.ts": imports("a", "b", "#x", "c"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "app.ts") == {
         "a": ("workspace", "packages/a"),

@@ -19,32 +19,67 @@ import pytest
 from tests.scanner.conftest import read_facts, rel, scan_json, write_tree
 
 TREE = {
-    "package.json": json.dumps({"name": "root", "private": True, "type": "module", "imports": {
-        "#util": "./src/util.ts", "#feat/*": "./src/features/*.ts", "#cond": {"types": "./src/cond-types.ts", "default": "./src/cond.js"}}}),
-    "tsconfig.json": json.dumps({"compilerOptions": {
-        "module": "esnext", "moduleResolution": "bundler", "customConditions": ["@zod/source"], "allowJs": True,
-        "paths": {"@app/*": ["./src/app/*"], "exact": ["./src/util.ts"]}}}),
-    "packages/zod/package.json": json.dumps({"name": "zod", "exports": {
-        "./package.json": "./package.json",
-        ".": {"@zod/source": "./src/index.ts", "types": "./index.d.cts", "import": "./index.js"},
-        "./v4/core": {"@zod/source": "./src/v4/core/index.ts", "import": "./v4/core/index.js"},
-        "./v4/locales/*": {"@zod/source": "./src/v4/locales/*", "import": "./v4/locales/*"},
-        "./internal/*": None}}),
+    "package.json": json.dumps(
+        {
+            "name": "root",
+            "private": True,
+            "type": "module",
+            "imports": {
+                "#util": "./src/util.ts",
+                "#feat/*": "./src/features/*.ts",
+                "#cond": {"types": "./src/cond-types.ts", "default": "./src/cond.js"},
+            },
+        }
+    ),
+    "tsconfig.json": json.dumps(
+        {
+            "compilerOptions": {
+                "module": "esnext",
+                "moduleResolution": "bundler",
+                "customConditions": ["@zod/source"],
+                "allowJs": True,
+                "paths": {"@app/*": ["./src/app/*"], "exact": ["./src/util.ts"]},
+            }
+        }
+    ),
+    "packages/zod/package.json": json.dumps(
+        {
+            "name": "zod",
+            "exports": {
+                "./package.json": "./package.json",
+                ".": {"@zod/source": "./src/index.ts", "types": "./index.d.cts", "import": "./index.js"},
+                "./v4/core": {"@zod/source": "./src/v4/core/index.ts", "import": "./v4/core/index.js"},
+                "./v4/locales/*": {"@zod/source": "./src/v4/locales/*", "import": "./v4/locales/*"},
+                "./internal/*": None,
+            },
+        }
+    ),
     "packages/zod/src/index.ts": "export const z = 1;\n",
     "packages/zod/src/v4/core/index.ts": "export const c = 1;\n",
     "packages/zod/src/v4/locales/fr.ts": "export const fr = 1;\n",
     "packages/zod/src/internal/x.ts": "export const x = 1;\n",
-    "packages/lib/package.json": json.dumps({"name": "lib", "exports": {
-        ".": [{"worker": "./src/worker.ts"}, {"import": {"types": "./src/types.d.ts", "default": "./src/main.js"}}],
-        "./features/*.js": "./src/features/*.ts",
-        "./features/*": "./src/features/*.ts",
-        "./first": ["./src/nope.ts", "./src/fallback.ts"]}}),
+    "packages/lib/package.json": json.dumps(
+        {
+            "name": "lib",
+            "exports": {
+                ".": [
+                    {"worker": "./src/worker.ts"},
+                    {"import": {"types": "./src/types.d.ts", "default": "./src/main.js"}},
+                ],
+                "./features/*.js": "./src/features/*.ts",
+                "./features/*": "./src/features/*.ts",
+                "./first": ["./src/nope.ts", "./src/fallback.ts"],
+            },
+        }
+    ),
     "packages/lib/src/worker.ts": "export {};\n",
     "packages/lib/src/types.d.ts": "export declare const t: number;\n",
     "packages/lib/src/main.js": "export const t = 1;\n",
     "packages/lib/src/features/a.ts": "export {};\n",
     "packages/lib/src/fallback.ts": "export {};\n",
-    "packages/plain/package.json": json.dumps({"name": "plain", "types": "./types/index.d.ts", "main": "./lib/index.js"}),
+    "packages/plain/package.json": json.dumps(
+        {"name": "plain", "types": "./types/index.d.ts", "main": "./lib/index.js"}
+    ),
     "packages/plain/types/index.d.ts": "export {};\n",
     "packages/plain/lib/index.js": "",
     "src/util.ts": "export {};\n",
@@ -52,7 +87,8 @@ TREE = {
     "src/cond.js": "",
     "src/features/f.ts": "export {};\n",
     "src/app/page.tsx": "export {};\n",
-    "src/x.js": "", "src/x.d.ts": "export {};\n",
+    "src/x.js": "",
+    "src/x.d.ts": "export {};\n",
     "src/m.mts": "export {};\n",
     "src/dir/index.ts": "export {};\n",
     "src/typed/package.json": json.dumps({"types": "./t.d.ts"}),
@@ -60,10 +96,30 @@ TREE = {
 }
 
 SPECIFIERS = [
-    "zod", "zod/v4/core", "zod/v4/locales/fr.js", "zod/internal/x", "zod/missing",
-    "lib", "lib/features/a", "lib/features/a.js", "lib/first",
-    "plain", "#util", "#feat/f", "#cond", "#missing",
-    "@app/page", "exact", "./x.js", "./x", "./m.mjs", "./dir", "./typed", "./util.js", "./nothing", "react",
+    "zod",
+    "zod/v4/core",
+    "zod/v4/locales/fr.js",
+    "zod/internal/x",
+    "zod/missing",
+    "lib",
+    "lib/features/a",
+    "lib/features/a.js",
+    "lib/first",
+    "plain",
+    "#util",
+    "#feat/f",
+    "#cond",
+    "#missing",
+    "@app/page",
+    "exact",
+    "./x.js",
+    "./x",
+    "./m.mjs",
+    "./dir",
+    "./typed",
+    "./util.js",
+    "./nothing",
+    "react",
 ]
 
 ORACLE = r"""
@@ -105,12 +161,17 @@ def test_resolution_agrees_with_typescript(tmp_path, out):
     env = dict(os.environ, ROFL_TYPESCRIPT=typescript)
     run = subprocess.run(
         ["node", "-e", ORACLE, str(src), str(src / importer), json.dumps(SPECIFIERS)],
-        capture_output=True, text=True, env=env, check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
     )
-    theirs = {spec: (os.path.relpath(os.path.realpath(p), os.path.realpath(src)) if p else None)
-              for spec, p in json.loads(run.stdout).items()}
+    theirs = {
+        spec: (os.path.relpath(os.path.realpath(p), os.path.realpath(src)) if p else None)
+        for spec, p in json.loads(run.stdout).items()
+    }
     ours: dict[str, set[str]] = {}
-    for (path, spec, target) in rel(read_facts(out), "src_resolves"):
+    for path, spec, target in rel(read_facts(out), "src_resolves"):
         if path == importer:
             ours.setdefault(spec, set()).add(target)
     disagreements = []

@@ -11,18 +11,18 @@ def answers(out, path: str) -> dict[str, tuple]:
     facts = read_facts(out)
     found: dict[str, tuple] = {}
     targets: dict[str, list[str]] = {}
-    for (p, spec, target) in rel(facts, "src_resolves"):
+    for p, spec, target in rel(facts, "src_resolves"):
         if p == path:
             targets.setdefault(spec, []).append(target)
     for spec, hits in targets.items():
         found[spec] = ("file", hits[0] if len(hits) == 1 else tuple(sorted(hits)))
-    for (p, spec, folder) in rel(facts, "src_workspace_import"):
+    for p, spec, folder in rel(facts, "src_workspace_import"):
         if p == path:
             found[spec] = ("workspace", folder)
-    for (p, spec, package) in rel(facts, "src_external"):
+    for p, spec, package in rel(facts, "src_external"):
         if p == path:
             found[spec] = ("external", package)
-    for (p, spec) in rel(facts, "src_unresolved"):
+    for p, spec in rel(facts, "src_unresolved"):
         if p == path:
             found[spec] = ("unresolved",)
     return found
@@ -33,15 +33,19 @@ def imports(*specs: str) -> str:
 
 
 def test_relative_extension_probing_and_index(repo, out):
-    src = repo({
-        "app/main.ts": imports("./util", "./comp", "./dir", "../shared/x", "./data.json", "./missing", ".", "./dir/"),
-        "app/util.ts": "",
-        "app/comp.tsx": "",
-        "app/dir/index.js": "",
-        "app/index.ts": "",
-        "app/data.json": "{}",
-        "shared/x.mjs": "",
-    })
+    src = repo(
+        {
+            "app/main.ts": imports(
+                "./util", "./comp", "./dir", "../shared/x", "./data.json", "./missing", ".", "./dir/"
+            ),
+            "app/util.ts": "",
+            "app/comp.tsx": "",
+            "app/dir/index.js": "",
+            "app/index.ts": "",
+            "app/data.json": "{}",
+            "shared/x.mjs": "",
+        }
+    )
     scan_json(src, out)
     assert answers(out, "app/main.ts") == {
         "./util": ("file", "app/util.ts"),
@@ -63,10 +67,17 @@ def test_extension_order_prefers_typescript(repo, out):
 
 
 def test_js_specifiers_name_typescript_sources(repo, out):
-    src = repo({
-        "a.ts": imports("./b.js", "./c.mjs", "./d.cjs", "./e.jsx", "./plain.js", "./f.js"),
-        "b.ts": "", "c.mts": "", "d.cts": "", "e.tsx": "", "plain.js": "", "f.d.ts": "",
-    })
+    src = repo(
+        {
+            "a.ts": imports("./b.js", "./c.mjs", "./d.cjs", "./e.jsx", "./plain.js", "./f.js"),
+            "b.ts": "",
+            "c.mts": "",
+            "d.cts": "",
+            "e.tsx": "",
+            "plain.js": "",
+            "f.d.ts": "",
+        }
+    )
     scan_json(src, out)
     assert answers(out, "a.ts") == {
         "./b.js": ("file", "b.ts"),
@@ -79,15 +90,17 @@ def test_js_specifiers_name_typescript_sources(repo, out):
 
 
 def test_folder_with_package_json_main(repo, out):
-    src = repo({
-        "a.js": imports("./pkg", "./typed"),
-        "pkg/package.json": '{"main": "lib/entry.js"}',
-        "pkg/lib/entry.js": "",
-        "pkg/index.js": "",
-        "typed/package.json": '{"types": "./types.d.ts", "main": "./index.js"}',
-        "typed/types.d.ts": "",
-        "typed/index.js": "",
-    })
+    src = repo(
+        {
+            "a.js": imports("./pkg", "./typed"),
+            "pkg/package.json": '{"main": "lib/entry.js"}',
+            "pkg/lib/entry.js": "",
+            "pkg/index.js": "",
+            "typed/package.json": '{"types": "./types.d.ts", "main": "./index.js"}',
+            "typed/types.d.ts": "",
+            "typed/index.js": "",
+        }
+    )
     scan_json(src, out)
     assert answers(out, "a.js") == {"./pkg": ("file", "pkg/lib/entry.js"), "./typed": ("file", "typed/types.d.ts")}
 
@@ -105,7 +118,20 @@ def test_relative_outside_src_is_unresolved(repo, out):
 
 
 def test_externals_name_their_package(repo, out):
-    src = repo({"a.ts": imports("react", "lodash/fp/map", "@scope/pkg", "@scope/pkg/deep/x", "node:fs", "node:fs/promises", "fs", "path/posix")})
+    src = repo(
+        {
+            "a.ts": imports(
+                "react",
+                "lodash/fp/map",
+                "@scope/pkg",
+                "@scope/pkg/deep/x",
+                "node:fs",
+                "node:fs/promises",
+                "fs",
+                "path/posix",
+            )
+        }
+    )
     scan_json(src, out)
     assert answers(out, "a.ts") == {
         "react": ("external", "react"),
@@ -120,22 +146,26 @@ def test_externals_name_their_package(repo, out):
 
 
 def test_tsconfig_base_url_and_paths_with_extends(repo, out):
-    src = repo({
-        "tsconfig.json": """{
+    src = repo(
+        {
+            "tsconfig.json": """{
           // comments and trailing commas are fine
           "extends": "./configs/base",
           "compilerOptions": {
             "paths": {"@app/*": ["src/app/*"], "exact": ["src/lib/exact.ts"], "@multi/*": ["nope/*", "src/lib/*"],},
           },
         }""",
-        "configs/base.json": '{"compilerOptions": {"baseUrl": "..", /* base */ "paths": {"@old/*": ["old/*"]}}}',
-        "src/app/feature.ts": "",
-        "src/lib/exact.ts": "",
-        "src/lib/two.ts": "",
-        "src/rooted.ts": "",
-        "old/thing.ts": "",
-        "src/main.ts": imports("@app/feature", "exact", "@multi/two", "src/rooted", "@old/thing", "react", "./rooted"),
-    })
+            "configs/base.json": '{"compilerOptions": {"baseUrl": "..", /* base */ "paths": {"@old/*": ["old/*"]}}}',
+            "src/app/feature.ts": "",
+            "src/lib/exact.ts": "",
+            "src/lib/two.ts": "",
+            "src/rooted.ts": "",
+            "old/thing.ts": "",
+            "src/main.ts": imports(
+                "@app/feature", "exact", "@multi/two", "src/rooted", "@old/thing", "react", "./rooted"
+            ),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "src/main.ts") == {
         "@app/feature": ("file", "src/app/feature.ts"),
@@ -149,12 +179,14 @@ def test_tsconfig_base_url_and_paths_with_extends(repo, out):
 
 
 def test_paths_without_base_url_are_relative_to_their_config(repo, out):
-    src = repo({
-        "web/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}',
-        "web/src/x.ts": "",
-        "web/src/main.ts": imports("~/x"),
-        "other/main.ts": imports("~/x"),
-    })
+    src = repo(
+        {
+            "web/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}',
+            "web/src/x.ts": "",
+            "web/src/main.ts": imports("~/x"),
+            "other/main.ts": imports("~/x"),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "web/src/main.ts") == {"~/x": ("file", "web/src/x.ts")}
     assert answers(out, "other/main.ts") == {"~/x": ("external", "~")}
@@ -171,19 +203,30 @@ def test_tsconfig_beside_src_governs_it(tmp_path, out):
 
 
 def test_workspace_packages_by_name(repo, out):
-    src = repo({
-        "packages/core/package.json": '{"name": "@acme/core", "main": "dist/index.js", "types": "src/index.ts"}',
-        "packages/core/src/index.ts": "",
-        "packages/core/src/extra.ts": "",
-        "packages/util/package.json": '{"name": "util-lib", "exports": {".": {"types": "./src/main.ts", "default": "./dist/main.js"}, "./feature": "./src/feature.ts", "./sub/*": "./src/sub/*.ts"}}',
-        "packages/util/src/main.ts": "",
-        "packages/util/src/feature.ts": "",
-        "packages/util/src/sub/deep.ts": "",
-        "packages/plain/package.json": '{"name": "plain"}',
-        "packages/plain/index.js": "",
-        "packages/plain/lib/x.js": "",
-        "app/main.ts": imports("@acme/core", "@acme/core/src/extra", "util-lib", "util-lib/feature", "util-lib/sub/deep", "plain", "plain/lib/x", "@acme/other"),
-    })
+    src = repo(
+        {
+            "packages/core/package.json": '{"name": "@acme/core", "main": "dist/index.js", "types": "src/index.ts"}',
+            "packages/core/src/index.ts": "",
+            "packages/core/src/extra.ts": "",
+            "packages/util/package.json": '{"name": "util-lib", "exports": {".": {"types": "./src/main.ts", "default": "./dist/main.js"}, "./feature": "./src/feature.ts", "./sub/*": "./src/sub/*.ts"}}',
+            "packages/util/src/main.ts": "",
+            "packages/util/src/feature.ts": "",
+            "packages/util/src/sub/deep.ts": "",
+            "packages/plain/package.json": '{"name": "plain"}',
+            "packages/plain/index.js": "",
+            "packages/plain/lib/x.js": "",
+            "app/main.ts": imports(
+                "@acme/core",
+                "@acme/core/src/extra",
+                "util-lib",
+                "util-lib/feature",
+                "util-lib/sub/deep",
+                "plain",
+                "plain/lib/x",
+                "@acme/other",
+            ),
+        }
+    )
     scan_json(src, out)
     assert answers(out, "app/main.ts") == {
         "@acme/core": ("file", "packages/core/src/index.ts"),
@@ -198,21 +241,39 @@ def test_workspace_packages_by_name(repo, out):
 
 
 def test_every_import_form_is_resolved(repo, out):
-    src = repo({
-        "a.ts": 'import x from "./b";\nexport * from "./c";\nconst d = require("./d");\nimport("./e");\nimport f = require("./f");\nimport type { G } from "./g";\n',
-        "b.ts": "", "c.ts": "", "d.js": "", "e.ts": "", "f.ts": "", "g.ts": "",
-    })
+    src = repo(
+        {
+            "a.ts": 'import x from "./b";\nexport * from "./c";\nconst d = require("./d");\nimport("./e");\nimport f = require("./f");\nimport type { G } from "./g";\n',
+            "b.ts": "",
+            "c.ts": "",
+            "d.js": "",
+            "e.ts": "",
+            "f.ts": "",
+            "g.ts": "",
+        }
+    )
     scan_json(src, out)
     assert {spec: a[1] for spec, a in answers(out, "a.ts").items()} == {
-        "./b": "b.ts", "./c": "c.ts", "./d": "d.js", "./e": "e.ts", "./f": "f.ts", "./g": "g.ts"}
+        "./b": "b.ts",
+        "./c": "c.ts",
+        "./d": "d.js",
+        "./e": "e.ts",
+        "./f": "f.ts",
+        "./g": "g.ts",
+    }
 
 
 def test_triple_slash_reference_paths_are_type_imports(repo, out):
-    src = repo({
-        "index.ts": '// header\n/// <reference path="./ops/index.ts" />\n/// <reference path="globals.d.ts" />\n'
-                    '/// <reference types="node" />\nimport "./x";\n/// <reference path="./late.ts" />\n',
-        "ops/index.ts": "", "globals.d.ts": "", "x.ts": "", "late.ts": "",
-    })
+    src = repo(
+        {
+            "index.ts": '// header\n/// <reference path="./ops/index.ts" />\n/// <reference path="globals.d.ts" />\n'
+            '/// <reference types="node" />\nimport "./x";\n/// <reference path="./late.ts" />\n',
+            "ops/index.ts": "",
+            "globals.d.ts": "",
+            "x.ts": "",
+            "late.ts": "",
+        }
+    )
     scan_json(src, out)
     assert answers(out, "index.ts") == {
         "./ops/index.ts": ("file", "ops/index.ts"),
@@ -232,11 +293,14 @@ def test_tsconfig_lookup_stops_at_the_git_work_tree(tmp_path, out):
         pytest.skip("git is not installed")
     from tests.scanner.conftest import git, write_tree
 
-    write_tree(tmp_path, {
-        "tsconfig.json": '{"compilerOptions": {"baseUrl": "repo/src"}}',  # outside the work tree
-        "repo/src/a.ts": 'import "b";\n',
-        "repo/src/b.ts": "",
-    })
+    write_tree(
+        tmp_path,
+        {
+            "tsconfig.json": '{"compilerOptions": {"baseUrl": "repo/src"}}',  # outside the work tree
+            "repo/src/a.ts": 'import "b";\n',
+            "repo/src/b.ts": "",
+        },
+    )
     git(tmp_path / "repo", "init", "-q")
     scan_json(tmp_path / "repo" / "src", out)
     assert answers(out, "a.ts") == {"b": ("external", "b")}
