@@ -11,11 +11,10 @@ import os
 import posixpath
 
 from scanner import layout
+from scanner.probe import probe
 
 FIELDS = ("main", "module", "types", "typings", "bin", "exports")
 ENTRIES_NAME = "entries.rofl"
-_PROBE = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
-_JS_TO_TS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
 
 
 def _leaves(value) -> list[str]:
@@ -27,20 +26,6 @@ def _leaves(value) -> list[str]:
     if isinstance(value, list):
         return [leaf for v in value for leaf in _leaves(v)]
     return []
-
-
-def _scanned(target: str, files: set[str]) -> str | None:
-    for suffix in _PROBE:
-        if target + suffix in files:
-            return target + suffix
-    stem, ext = posixpath.splitext(target)
-    for ts in _JS_TO_TS.get(ext, ()):
-        if stem + ts in files:
-            return stem + ts
-    for suffix in _PROBE[1:]:
-        if posixpath.join(target, "index" + suffix) in files:
-            return posixpath.join(target, "index" + suffix)
-    return None
 
 
 def package_entries(
@@ -67,9 +52,8 @@ def package_entries(
                 if "*" in leaf:
                     continue
                 target = posixpath.normpath(posixpath.join(folder, leaf))
-                hit = _scanned(target, files) if not target.startswith("..") else None
-                if hit is not None:
-                    found.add((hit, field))
+                if not target.startswith(".."):
+                    found.update((hit, field) for hit in probe(target, files))
     if errors is not None:
         errors.update(store.errors)
     return sorted(found)

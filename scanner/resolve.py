@@ -44,25 +44,10 @@ from dataclasses import dataclass
 from scanner.configs import ConfigStore
 from scanner.files import is_source
 from scanner.package_exports import export_targets, import_targets
+from scanner.probe import DECLARATION_RUNTIME, EXTENSIONS, file_candidates, probe_file, probe_index, with_runtime
 from scanner.tsconfig import TsConfig, TsConfigFinder
 from scanner.workspaces import PNPM_WORKSPACE
 
-EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
-JS_TO_TS = {
-    ".js": (".ts", ".tsx", ".d.ts"),
-    ".jsx": (".tsx", ".ts", ".d.ts"),
-    ".mjs": (".mts", ".d.mts"),
-    ".cjs": (".cts", ".d.cts"),
-}
-DECLARATION_RUNTIME = {".d.ts": (".js", ".jsx"), ".d.mts": (".mjs",), ".d.cts": (".cjs",)}
-# a build output path: the sources that compile to it (a dual build emits .cjs/.d.cts from .ts too)
-BUILD_SOURCE = {
-    ".d.ts": (".ts", ".tsx"),
-    ".d.mts": (".mts", ".ts", ".tsx"),
-    ".d.cts": (".cts", ".ts", ".tsx"),
-    ".mjs": (".mts", ".ts", ".tsx"),
-    ".cjs": (".cts", ".ts", ".tsx"),
-}
 BASE_CONDITIONS = frozenset({"types", "import", "require", "node", "default", "module"})
 # a .cjs/.cts file can only require(), a .mjs/.mts file only import: the other condition does not apply
 MODE_OF_SUFFIX = {".cjs": "require", ".cts": "require", ".mjs": "import", ".mts": "import"}
@@ -436,49 +421,14 @@ class Resolver:
         """The scanned file ``base`` names (as a file, then as a folder unless ``folder`` is off), recording every probe."""
         if _outside(base):
             return None  # outside SRC: never a scanned file
-        files = self.files
         if not directory_only and base != ".":
-            for candidate in self._file_candidates(base, from_build):
-                probed.append(candidate)
-                if candidate in files:
-                    return self._with_runtime(candidate, probed, base)
+            hits = probe_file(base, self.files, probed, from_build)
+            if hits:
+                return Found(hits)
         return self._probe_folder(base, probed) if folder else None
 
-    def _with_runtime(self, hit: str, probed: list[str], base: str | None = None) -> Found:
-        """The hit, plus the runtime file beside it: ``x.js`` for a declaration ``x.d.ts``, and ``x.js``
-        itself when a ``./x.js`` specifier led to the TypeScript source ``x.ts`` and ``x.js`` is scanned too
-        (an extensionless ``./x`` is TypeScript's ``x.ts`` only: bundlers differ on which comes first)."""
-        if base is not None and hit != base and not hit.endswith(tuple(DECLARATION_RUNTIME)):
-            if posixpath.splitext(base)[1] in JS_TO_TS:
-                probed.append(base)
-                if base in self.files:
-                    return Found(tuple(sorted((hit, base))))
-            return Found((hit,))
-        for decl, runtimes in DECLARATION_RUNTIME.items():
-            if hit.endswith(decl):
-                stem = hit[: -len(decl)]
-                for ext in runtimes:
-                    probed.append(stem + ext)
-                    if stem + ext in self.files:
-                        return Found(tuple(sorted((hit, stem + ext))))
-                break
-        return Found((hit,))
-
-    @staticmethod
-    def _file_candidates(base: str, from_build: bool = False) -> list[str]:
-        candidates: list[str] = []
-        if from_build:  # a build output path: the sources that compile to it come first
-            for built, sources in BUILD_SOURCE.items():
-                if base.endswith(built):
-                    candidates.extend(base[: -len(built)] + s for s in sources)
-                    break
-        stem, ext = posixpath.splitext(base)
-        mapped = JS_TO_TS.get(ext)
-        if mapped is not None:
-            candidates.extend(stem + m for m in mapped)
-        candidates.append(base)
-        candidates.extend(base + e for e in EXTENSIONS)
-        return candidates
+    def _with_runtime(self, hit: str, probed: list[str]) -> Found:
+        return Found(with_runtime(hit, self.files, probed))
 
     def _probe_folder(self, folder: str, probed: list[str]) -> Found | None:
         prefix = "" if folder == "." else folder + "/"
@@ -493,16 +443,12 @@ class Resolver:
                     base = posixpath.normpath(prefix + entry)
                     if _outside(base):
                         continue
-                    for candidate in self._file_candidates(base):
+                    for candidate in file_candidates(base):
                         probed.append(candidate)
                         if candidate in files:
                             return self._with_runtime(candidate, probed)
-        for ext in EXTENSIONS:
-            candidate = prefix + "index" + ext
-            probed.append(candidate)
-            if candidate in files:
-                return self._with_runtime(candidate, probed)
-        return None
+        hits = probe_index(folder, files, probed)
+        return Found(hits) if hits else None
 
     def _on_disk(self, base: str, probed: list[str]) -> Found | None:
         """A file that exists at ``base`` but is not scanned: a symlink to a scanned file, or an asset.
