@@ -1,0 +1,77 @@
+"""Execution events: dense numbering across threads, silence without listeners, cancellation, JSON round trip."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.events import (
+    CancelToken,
+    Event,
+    ExecutionCancelled,
+    Recorder,
+    Reporter,
+    current,
+    reporting,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=30), min_size=1, max_size=4))
+def test_events_from_many_threads_are_numbered_densely_and_delivered_in_order(counts):
+    recorder = Recorder()
+    reporter = Reporter("e1", (recorder,))
+
+    def work(n: int) -> None:
+        for i in range(n):
+            reporter.progress(i + 1, n)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in counts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    reporter.finished({"ok": True})
+    seqs = [e.seq for e in recorder.events]
+    assert seqs == list(range(1, sum(counts) + 2))
+    assert recorder.ended() and recorder.events[-1].type == "finished"
+    assert recorder.after(3) == recorder.events[3:]
+
+
+def test_a_reporter_nobody_listens_to_numbers_nothing():
+    reporter = Reporter()
+    reporter.started("scan")
+    reporter.progress(1, 2)
+    assert reporter.last_seq == 0 and not reporter.listening
+
+
+def test_current_is_the_reporter_set_for_the_call_and_silent_outside():
+    recorder = Recorder()
+    with reporting(Reporter("x", (recorder,))):
+        current().warning("careful")
+    current().warning("nobody hears this")
+    assert [e.payload.message for e in recorder.events] == ["careful"]
+
+
+def test_a_cancelled_token_stops_the_handler_at_its_next_safe_point():
+    token = CancelToken()
+    reporter = Reporter(token=token)
+    tick = reporter.progress_callback("files")
+    tick(1, 3)
+    token.cancel("user asked")
+    with pytest.raises(ExecutionCancelled, match="user asked"):
+        tick(2, 3)
+
+
+def test_events_read_back_from_json_equal_the_originals():
+    recorder = Recorder()
+    reporter = Reporter("abc", (recorder,))
+    reporter.started("impact", {"changed": ["a.ts"]})
+    reporter.progress(2, 5, "files")
+    reporter.warning("w")
+    reporter.failed("bad", 2)
+    assert [Event.from_json(e.as_json()) for e in recorder.events] == list(recorder.events)
+    assert [e.as_json()["type"] for e in recorder.events] == ["started", "progress", "warning", "failed"]
