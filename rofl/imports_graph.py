@@ -1,0 +1,77 @@
+"""The scanned import graph read from a kernel: edges of ``dependency`` (or ``runtime_dependency``, both
+defined in rules/code.rofl) and, for each edge, the import statements behind it (the edge's proof)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.kernel import Kernel
+from engine.namespace import stored_name
+
+DEPENDENCY = "dependency"
+RUNTIME_DEPENDENCY = "runtime_dependency"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSite:
+    """One import statement: in ``file``, ``source`` as written, resolved to the edge's target."""
+
+    file: str
+    source: str
+    line: int | None
+    kinds: tuple[str, ...]
+
+    def text(self) -> str:
+        at = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{at} imports {self.source!r} ({', '.join(self.kinds) or 'import'})"
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "source": self.source, "line": self.line, "kinds": list(self.kinds)}
+
+
+@dataclass(frozen=True, slots=True)
+class ImportGraph:
+    files: tuple[str, ...]  # every scanned file
+    edges: tuple[tuple[str, str], ...]
+    sites: dict  # (from, to) -> tuple[ImportSite, ...]
+    partial: bool
+
+    def why(self, a: str, b: str) -> tuple[ImportSite, ...]:
+        return self.sites.get((a, b), ())
+
+
+def _atom(term: object) -> str:
+    return term[0] if type(term) is tuple and len(term) == 1 else str(term)
+
+
+def import_graph(kernel: Kernel, runtime: bool = False) -> ImportGraph:
+    """Evaluate the edge relation and attach each edge's import statements (for --runtime, only the
+    statements that are not type-only)."""
+    rel = RUNTIME_DEPENDENCY if runtime else DEPENDENCY
+    result = kernel.evaluate(goals={stored_name(rel, "code")})
+    edges = tuple(
+        sorted({(row[1], row[2]) for row in result.rows(rel, "code") if type(row[1]) is str and type(row[2]) is str})
+    )
+    wanted = set(edges)
+    lines: dict[tuple[str, str], int] = {}
+    for _, f, s, n in kernel.base_rows("src_import_line", "code"):
+        if type(n) is int and ((f, s) not in lines or n < lines[(f, s)]):
+            lines[(f, s)] = n
+    kinds: dict[tuple[str, str], set[str]] = {}
+    for _, f, s, k in kernel.base_rows("src_import_kind", "code"):
+        kinds.setdefault((f, s), set()).add(_atom(k))
+    sites: dict[tuple[str, str], list[ImportSite]] = {}
+    for _, f, s, t in kernel.base_rows("src_resolves", "code"):
+        if (f, t) not in wanted:
+            continue
+        ks = kinds.get((f, s), set())
+        if runtime and ks and ks <= {"type"}:
+            continue
+        sites.setdefault((f, t), []).append(ImportSite(f, s, lines.get((f, s)), tuple(sorted(ks))))
+    files = tuple(sorted({row[1] for row in kernel.base_rows("src_file", "code") if type(row[1]) is str}))
+    return ImportGraph(
+        files,
+        edges,
+        {k: tuple(sorted(v, key=lambda i: (i.line or 0, i.source))) for k, v in sites.items()},
+        result.partial,
+    )
