@@ -5,7 +5,8 @@ scanning real code (vs madge and dependency-cruiser), hostile input (beside a cl
 same size: issue 9's bounds as numbers), audits (audit --reextract beside a cold scan), impact on three/src (vs madge), and real
 monorepos (zod, excalidraw, TanStack/query, vite, vs dependency-cruiser; each used when its work tree
 is under bench/.cache/repos).  Pass section names to run only some:
-``python bench/run.py kernel kernel_scale ticks scan hostile audit impact monorepos``.
+``python bench/run.py kernel kernel_scale ticks scan hostile audit impact cycles monorepos``.
+Section ``cycles`` (bench/cycles_bench.py): `rofl cycles` on rxjs/src and the shop against madge's graph and `madge --circular`.
 Section ``kernel_scale`` (bench/kernel_scale_bench.py, issue 11): the growing list over many ticks
 (vs clingo's time-indexed version), audit of a 3,500-file import chain, and ``in_cycle``/impact on one
 scan of all the real code under bench/.cache (vs networkx), with time and peak memory.
@@ -18,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SECTIONS = ("kernel", "kernel_scale", "ticks", "scan", "hostile", "audit", "impact", "monorepos")
+SECTIONS = ("kernel", "kernel_scale", "ticks", "scan", "hostile", "audit", "impact", "cycles", "monorepos")
 
 
 def main(argv: list[str]) -> int:
@@ -81,6 +82,11 @@ def main(argv: list[str]) -> int:
         from bench import impact_bench
 
         impact_bench.main()
+    if "cycles" in wanted:
+        print("\n## Cycles on rxjs/src and examples/shop, against madge --circular\n", flush=True)
+        from bench import cycles_bench
+
+        cycles_bench.main()
     if "monorepos" in wanted:
         print("\n## Real monorepos, against dependency-cruiser\n", flush=True)
         from bench import monorepo_compare
