@@ -254,5 +254,6 @@ def builtin_solutions(item: Builtin, binding: dict):
         left, right = B.evaluate(item.left, binding), B.evaluate(item.right, binding)
         if left is None or right is None:
             return
+        assert spec.test is not None, spec  # every TEST builtin has its test
         if spec.test(left, right):
             yield binding

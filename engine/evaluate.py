@@ -9,6 +9,7 @@ runs every bottom-up rule stratum by stratum (rules whose head has no stratum ru
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from . import vocabulary as V
 from .caches import Caches, Previous, StrataEntry
@@ -65,11 +66,11 @@ class Context:
             if rel in (V.IN_PERSPECTIVE, V.ASSERTED_BY):
                 from .metadata import MetadataTable
 
-                t = self.tables[rel] = MetadataTable(self.store, rel)
+                t = self.tables[rel] = cast(Table, MetadataTable(self.store, rel))  # reads like a Table
             elif rel == V.CYCLE_COMPONENT:
                 from .cycles import CycleTable
 
-                t = self.tables[rel] = CycleTable(self)
+                t = self.tables[rel] = cast(Table, CycleTable(self))  # reads like a Table
             else:
                 t = self.tables[rel] = Table()
                 if rel == V.DERIVED_BY:
@@ -326,6 +327,7 @@ def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: 
         out.steps = hit.steps
         return out
     strat = stratify(store, book, decoded, limit)
+    assert strat.ctx is not None  # a stratification that ran has its context
     strat.steps = strat.ctx.steps
     if not strat.unstratified and not strat.partial:
         caches.strata = StrataEntry(key, dict(strat.strata), strat.ctx.steps)

@@ -47,7 +47,7 @@ class Node:
             if node.who is not None:
                 out["who"] = node.who
             if node.children:
-                kids = [{} for _ in node.children]
+                kids: list[dict] = [{} for _ in node.children]
                 out["children"] = kids
                 stack.extend(zip(node.children, kids))
         return root
@@ -220,7 +220,7 @@ def whynot(ctx: Context, store: Store, rel: str, row: tuple, text: str | None = 
 def _best_partial(ctx: Context, rule, binding: dict) -> Node:
     body = rule.clause.body
     solver = ctx.demand
-    best = [-1, binding]
+    best: list = [-1, binding]  # [depth, binding] of the deepest partial match
     budget = [SEARCH_LIMIT]
 
     def dfs(i: int, b: dict) -> bool:

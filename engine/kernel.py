@@ -93,10 +93,12 @@ class Kernel:
 
     # -- loading -----------------------------------------------------------------------------------
     def load_file(self, path: str | Path, who: str | None = None) -> Result:
-        return self.load_sources([(Path(path), who)])
+        self.load_sources([(Path(path), who)])
+        return self._evaluated()
 
     def load_text(self, text: str, source: str = "<input>", who: str | None = None) -> Result:
-        return self.add_clauses(parse_program(text, source), who, source)
+        self.add_clauses(parse_program(text, source), who, source)
+        return self._evaluated()
 
     def load_sources(self, sources: list, evaluate_now: bool = True, private: bool = False) -> Result | None:
         """Parse every file first (a syntax error loads nothing), then add them all and evaluate once.
@@ -211,7 +213,7 @@ class Kernel:
             self.store.rollback(journal)
             self._result = None
             raise LoadRejected(self._unstratified_message(outcome) + "; the load was rolled back", trace)
-        return self._result
+        return self._evaluated()
 
     @staticmethod
     def _unstratified_message(outcome: Outcome) -> str:
@@ -222,6 +224,7 @@ class Kernel:
         from .explain import explain_text
 
         rows = sorted(outcome.unstratified, key=fact_key)[:3]
+        assert outcome.ctx is not None  # an unstratified outcome was computed, not reused
         return "\n".join(explain_text(outcome.ctx, self.store, V.BOOT_UNSTRATIFIED, row) for row in rows)
 
     # -- evaluation --------------------------------------------------------------------------------
@@ -264,6 +267,11 @@ class Kernel:
         outcome = self._run_evaluation("load", limit, goals)
         if outcome.unstratified:  # facts or rules added without an evaluation made it unstratifiable
             raise LoadRejected(self._unstratified_message(outcome), self._unstratified_trace(outcome))
+        return self._evaluated()
+
+    def _evaluated(self) -> Result:
+        """The result the evaluation just run stored (it is None only after an unstratified one)."""
+        assert self._result is not None, "no evaluation result"
         return self._result
 
     @property
@@ -491,7 +499,7 @@ class Kernel:
         ticks = 0
         quiescent = partial = False
         self._run_evaluation("tick", total)
-        outcome = self._result
+        outcome = self._evaluated()
         while True:
             ticks += 1
             used += outcome.work
@@ -515,7 +523,7 @@ class Kernel:
 
     def _close_tick(self, limit: int) -> Result:
         self.tick(limit)
-        return self._result
+        return self._evaluated()
 
 
 def _read_text(path) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import RoflSyntaxError
 
@@ -18,7 +19,7 @@ _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
 class Token:
     kind: str
     text: str
-    value: object
+    value: Any  # int for INT tokens, str for STRING and names, else None
     line: int
     col: int
 

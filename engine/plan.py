@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from . import builtins as B
 from .clauses import (
@@ -31,7 +32,7 @@ from .clauses import (
     term_vars,
 )
 from .errors import BudgetExhausted
-from .terms import Term
+from .terms import Term, compound
 
 
 class UnsafeRule(Exception):
@@ -150,7 +151,7 @@ class _Gen:
             return repr(term)
         if not term_vars(term, {}) and not _has_arith(term):
             return self.const(term)
-        return "(" + repr(term[0]) + ", " + ", ".join(self.build(a) for a in term[1:]) + ")"
+        return "_C(" + repr(term[0]) + ", " + ", ".join(self.build(a) for a in term[1:]) + ")"
 
     def const(self, term: Term) -> str:
         """A ground compound as a named constant of the generated code: a term of any depth costs one
@@ -159,14 +160,14 @@ class _Gen:
         return f"K{len(self.consts) - 1}"
 
     def arith(self, term: Term) -> str:
-        if type(term) is tuple and term[0] == ARITH:
+        if isinstance(term, tuple) and term[0] == ARITH:
             fn = B.ARITH_CODE[term[1]]
             return f"{fn}({self.arith(term[2])}, {self.arith(term[3])})"
         return self.build(term)
 
     def match(self, pattern: Term, src: str) -> None:
         """Emit checks/bindings that make ``pattern`` equal the value of expression ``src``."""
-        kind = type(pattern)
+        kind = tuple if isinstance(pattern, tuple) else type(pattern)
         if kind is tuple and len(pattern) == 2 and pattern[0] == VAR:
             name = pattern[1]
             if name in self.bound:
@@ -183,7 +184,7 @@ class _Gen:
             return
         t = self.fresh()
         self.emit(f"{t} = {src}")
-        self.emit(f"if type({t}) is not tuple or len({t}) != {len(pattern)} or {t}[0] != {pattern[0]!r}: continue")
+        self.emit(f"if not isinstance({t}, tuple) or len({t}) != {len(pattern)} or {t}[0] != {pattern[0]!r}: continue")
         for i, sub in enumerate(pattern[1:], 1):
             self.match(sub, f"{t}[{i}]")
 
@@ -271,9 +272,9 @@ class _Gen:
 
     def pattern(self, term: Term) -> str:
         """Code for a term with its bound variables filled in and its wildcards left as variables."""
-        if type(term) is tuple and len(term) == 2 and term[0] == VAR:
+        if isinstance(term, tuple) and len(term) == 2 and term[0] == VAR:
             return _vname(term[1]) if term[1] in self.bound else repr(term)
-        if type(term) is tuple and len(term) > 1:
+        if isinstance(term, tuple) and len(term) > 1:
             if not term_vars(term, {}):
                 return self.const(term)
             return "(" + repr(term[0]) + ", " + ", ".join(self.pattern(a) for a in term[1:]) + ")"
@@ -322,8 +323,8 @@ class _Gen:
         (arithmetic on a non-integer, division by zero)."""
         t = self.fresh()
         self.emit(f"{t} = {self.build(term)}")
-        if _has_arith(term):
-            self.emit(f"if not _defined({t}): continue")
+        for path in _arith_paths(term):  # only where arithmetic ran: a bound subterm is never walked
+            self.emit(f"if {t}{''.join(f'[{i}]' for i in path)} is None: continue")
         return t
 
     def builtin(self, item: Builtin) -> None:
@@ -396,6 +397,7 @@ class _Gen:
     def head(self) -> None:
         h = self.clause.head
         persp = self.persp_value(h.persp)
+        assert persp is not None, "a head's perspective is a name or a variable its body binds"
         parts = [persp] + [self.build(a) for a in h.args]
         self.emit(f"f = ({', '.join(parts)},)")
         wit = "(" + "".join(f"r{i}, " for i in self.rule.positive) + ")"
@@ -404,9 +406,7 @@ class _Gen:
             self.emit("k = (RID, f, w)")
             self.emit("if k in SEEN: continue")
             self.emit("SEEN.add(k)")
-        self.emit("steps += 1")
-        if _grows(h):
-            self.emit("steps += _term_cost(f)")  # a head that nests bound terms pays for their size
+        self.emit(f"steps += {1 + _built_nodes(h) // B.TERM_STEP}")  # a head pays for the nodes it builds
         self.emit("if steps > limit:")
         self.emit("    ctx.steps = steps - 1")
         self.emit("    raise _BUDGET")
@@ -438,18 +438,33 @@ class _Gen:
 _has_arith = B.has_arith
 
 
-def _grows(head: Literal) -> bool:
-    """Whether a head builds a compound around a variable (a term that can grow from firing to firing)."""
-    return any(type(a) is tuple and len(a) > 1 and a[0] != VAR and term_vars(a, {}) for a in head.args)
+def _built_nodes(head: Literal) -> int:
+    """Compound nodes a firing of the head builds: those around a variable (ground ones are constants
+    built once).  Bound subterms are shared, never copied, so this is the firing's whole term cost."""
+    nodes = 0
+    stack = [a for a in head.args if isinstance(a, tuple) and len(a) > 1 and a[0] != VAR]
+    while stack:
+        t = stack.pop()
+        if term_vars(t, {}):
+            nodes += 1
+            stack.extend(a for a in t[1:] if isinstance(a, tuple) and len(a) > 1 and a[0] != VAR)
+    return nodes
 
 
-def _defined(value: Term) -> bool:
-    """False when arithmetic inside a term was undefined (None)."""
-    if value is None:
-        return False
-    if type(value) is tuple:
-        return all(_defined(a) for a in value[1:])
-    return True
+def _arith_paths(term: Term) -> list[tuple[int, ...]]:
+    """The argument paths of the arithmetic nodes of a term (outermost only): where its value can be
+    undefined (None)."""
+    out: list[tuple[int, ...]] = []
+    stack: list = [(term, ())]
+    while stack:
+        t, path = stack.pop()
+        if not isinstance(t, tuple) or len(t) < 2 or t[0] == VAR:
+            continue
+        if t[0] == ARITH:
+            out.append(path)
+        else:
+            stack.extend((a, (*path, i)) for i, a in enumerate(t[1:], 1))
+    return sorted(out)
 
 
 def _exists(rows, width: int, checks: tuple) -> bool:
@@ -472,9 +487,8 @@ _GLOBALS = {
     **B.CODE_GLOBALS,
     "_ONCE": (None,),
     "_BUDGET": BudgetExhausted,
-    "_term_cost": B.term_cost,
+    "_C": compound,
     "_extra": _extra,
-    "_defined": _defined,
     "_exists": _exists,
 }
 
@@ -489,7 +503,7 @@ def compile_variant(rule: CompiledRule, delta: int, recursive: frozenset, demand
     """Generate and compile one variant of ``rule`` (delta = -1 for the full variant)."""
     gen = _Gen(rule, demand, rule.clause.head.temporal == NEXT, naive)
     source = gen.generate(delta, recursive)
-    env = dict(_GLOBALS)
+    env: dict[str, Any] = dict(_GLOBALS)
     env["RID"] = rule.rid
     for i, value in enumerate(gen.consts):
         env[f"K{i}"] = value

@@ -10,10 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from . import vocabulary as V
 from .namespace import stored_name
 from .terms import Term, canonical_rows
+
+if TYPE_CHECKING:
+    from .evaluate import Context
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +53,7 @@ class Result:
     work: int  # derivation steps actually performed
     strata: Mapping[str, int]
     goals: frozenset | None
-    _ctx: object  # engine.evaluate.Context: private to the kernel
+    _ctx: Context  # private to the kernel
 
     @staticmethod
     def of(ctx, strata: dict, partial: bool, goals) -> Result:

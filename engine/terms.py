@@ -1,4 +1,4 @@
-"""Ground terms of ROFL: their Python representation, canonical order and canonical text.
+"""Ground terms of ROFL: their Python representation, construction, canonical order and canonical text.
 
 A term is one of
   * ``int``                      an integer,
@@ -9,6 +9,14 @@ Facts are tuples of terms.  Using plain Python values keeps hashing and equality
 what the evaluator's indexes need; atoms and compounds share the tuple shape so that an atom is
 simply a functor of arity zero.  Kernel-internal markers start with ``$`` (``("$kernel",)``),
 which source text cannot spell.
+
+Python does not cache a tuple's hash, so hashing a term costs its size.  A compound ``DEEP`` or more
+levels deep is therefore built (by ``compound``) as a ``Compound``: a tuple subclass that computes its
+hash and depth once.  Because its children are Compounds or shallow tuples, building one costs its
+arity, and hashing, comparing an equal shared term and building the next level cost O(1) at any depth
+(the growing list of issue 11 runs 100,000 ticks).  A Compound is equal to, and hashes like, the plain
+tuple of the same shape, so code that builds plain tuples stays correct (only slower on deep terms);
+test for a compound with ``isinstance(term, tuple)``, not ``type(term) is tuple``.
 """
 
 from __future__ import annotations
@@ -20,19 +28,92 @@ Fact = tuple  # a tuple of Terms
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
+DEEP = 8  # compounds at least this many levels deep are Compounds (hash and depth cached)
 
-def atom(name: str) -> tuple:
-    """The atom ``name``."""
-    return (name,)
+
+class Compound(tuple):
+    """A deep compound term ``(name, *args)`` with its hash, depth and (on first use) sort key cached."""
+
+    def __hash__(self) -> int:
+        return self.h  # type: ignore[attr-defined]
+
+    def __reduce__(self):
+        return (_rebuild, (tuple(self),))
+
+
+def _rebuild(items: tuple) -> tuple:
+    return compound(*items)
 
 
 def compound(name: str, *args: Term) -> tuple:
-    """The compound term ``name(args...)``."""
-    return (name, *args)
+    """The compound term ``name(args...)`` (``(name,)`` is the atom): a plain tuple when shallow, a
+    ``Compound`` from ``DEEP`` levels on.  Costs its arity (plus the depth of shallow arguments)."""
+    depth = 0
+    for a in args:
+        kind = type(a)
+        if kind is Compound:
+            d = a.depth  # type: ignore[attr-defined]
+        elif kind is tuple and len(a) > 1:
+            d = shallow_depth(a)
+        else:
+            continue
+        if d > depth:
+            depth = d
+    if depth + 1 < DEEP:
+        return (name, *args)
+    c = Compound((name, *args))
+    c.h = tuple.__hash__(c)  # type: ignore[attr-defined]
+    c.depth = depth + 1  # type: ignore[attr-defined]
+    return c
 
 
-def is_atom(term: Term) -> bool:
-    return type(term) is tuple and len(term) == 1
+def shallow_depth(term: tuple) -> int:
+    """Levels of compound nesting of a plain tuple term (a Compound inside counts its cached depth)."""
+    best = 0
+    stack = [(term, 1)]
+    while stack:
+        t, d = stack.pop()
+        if d > best:
+            best = d
+        for a in t[1:]:
+            kind = type(a)
+            if kind is Compound:
+                if d + a.depth > best:  # type: ignore[attr-defined]
+                    best = d + a.depth  # type: ignore[attr-defined]
+            elif kind is tuple and len(a) > 1:
+                stack.append((a, d + 1))
+    return best
+
+
+def plain(term: Term) -> Term:
+    """The term with every Compound replaced by a plain tuple (for writers such as ``marshal`` that take
+    exact tuples only); iterative."""
+    if not isinstance(term, tuple) or not _has_compound(term):
+        return term
+    done: dict[int, tuple] = {}
+    stack: list = [term]
+    while stack:
+        t = stack[-1]
+        if id(t) in done:
+            stack.pop()
+            continue
+        pending = [a for a in t[1:] if isinstance(a, tuple) and len(a) > 1 and id(a) not in done]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        done[id(t)] = tuple([t[0], *[done.get(id(a), a) if isinstance(a, tuple) else a for a in t[1:]]])
+    return done[id(term)]
+
+
+def _has_compound(term: tuple) -> bool:
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        if type(t) is Compound:
+            return True
+        stack.extend(a for a in t[1:] if isinstance(a, tuple) and len(a) > 1)
+    return False
 
 
 def quote(text: str) -> str:
@@ -119,13 +200,51 @@ def format_fact(rel: str, persp: str, args: Fact) -> str:
 
 
 def sort_key(term: Term) -> tuple:
-    """A key that orders terms canonically: integers, then strings, then compounds."""
+    """A key that orders terms canonically: integers, then strings, then compounds (by arity, name,
+    then arguments).  Iterative; a Compound keeps its key, so the key of a term built on a keyed one
+    costs its arity, and equal shared parts compare by identity."""
     kind = type(term)
     if kind is int:
         return (0, term)
     if kind is str:
         return (1, term)
-    return (2, len(term), term[0], tuple(sort_key(a) for a in term[1:]))
+    if kind is Compound:
+        cached = term.__dict__.get("k")
+        if cached is not None:
+            return cached
+    elif len(term) == 1:
+        return (2, 1, term[0], ())
+    keys: dict[int, tuple] = {}
+    stack: list = [term]
+    while stack:
+        t = stack[-1]
+        if id(t) in keys:
+            stack.pop()
+            continue
+        missing = []
+        for a in t[1:]:
+            if isinstance(a, tuple) and id(a) not in keys:
+                cached = a.__dict__.get("k") if type(a) is Compound else None
+                if cached is not None:
+                    keys[id(a)] = cached
+                elif len(a) == 1:
+                    keys[id(a)] = (2, 1, a[0], ())
+                else:
+                    missing.append(a)
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        key = (
+            2,
+            len(t),
+            t[0],
+            tuple([keys[id(a)] if isinstance(a, tuple) else (0, a) if type(a) is int else (1, a) for a in t[1:]]),
+        )
+        if type(t) is Compound:
+            t.k = key  # type: ignore[attr-defined]
+        keys[id(t)] = key
+    return keys[id(term)]
 
 
 def fact_key(args: Fact) -> tuple:
@@ -134,10 +253,14 @@ def fact_key(args: Fact) -> tuple:
 
 
 def is_ground(term: Term) -> bool:
-    if type(term) is tuple:
-        if term[0] == "$var":
-            return False
-        return all(is_ground(a) for a in term[1:])
+    """Whether a term holds no variable (iterative)."""
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, tuple):
+            if t[0] == "$var":
+                return False
+            stack.extend(t[1:])
     return True
 
 
