@@ -1,0 +1,83 @@
+"""The exec answer cache: an answer whose program printed ``-- reads: PATH`` is kept across runs until PATH changes.
+
+Entries live under the user's cache folder (``$XDG_CACHE_HOME/rofl/adapters`` or ``~/.cache/rofl/adapters``),
+one JSON file per want, keyed by book version, capability and arguments; each records the content hash
+of every file it read.  A cached answer is validated again like fresh output before it is asserted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .books import Book
+from .wants import Want
+
+
+def cache_root(environ: Mapping[str, str]) -> Path:
+    base = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".cache")
+    return Path(base) / "rofl" / "adapters"
+
+
+@dataclass(slots=True)
+class AnswerCache:
+    """Reads and writes cache entries; file hashes are computed once per run (per path, size and mtime)."""
+
+    root: Path
+    _hashes: dict = field(default_factory=dict)
+
+    def _path(self, book: Book, want: Want) -> Path:
+        key = hashlib.sha256(json.dumps([book.name, book.version, want.cap, want.text]).encode("utf-8")).hexdigest()
+        return self.root / key[:2] / f"{key}.json"
+
+    def file_hash(self, path: str) -> str | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        memo = (path, st.st_size, st.st_mtime_ns)
+        digest = self._hashes.get(memo)
+        if digest is None:
+            try:
+                digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            except OSError:
+                return None
+            self._hashes[memo] = digest
+        return digest
+
+    def get(self, book: Book, want: Want) -> list[str] | None:
+        """The cached answer lines of ``want``, when every file it read is unchanged."""
+        try:
+            entry = json.loads(self._path(book, want).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(entry, dict) or entry.get("want") != want.text or not isinstance(entry.get("reads"), dict):
+            return None
+        lines = entry.get("lines")
+        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+            return None
+        for path, digest in entry["reads"].items():
+            if digest is None or self.file_hash(path) != digest:
+                return None
+        return lines
+
+    def put(self, book: Book, want: Want, reads: list[str], lines: list[str]) -> None:
+        """Keep ``lines`` until one of ``reads`` changes; a file that cannot be read is not cached."""
+        hashes = {}
+        for path in reads:
+            digest = self.file_hash(path)
+            if digest is None:
+                return
+            hashes[path] = digest
+        target = self._path(book, want)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            tmp = target.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"want": want.text, "reads": hashes, "lines": lines}), encoding="utf-8")
+            os.replace(tmp, target)
+        except OSError:
+            return  # a cache that cannot be written only costs the next run a call

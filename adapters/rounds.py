@@ -1,0 +1,331 @@
+"""The round loop: evaluate, collect new wants, send one batch per capability, assert the answers, until no new want.
+
+Every want ends in exactly one of ``answered(W)``, ``failed(W, Why)`` or ``want_held(W, Why)`` (perspective
+main); answers land in the book's perspective, asserted by the book, which the runtime grants authority
+over it.  A want is sent at most once per session.  The round budget ends in ``hole($round(N), budget_exhausted)``
+and holds the wants it left unsent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from engine import vocabulary as V
+from engine.errors import RoflError
+from engine.kernel import Kernel
+from engine.terms import format_term
+
+from .answer_cache import AnswerCache, cache_root
+from .batch import Batch, Reply, shape
+from .books import DECLARATIONS, Capability, Catalog, read_catalog
+from .exec_kind import ExecAdapter
+from .policy import (
+    CAPABILITY_DENIED,
+    HOST_CALL_FAILED,
+    KIND_CLASSES,
+    NO_MATCHING_ADAPTER,
+    UNSUPPORTED_CAPABILITY,
+    Negotiation,
+    Policy,
+    negotiate,
+    why,
+)
+from .rofl_kind import RoflAdapter, WorldFactory
+from .secrets import Scrubber, child_environment, missing_env
+from .sql_kind import SqlAdapter
+from .wants import (
+    ANSWERED,
+    FAILED,
+    HELD,
+    INSTANT,
+    STATUS_ARITY,
+    Want,
+    WantRule,
+    body_relations,
+    collect,
+    status_facts,
+    want_rules,
+    wire_args,
+)
+
+DEFAULT_ROUNDS = 100
+ROUND_HOLE = "$round"
+
+
+class Refused(RoflError):
+    """The world needs capabilities the host does not grant: it does not start."""
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """How every want of a session ended, and how the session went."""
+
+    rounds: int
+    answered: tuple[Want, ...]
+    failed: tuple[tuple[Want, str], ...]
+    held: tuple[tuple[Want, str], ...]
+    partial: bool  # the round budget ended while wants were still new
+    processes: int  # adapter processes started (exec batches and world servers)
+
+    def as_json(self) -> dict:
+        return {
+            "rounds": self.rounds,
+            "partial": self.partial,
+            "answered": [w.text for w in self.answered],
+            "failed": [{"want": w.text, "why": text} for w, text in self.failed],
+            "held": [{"want": w.text, "why": text} for w, text in self.held],
+        }
+
+    def summary(self) -> str:
+        end = "; the round budget ran out (raise --rounds)" if self.partial else ""
+        return (
+            f"adapters: {self.rounds} round(s), {len(self.answered)} answered, {len(self.failed)} failed, "
+            f"{len(self.held)} held{end}"
+        )
+
+
+@dataclass(slots=True)
+class Session:
+    """One world's conversation with its adapters.  ``start`` negotiates (raises Refused), ``run`` rounds."""
+
+    kernel: Kernel
+    policy: Policy
+    max_rounds: int = DEFAULT_ROUNDS
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    world_factory: WorldFactory | None = None
+    use_cache: bool = True
+    on_round: Callable[[int], None] | None = None
+    catalog: Catalog | None = None
+    negotiation: Negotiation | None = None
+    rules: tuple[WantRule, ...] = ()
+    outcomes: dict = field(default_factory=dict)  # Want -> (status, why or None), in the order they ended
+    sent: dict = field(default_factory=dict)  # capability -> wants sent (max_wants counts these)
+    seen: set = field(default_factory=set)
+    scrubber: Scrubber = field(default_factory=lambda: Scrubber(()))
+    kinds: dict = field(default_factory=dict)
+    rounds: int = 0
+    partial: bool = False
+
+    # -- start -------------------------------------------------------------------------------------
+    def start(self) -> Negotiation:
+        kernel = self.kernel
+        self.rules = want_rules(kernel)
+        self.catalog = catalog = read_catalog(kernel.evaluate(goals=set(DECLARATIONS)))
+        self.scrubber = Scrubber.of(catalog.secrets(), self.environ)
+        requested = sorted({r.head.rel for r in self.rules})
+        available: dict[str, str] = {}
+        unavailable: dict[str, str] = {}
+        for name in requested:
+            problem = self._unavailable(name)
+            if problem is None:
+                available[name] = catalog.capabilities[name].klass
+            else:
+                unavailable[name] = problem
+        optional = [c for c in requested if c in catalog.capabilities and catalog.capabilities[c].optional]
+        self.negotiation = negotiation = negotiate(requested, available, unavailable, self.policy, optional)
+        if negotiation.missing:
+            raise Refused(negotiation.refusal(available))
+        self._declare()
+        return negotiation
+
+    def _unavailable(self, name: str) -> str | None:
+        """Why no adapter can serve capability ``name`` (a table lookup, no call), or None."""
+        assert self.catalog is not None
+        cap = self.catalog.capabilities.get(name)
+        if cap is None:
+            return why(
+                UNSUPPORTED_CAPABILITY, f"no book declares capability {name}; add capability({name}, Book, reads)"
+            )
+        book = self.catalog.books.get(cap.book)
+        if book is None:
+            return why(NO_MATCHING_ADAPTER, f"book {cap.book} has no adapter({cap.book}, Kind, Address)")
+        if not book.imported:
+            return why(
+                NO_MATCHING_ADAPTER, f"the world does not import book {book.name}; add imports(main, {book.name})"
+            )
+        if book.kind not in KIND_CLASSES:
+            kinds = ", ".join(sorted(KIND_CLASSES))
+            return why(NO_MATCHING_ADAPTER, f"adapter {book.name}: kind {book.kind} is not served here (only {kinds})")
+        if cap.klass not in KIND_CLASSES[book.kind]:
+            return why(UNSUPPORTED_CAPABILITY, f"a {book.kind} adapter cannot serve a {cap.klass} capability ({name})")
+        if cap.answer_rel is None:
+            return why(UNSUPPORTED_CAPABILITY, f"capability {name} declares no answers({name}, Relation, Arity)")
+        if book.kind == "sql" and cap.query is None:
+            return why(UNSUPPORTED_CAPABILITY, f'capability {name} has no query({name}, "SELECT ...") for its sql book')
+        return None
+
+    def _declare(self) -> None:
+        """Make the runtime's relations and every answer relation known (empty until asserted), and
+        grant each book authority over its perspective."""
+        assert self.catalog is not None
+        kernel = self.kernel
+        for rel in (*STATUS_ARITY, *(c.answer_rel for c in self.catalog.capabilities.values() if c.answer_rel)):
+            kernel.assert_fact(V.EDB, "main", ((rel,),))
+        for book in self.catalog.books:
+            kernel.assert_fact(V.AUTHORITY, "main", ((book,), (book,)))
+
+    # -- rounds ------------------------------------------------------------------------------------
+    def run(self) -> Report:
+        if self.catalog is None:
+            self.start()
+        goals = body_relations(self.rules)
+        try:
+            while True:
+                new = [w for w in collect(self.kernel, self.rules, goals) if w not in self.seen]
+                if not new:
+                    break
+                if self.rounds >= self.max_rounds:
+                    self._out_of_rounds(new)
+                    break
+                self.rounds += 1
+                self._round(new)
+                if self.on_round is not None:
+                    self.on_round(self.rounds)
+        finally:
+            self.close()
+        return self.report()
+
+    def _round(self, new: list[Want]) -> None:
+        self.seen.update(new)
+        for want in new:
+            for rel, args in status_facts(want):
+                self.kernel.assert_fact(rel, "main", args)
+        groups: dict[str, list[Want]] = {}
+        for want in new:
+            groups.setdefault(want.cap, []).append(want)
+        for name in sorted(groups):
+            self._send(name, groups[name])
+
+    def _send(self, name: str, wants: list[Want]) -> None:
+        assert self.catalog is not None and self.negotiation is not None
+        negotiation = self.negotiation
+        if name in negotiation.unavailable:
+            for w in wants:
+                self._end(w, FAILED, negotiation.unavailable[name])
+            return
+        cap = self.catalog.capabilities[name]
+        if name not in negotiation.granted:
+            reason = why(
+                CAPABILITY_DENIED,
+                f"{name} is a {cap.klass} capability and this host grants only "
+                f"{', '.join(sorted(self.policy.classes))}; add --allow {cap.klass}",
+            )
+            for w in wants:
+                self._end(w, HELD, reason)
+            return
+        absent = missing_env(cap.secrets, self.environ)
+        if absent:
+            reason = why(CAPABILITY_DENIED, f"{name} needs a secret and the environment has no {', '.join(absent)}")
+            for w in wants:
+                self._end(w, HELD, reason)
+            return
+        ready: list[Want] = []
+        args: list[dict] = []
+        for w in wants:
+            if self.sent.get(name, 0) >= cap.max_wants:
+                self._end(w, HELD, why(CAPABILITY_DENIED, f"max_wants({name}, {cap.max_wants}) reached"))
+                continue
+            sent, problem = wire_args(w, cap)
+            if problem is not None:
+                self._end(w, FAILED, why(UNSUPPORTED_CAPABILITY, problem))
+                continue
+            self.sent[name] = self.sent.get(name, 0) + 1
+            ready.append(w)
+            args.append(sent or {})
+        if not ready:
+            return
+        book = self.catalog.books[cap.book]
+        environ = child_environment(self.environ, self.catalog.secrets(), cap.secrets)
+        batch = Batch(cap, book, tuple(ready), tuple(args), environ)
+        self._accept(cap, batch, self._kind(book.kind).ask(batch))
+
+    def _kind(self, kind: str):
+        adapter = self.kinds.get(kind)
+        if adapter is None:
+            if kind == "exec":
+                cache = AnswerCache(cache_root(self.environ)) if self.use_cache else None
+                adapter = ExecAdapter(cache, self.scrubber)
+            elif kind == "sql":
+                adapter = SqlAdapter()
+            else:
+                adapter = RoflAdapter(self.world_factory, self.scrubber)
+            self.kinds[kind] = adapter
+        return adapter
+
+    def _accept(self, cap: Capability, batch: Batch, reply: Reply) -> None:
+        """Assert each want's answers into the book's perspective (by the book), or its failure."""
+        for want in batch.wants:
+            if want in reply.failed:
+                self._end(want, FAILED, self.scrubber.scrub(reply.failed[want]))
+                continue
+            rows = reply.answers.get(want)
+            if rows is None:
+                self._end(want, FAILED, why(HOST_CALL_FAILED, f"adapter {batch.book.name} gave no answer"))
+                continue
+            shaped = shape(cap, rows)
+            if isinstance(shaped, str):
+                self._end(want, FAILED, why(HOST_CALL_FAILED, f"adapter {batch.book.name}: {shaped}"))
+                continue
+            if any(self.scrubber.leaks(format_term(t)) for row in shaped.rows for t in row):
+                reason = f"adapter {batch.book.name}: an answer holds the value of a secret; nothing of it is kept"
+                self._end(want, FAILED, why(HOST_CALL_FAILED, reason))
+                continue
+            for row in shaped.rows:
+                self.kernel.assert_fact(cap.answer_rel or "", batch.book.name, (want.key, *row), who=batch.book.name)
+            for instant in shaped.instants:
+                self.kernel.assert_fact(INSTANT, "main", (instant.text, instant.ms))
+            self._end(want, ANSWERED, None)
+
+    def _end(self, want: Want, status: str, reason: str | None) -> None:
+        if want in self.outcomes:
+            return
+        self.outcomes[want] = (status, reason)
+        args = (want.key,) if reason is None else (want.key, reason)
+        self.kernel.assert_fact(status, "main", args)
+
+    def _out_of_rounds(self, new: list[Want]) -> None:
+        self.partial = True
+        self.kernel.assert_fact(V.HOLE, "main", ((ROUND_HOLE, self.rounds + 1), ("budget_exhausted",)))
+        reason = why(
+            CAPABILITY_DENIED, f"the round budget ({self.max_rounds}) ended before it was sent; raise --rounds"
+        )
+        for want in new:
+            self.seen.add(want)
+            for rel, args in status_facts(want):
+                self.kernel.assert_fact(rel, "main", args)
+            self._end(want, HELD, reason)
+
+    def close(self) -> None:
+        for adapter in self.kinds.values():
+            closer = getattr(adapter, "close", None)
+            if closer is not None:
+                closer()
+
+    # -- reading back ------------------------------------------------------------------------------
+    @property
+    def processes(self) -> int:
+        exec_adapter = self.kinds.get("exec")
+        return exec_adapter.started if isinstance(exec_adapter, ExecAdapter) else 0
+
+    def report(self) -> Report:
+        items = list(self.outcomes.items())
+        return Report(
+            self.rounds,
+            tuple(w for w, (s, _) in items if s == ANSWERED),
+            tuple((w, r or "") for w, (s, r) in items if s == FAILED),
+            tuple((w, r or "") for w, (s, r) in items if s == HELD),
+            self.partial,
+            self.processes,
+        )
+
+    def boundary(self, who: str | None) -> str | None:
+        """For a fact asserted by book ``who``: where a why of it stops (the book, and the other world
+        when the book is a rofl adapter)."""
+        if who is None or self.catalog is None or who not in self.catalog.books:
+            return None
+        book = self.catalog.books[who]
+        if book.kind == "rofl":
+            return f"book {book.name}, answered by the world {book.address}; ask that world why"
+        return f"book {book.name}, answered by its {book.kind} adapter {book.address}"
