@@ -24,6 +24,7 @@ COMMANDS = {
     "run": ("run", "Run a program tick by tick until it goes quiet."),
     "save": ("save", "Save the whole store of loaded programs to a versioned file."),
     "repl": ("repl", "Interactive session over a live kernel."),
+    "serve": ("serve", "Serve a world to rofl adapters: one JSON request and response per line on stdin/stdout."),
     "keygen": ("keygen", "Write an Ed25519 key pair for signing scans (PREFIX.key, PREFIX.pub)."),
 }
 

@@ -8,6 +8,7 @@ import click
 
 from engine.terms import format_term
 
+from ..adapting import adapter_options, run_rounds
 from ..session import (
     EXIT_ANSWERS,
     EXIT_NO_ANSWER,
@@ -36,6 +37,7 @@ EPILOG = examples(
     "--whynot", "whynot_facts", multiple=True, metavar="FACT", help="Also explain why FACT does not hold (repeatable)."
 )
 @PUBLIC_KEY
+@adapter_options
 @user_errors
 def command(
     query: str,
@@ -49,6 +51,8 @@ def command(
     why_facts: tuple,
     whynot_facts: tuple,
     public_key: str | None = None,
+    allow: tuple = (),
+    rounds: int | None = None,
 ) -> None:
     """Answer QUERY over boot.rofl and FILES: a literal such as 'path(a, X)', or a conjunction of
     literals, negations and comparisons such as 'p(X), not q(X), X > 1'.
@@ -70,6 +74,7 @@ def command(
     kernel = build_kernel(
         files, load_as, budget, store=store, facts=facts, rules=rules, public_key=public_key, refuse_forged=True
     )
+    wants = run_rounds(kernel, allow, rounds)
     answers = kernel.query(question.items, budget, goals=goals)
     why_nodes = [(f, kernel.why(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(why_facts, whys)]
     whynot_nodes = [(f, kernel.whynot(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(whynot_facts, whynots)]
@@ -79,6 +84,8 @@ def command(
             "answers": [{v: term(t) for v, t in zip(answers.variables, row)} for row in answers.rows],
             "partial": answers.partial,
         }
+        if wants is not None:
+            out["wants"] = wants.as_json()
         if why_nodes:
             out["why"] = [n.as_dict() if n else {"fact": f, "holds": False} for f, n in why_nodes]
         if whynot_nodes:

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..adapting import adapter_options, run_rounds
 from ..session import (
     EXIT_PARTIAL,
     PUBLIC_KEY,
@@ -137,6 +138,7 @@ def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tupl
     help="With --facts and --src: scan SRC again into a temporary folder and report every fact file that differs.",
 )
 @PUBLIC_KEY
+@adapter_options
 @user_errors
 def command(
     files: tuple,
@@ -149,6 +151,8 @@ def command(
     src: str | None,
     public_key: str | None = None,
     reextract: bool = False,
+    allow: tuple = (),
+    rounds: int | None = None,
 ) -> None:
     """Run boot's audits (and any [audit] rules in FILES); exit 1 when any audit has rows."""
     if reextract and (src is None or facts is None):
@@ -156,6 +160,7 @@ def command(
     kernel = build_kernel(
         files, load_as, budget, store=store, facts=facts, rules=rules, use_cache=False, public_key=public_key
     )
+    wants = run_rounds(kernel, allow, rounds)
     found = audit_rows(kernel)
     derived = usurped_facts(kernel)
     if derived:
@@ -187,7 +192,7 @@ def command(
         findings += [
             {"audit": "stale", "fact": None, "file": path, "line": None, "message": reason} for path, reason in stale
         ]
-    if reextract:
+    if reextract and facts is not None and src is not None:  # both given: checked above
         from ..reextract import reextract as rescan
 
         differences = rescan(Path(facts), src)
@@ -198,7 +203,14 @@ def command(
                 for d in differences
             ]
     if as_json:
-        emit_json({"audits": found, "clean": not found, **({"findings": findings} if findings else {})})
+        emit_json(
+            {
+                "audits": found,
+                "clean": not found,
+                **({"findings": findings} if findings else {}),
+                **({"wants": wants.as_json()} if wants is not None else {}),
+            }
+        )
     else:
         spots = {
             f["fact"]: f["file"] + (f":{f['line']}" if f["line"] else "") for f in findings if f["fact"] and f["file"]

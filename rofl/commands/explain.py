@@ -8,6 +8,7 @@ import click
 
 from engine.namespace import qualify_literal
 
+from ..adapting import adapter_options, at_boundary, run_rounds
 from ..session import (
     EXIT_PARTIAL,
     build_kernel,
@@ -41,6 +42,7 @@ EXCISE_EPILOG = examples(
 @click.command("why", epilog=WHY_EPILOG)
 @click.argument("fact")
 @program_options
+@adapter_options
 @user_errors
 def why_command(
     fact: str,
@@ -51,11 +53,14 @@ def why_command(
     store: str | None,
     facts: str | None,
     rules: tuple,
+    allow: tuple = (),
+    rounds: int | None = None,
 ) -> None:
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold."""
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
-    node = kernel.why(lit.rel, lit.persp, lit.args, goals={qualify_literal(lit).rel})
+    wants = run_rounds(kernel, allow, rounds)
+    node = at_boundary(kernel.why(lit.rel, lit.persp, lit.args, goals={qualify_literal(lit).rel}), wants)
     partial = warn_partial(kernel, "why")
     if node is None:
         if as_json:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..adapting import adapter_options, run_rounds
 from ..session import (
     BUDGET,
     EXIT_PARTIAL,
@@ -36,9 +37,18 @@ EPILOG = examples(
 )
 @JSON
 @STORE
+@adapter_options
 @user_errors
 def command(
-    files: tuple, load_as: tuple, ticks: int | None, budget: int, collect: tuple, as_json: bool, store: str | None
+    files: tuple,
+    load_as: tuple,
+    ticks: int | None,
+    budget: int,
+    collect: tuple,
+    as_json: bool,
+    store: str | None,
+    allow: tuple = (),
+    rounds: int | None = None,
 ) -> None:
     """Run FILES tick by tick; the budget bounds the whole run."""
     import re
@@ -47,6 +57,7 @@ def command(
         if not re.fullmatch(r"[a-z][A-Za-z0-9_]*", rel):
             fail(f"--collect {rel!r}: not a relation name; give a name such as count")
     kernel = build_kernel(files, load_as, budget, store=store)
+    wants = run_rounds(kernel, allow, rounds)  # at tick 0, before the first tick closes
     report = kernel.run(ticks, budget, tuple(collect))
     if as_json:
         emit_json(
@@ -55,6 +66,7 @@ def command(
                 "quiescent": report.quiescent,
                 "partial": report.partial,
                 "collected": [{"tick": t, "facts": list(facts)} for t, facts in report.collected],
+                **({"wants": wants.as_json()} if wants is not None else {}),
             }
         )
     else:

@@ -1,0 +1,103 @@
+"""The command line's side of adapters: --allow and --rounds, running a world's rounds before it answers, and why at the boundary."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import click
+
+from engine.errors import RoflError
+from engine.kernel import Kernel
+
+from .session import BOOT, fail
+
+ALLOW = click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    type=click.Choice(["reads", "shows", "does"]),
+    help="Grant adapter capabilities of this class (repeatable; reads and shows by default, only reads under CI=true).",
+)
+ROUNDS = click.option(
+    "--rounds",
+    "rounds",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Adapter rounds allowed before the world stops asking (default 100; the rest is held and a hole says so).",
+)
+
+
+def adapter_options(fn: Callable) -> Callable:
+    """--allow CLASS and --rounds N, as every command that runs a world's adapters takes them."""
+    return ALLOW(ROUNDS(fn))
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterRun:
+    """The finished rounds of one command: the session (for why at the boundary) and its report."""
+
+    session: object  # adapters.rounds.Session
+    report: object  # adapters.rounds.Report
+
+    def as_json(self) -> dict:
+        return self.report.as_json()  # type: ignore[attr-defined]
+
+
+_FENCE = re.compile(r"^```rofl[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def load_world(paths: Sequence[Path]) -> Kernel:
+    """Another world for a rofl adapter (and for `rofl serve`): boot, then its files, evaluated once;
+    a ``.rofl.md`` file contributes its ```rofl blocks."""
+    kernel = Kernel(BOOT)
+    sources = []
+    for path in paths:
+        if str(path).endswith(".rofl.md"):
+            try:
+                text = Path(path).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise RoflError(f"{path}: cannot read ({exc.strerror}); check the path") from None
+            sources.append((path, None, "\n".join(m.group(1) for m in _FENCE.finditer(text))))
+        else:
+            sources.append((path, None))
+    kernel.load_sources(sources)
+    return kernel
+
+
+def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None) -> AdapterRun | None:
+    """Run the world's adapter rounds when it has want rules (None when it has none).  A world whose
+    required capabilities are not granted exits 2 naming them; a summary goes to stderr."""
+    from adapters.wants import has_wants
+
+    if not has_wants(kernel):
+        return None
+    from adapters.policy import Policy
+    from adapters.rounds import DEFAULT_ROUNDS, Refused, Session
+
+    try:
+        policy = Policy.command_line(allow)
+    except ValueError as exc:
+        fail(f"rofl: {exc}")
+    session = Session(kernel, policy, max_rounds=rounds or DEFAULT_ROUNDS, world_factory=load_world)
+    try:
+        session.start()
+    except Refused as exc:
+        fail(f"rofl: {exc}")
+    report = session.run()
+    click.echo(f"rofl: {report.summary()}", err=True)
+    return AdapterRun(session, report)
+
+
+def at_boundary(node, run: AdapterRun | None):
+    """A why tree whose answer leaves name the book (and the other world) their explanation stops at."""
+    if run is None or node is None:
+        return node
+    session = run.session
+    who = session.boundary(node.who) if node.kind == "base" else None  # type: ignore[attr-defined]
+    children = tuple(at_boundary(c, run) for c in node.children)
+    if who is None and all(a is b for a, b in zip(children, node.children)):
+        return node
+    return replace(node, who=who or node.who, children=children)

@@ -1,0 +1,34 @@
+"""`rofl serve FILE...`: serve a world to rofl adapters, one JSON request and one JSON response per line."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..session import examples, user_errors
+
+EPILOG = examples(
+    "rofl serve examples/adapters/team.rofl",
+    'echo \'{"ask": "owner", "args": ["\\"src/a.ts\\""], "arity": 2}\' | rofl serve team.rofl',
+    exit_codes="Exit codes: 0 the input ended, 2 user error (a file that does not load).",
+)
+
+
+@click.command("serve", epilog=EPILOG)
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@user_errors
+def command(files: tuple) -> None:
+    """Evaluate FILES (boot first) as the first session, then answer requests from stdin until it ends.
+
+    A request is {"ask": REL, "args": [TERM...], "arity": N}: the rows of REL (perspective main, N
+    columns) whose first columns are ARGS; the response is {"rows": [[TERM...], ...]} or {"error": TEXT}.
+    TERMs are ROFL term text.  A file that changes is loaded again before the next answer, so the
+    world answers as it is now.  This is what `adapter(Book, rofl, "rofl serve FILE...")` starts.
+    """
+    from adapters.rofl_kind import serve_loop
+
+    from ..adapting import load_world
+
+    serve_loop(load_world, [Path(f) for f in files], sys.stdin, sys.stdout)
