@@ -255,6 +255,10 @@ class Recorder:
         with self._changed:
             return tuple(self._events[max(seq, 0) :])
 
+    def last(self) -> Event | None:
+        with self._changed:
+            return self._events[-1] if self._events else None
+
     def ended(self) -> bool:
         with self._changed:
             return bool(self._events) and self._events[-1].terminal

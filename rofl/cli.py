@@ -26,6 +26,8 @@ COMMANDS = {
     "repl": ("repl", "Interactive session over a live kernel."),
     "serve": ("serve", "Serve a world to rofl adapters: one JSON request and response per line on stdin/stdout."),
     "keygen": ("keygen", "Write an Ed25519 key pair for signing scans (PREFIX.key, PREFIX.pub)."),
+    "server": ("server", "Serve the commands over a fact folder on HTTP: executions, events, quick answers."),
+    "mcp": ("mcp", "Serve impact, why, whynot, ask, relations, audit and scan to coding agents over MCP."),
 }
 
 

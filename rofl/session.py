@@ -1,21 +1,28 @@
-"""Building a kernel from command-line inputs (boot, program files, --load-as files), and user-error exits."""
+"""Building a kernel from command-line inputs (boot, program files, --load-as files, a scan), user-error exits,
+and the session that keeps a scanned fact folder loaded between calls (the servers' and the command line's one path)."""
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
+import rules as shipped_rules
 from engine.errors import RoflError
 from engine.kernel import DEFAULT_BUDGET, Kernel
 from engine.parse import parse_literal
 
-RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
-BOOT = RULES_DIR / "boot.rofl"
-CODE_RULES = RULES_DIR / "code.rofl"
+RULES_DIR = shipped_rules.folder()  # shipped as package data: the source tree, or site-packages in a wheel install
+BOOT = shipped_rules.path("boot.rofl")
+CODE_RULES = shipped_rules.path("code.rofl")
 CODE_BUDGET = 50_000_000
 
 FILES = click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
@@ -94,7 +101,7 @@ def examples(*lines: str, exit_codes: str = EXIT_CODES_HELP) -> str:
     return text + "\b\nExamples:\n" + "\n".join("  " + line for line in lines)
 
 
-def fail(message: str, code: int = 2) -> None:
+def fail(message: str, code: int = 2) -> NoReturn:
     click.echo(message, err=True)
     sys.exit(code)
 
@@ -146,6 +153,11 @@ def build_kernel(
     with --public-key) exits 1 instead of answering over a failed signature or any forged fact."""
     if facts is not None and store:
         raise RoflError("--facts and --store both name a starting point; give one of them")
+    kept = _CALL.get()
+    if kept is not None and facts is not None and not files and not load_as and use_cache and public_key is None:
+        kernel = kept.kernel(facts, rules, budget or CODE_BUDGET)  # a server's loaded store, when it holds this folder
+        if kernel is not None:
+            return kernel
     if facts is not None:
         kernel = code_kernel(facts, rules, budget or CODE_BUDGET, use_cache and public_key is None, public_key)
         if refuse_forged and public_key is not None:
@@ -156,7 +168,7 @@ def build_kernel(
         kernel = Kernel.restore(store, budget=budget or DEFAULT_BUDGET)
     else:
         kernel = Kernel(BOOT, budget=budget or DEFAULT_BUDGET)
-    sources = [(Path(f), None) for f in files]
+    sources: list[tuple[Path, str | None]] = [(Path(f), None) for f in files]
     sources += [(Path(f), who_name(w)) for w, f in load_as]
     if facts is None:
         sources += [(Path(r), "user") for r in rules]
@@ -167,7 +179,18 @@ def build_kernel(
 
 def code_kernel(facts: str, rules: tuple, budget: int, use_cache: bool = True, public_key: str | None = None) -> Kernel:
     """A kernel over a scanned fact folder, from its compiled cache when nothing it depends on changed
-    (and ``use_cache``) and the cache carries this user's tag (rofl.cachemac).  The loader, not any file, grants the scanner its authority over [code]."""
+    (and ``use_cache``) and the cache carries this user's tag (rofl.cachemac).  The loader, not any file, grants the scanner its authority over [code].
+    Its warnings go to stderr."""
+    kernel, warnings = loaded_code_kernel(facts, rules, budget, use_cache, public_key)
+    for line in warnings:
+        click.echo(f"warning: {line}", err=True)
+    return kernel
+
+
+def loaded_code_kernel(
+    facts: str, rules: tuple, budget: int, use_cache: bool = True, public_key: str | None = None
+) -> tuple[Kernel, tuple[str, ...]]:
+    """``code_kernel`` and the warnings of its load (not printed)."""
     from . import __version__, cache
     from .factdir import open_folder, stat_key
 
@@ -188,7 +211,7 @@ def code_kernel(facts: str, rules: tuple, budget: int, use_cache: bool = True, p
 
     mac_key = cachemac.secret() if use_cache else None  # no private per-user secret: no cache at all
     use_cache = mac_key is not None
-    hit = cache.read(root, key) if use_cache and cachemac.authentic(cache.cache_path(root), mac_key) else None
+    hit = cache.read(root, key) if mac_key is not None and cachemac.authentic(cache.cache_path(root), mac_key) else None
     if hit is not None:
         kernel = Kernel(None, budget=budget)
         kernel.store, warnings = hit
@@ -217,12 +240,10 @@ def code_kernel(facts: str, rules: tuple, budget: int, use_cache: bool = True, p
                 f"{len(missing)} fact file{'s' if len(missing) != 1 else ''} listed in the manifest "
                 f"{'are' if len(missing) != 1 else 'is'} missing: every answer over this scan is incomplete; run `rofl scan` again",
             )
-        if use_cache:
+        if mac_key is not None:
             cache.write(root, key, kernel.store, warnings)
             cachemac.seal(cache.cache_path(root), mac_key)
-    for line in warnings:
-        click.echo(f"warning: {line}", err=True)
-    return kernel
+    return kernel, tuple(warnings)
 
 
 SCANNER = "scanner"
@@ -292,3 +313,166 @@ def emit_json(data: object) -> None:
     from .jsonout import dumps
 
     click.echo(dumps(data))
+
+
+# -- a session: one fact folder kept loaded between calls (the servers hold one) ---------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    """What a kernel's store held when a call leased it: rows per relation, the hole counters, the tick."""
+
+    sizes: dict[str, int]
+    counters: dict[str, int]
+    tick: int
+
+    @staticmethod
+    def of(kernel: Kernel) -> _Snapshot:
+        store = kernel.store
+        return _Snapshot({rel: len(rows) for rel, rows in store.base.items()}, dict(store.counters), store.tick)
+
+    def restore(self, kernel: Kernel) -> bool:
+        """Retract what the call asserted (rows are kept in insertion order, so they are the last ones);
+        False when the call did more than assert (removed facts, ran a tick): the kernel is dropped."""
+        store = kernel.store
+        if store.tick != self.tick:
+            return False
+        for rel, rows in list(store.base.items()):
+            kept = self.sizes.get(rel, 0)
+            if len(rows) < kept:
+                return False
+            for row in list(rows)[kept:]:
+                kernel.retract(rel, row[0], row[1:])
+        store.counters.clear()
+        store.counters.update(self.counters)
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A loaded kernel lent to one call, with what it held and the scan it was loaded from."""
+
+    key: tuple
+    kernel: Kernel
+    warnings: tuple[str, ...]
+    signature: tuple
+    snapshot: _Snapshot
+
+
+class Session:
+    """One fact folder (and the sources scanned into it) kept loaded between calls.
+
+    While a call runs inside ``session.call()``, the commands' own ``build_kernel`` over this folder
+    returns a kernel loaded once (per rule files and budget) instead of loading the store again; what
+    the call asserts is retracted when it ends.  A kernel is reloaded when the scan changes (the
+    manifest or a rule file changes on disk).  At most ``pool`` kernels per key exist; more callers
+    wait for one.  ``scan_lock`` lets one scan of the folder run at a time in this process (the
+    scanner's own lock file keeps other processes out).
+    """
+
+    MAX_KEYS = 4  # different (rules, budget) combinations kept loaded; the least recent is dropped
+
+    def __init__(self, facts: str | Path, src: str | Path | None = None, pool: int = 2) -> None:
+        self.facts = Path(facts).resolve()
+        self.src = Path(src).resolve() if src is not None else None
+        self.pool = pool
+        self.scan_lock = threading.Lock()
+        self._idle: dict[tuple, list[Lease]] = {}
+        self._alive: dict[tuple, int] = {}
+        self._cond = threading.Condition()
+
+    def signature(self, rules: tuple) -> tuple:
+        """The stat of the manifest and of each rule file: a new scan (an atomic replace) changes it."""
+        out: list[tuple[int, int, int] | None] = []
+        for path in (self.facts / "manifest.json", *[Path(r) for r in rules]):
+            try:
+                st = path.stat()
+                out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+            except OSError:
+                out.append(None)
+        return tuple(out)
+
+    def holds(self, facts: str | Path) -> bool:
+        return Path(facts).resolve() == self.facts
+
+    def lease(self, rules: tuple, budget: int) -> Lease:
+        """A loaded kernel for ``rules`` and ``budget`` over the current scan, lent until ``release``."""
+        key = (tuple(str(r) for r in rules), budget)
+        signature = self.signature(rules)
+        with self._cond:
+            while True:
+                idle = self._idle.setdefault(key, [])
+                stale = [lease for lease in idle if lease.signature != signature]
+                for lease in stale:
+                    idle.remove(lease)
+                    self._alive[key] -= 1
+                if idle:
+                    found: Lease | None = idle.pop()
+                    break
+                if self._alive.get(key, 0) < self.pool:
+                    self._alive[key] = self._alive.get(key, 0) + 1
+                    found = None
+                    break
+                self._cond.wait()
+            self._forget_old_keys(key)
+        if found is None:
+            try:
+                kernel, warnings = loaded_code_kernel(str(self.facts), rules, budget)
+            except BaseException:
+                with self._cond:
+                    self._alive[key] -= 1
+                    self._cond.notify_all()
+                raise
+            found = Lease(key, kernel, warnings, signature, _Snapshot.of(kernel))
+        return found
+
+    def release(self, lease: Lease) -> None:
+        """Take back a lent kernel: restored to what it held, or dropped when it cannot be."""
+        kept = lease.snapshot.restore(lease.kernel) and lease.signature == self.signature(lease.key[0])
+        with self._cond:
+            if kept:
+                self._idle.setdefault(lease.key, []).append(lease)
+            else:
+                self._alive[lease.key] -= 1
+            self._cond.notify_all()
+
+    def _forget_old_keys(self, newest: tuple) -> None:
+        """Drop the idle kernels of the least recently leased keys beyond ``MAX_KEYS`` (under the lock)."""
+        self._idle[newest] = self._idle.pop(newest)  # most recent last
+        for key in list(self._idle)[: max(0, len(self._idle) - self.MAX_KEYS)]:
+            self._alive[key] -= len(self._idle[key])
+            del self._idle[key]
+
+    @contextmanager
+    def call(self) -> Iterator[Call]:
+        """The scope of one command run: its ``build_kernel`` over this folder leases from the session."""
+        call = Call(self)
+        token = _CALL.set(call)
+        try:
+            yield call
+        finally:
+            _CALL.reset(token)
+            for lease in call.leases:
+                self.release(lease)
+
+
+class Call:
+    """The kernels one call leased from its session (given back when the call ends)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.leases: list[Lease] = []
+
+    def kernel(self, facts: str, rules: tuple, budget: int) -> Kernel | None:
+        """The session's loaded kernel when ``facts`` is its folder (its load warnings repeated on stderr)."""
+        if not self.session.holds(facts):
+            return None
+        lease = self.session.lease(rules, budget)
+        self.leases.append(lease)
+        for line in lease.warnings:
+            click.echo(f"warning: {line}", err=True)
+        return lease.kernel
+
+
+# the call running in this context, when a session serves it (None on the command line)
+_CALL: contextvars.ContextVar[Call | None] = contextvars.ContextVar("rofl_call", default=None)

@@ -1,0 +1,194 @@
+"""Executions: a call of an existing command given an id, run on a worker thread, with its events kept.
+
+``Executions.start`` checks the call (``servers.commands``), gives it an id, and runs the click
+command itself on a worker thread, inside the session's call scope (the loaded store), the
+execution's reporter (``engine.events``) and per-thread output capture.  The command's JSON output
+is its result; what it prints on stderr arrives as warning events; its exit code says how it ended
+(0, 1 and 3 answer; 2 is the user error its one line names).  A scan holds the session's scan lock,
+so one scan per fact folder runs at a time.  The last ``keep`` executions are kept for reading.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import secrets
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from engine import events
+from rofl.session import Session
+
+from . import capture
+from .commands import BadRequest, Folders, Invocation, cli_command, invocation
+
+ANSWER_CODES = (0, 1, 3)  # answers, no answer / findings, partial: the command answered
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a command run ended: its exit code, its answer (parsed JSON, or the text it printed), stderr lines."""
+
+    exit_code: int
+    output: Any
+    stderr: tuple[str, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"exit_code": self.exit_code, "output": self.output, "stderr": list(self.stderr)}
+
+
+class Execution:
+    """One running or finished call: id, command, arguments, events, state and result."""
+
+    def __init__(self, ident: str, call: Invocation) -> None:
+        self.id = ident
+        self.call = call
+        self.recorder = events.Recorder()
+        self.reporter = events.Reporter(ident, (self.recorder,))
+        self.created = time.time()
+        self.future: Future[None] | None = None
+
+    @property
+    def state(self) -> str:
+        last = self.recorder.last()
+        return events.END_STATE[last.type] if last is not None and last.terminal else events.RUNNING
+
+    def cancel(self, reason: str = "cancelled by the client") -> None:
+        self.reporter.token.cancel(reason)
+
+    def view(self) -> dict[str, Any]:
+        """What ``GET /executions/{id}`` answers."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "command": self.call.command,
+            "args": dict(self.call.args),
+            "state": self.state,
+            "events": self.reporter.last_seq,
+        }
+        last = self.recorder.last()
+        if last is not None and last.terminal:
+            out.update(last.as_json()["data"])
+        return out
+
+
+class Executions:
+    """Starts, keeps, finds and cancels executions of the commands over one session's folders."""
+
+    def __init__(self, session: Session, workers: int = 4, keep: int = 256) -> None:
+        self.session = session
+        self.folders = Folders(session.facts, session.src)
+        self.keep = keep
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rofl-execution")
+        self._all: OrderedDict[str, Execution] = OrderedDict()
+        self._lock = threading.Lock()
+        self._numbers = itertools.count(1)
+        self._scanning: Execution | None = None
+        capture.install()
+
+    def start(self, command: Any, args: Any) -> Execution:
+        """Check the call and start it; BadRequest (one line) when the call is wrong or a scan is running."""
+        call = invocation(command, args, self.folders)
+        cli_command(call.command)  # imported here, not on the worker
+        with self._lock:
+            if call.command == "scan" and self._scanning is not None and self._scanning.state == events.RUNNING:
+                raise Busy(f"scan: a scan of this folder is running (execution {self._scanning.id}); wait or cancel it")
+            execution = Execution(f"x{next(self._numbers)}-{secrets.token_hex(4)}", call)
+            if call.command == "scan":
+                self._scanning = execution
+            self._all[execution.id] = execution
+            while len(self._all) > self.keep:
+                oldest = next(iter(self._all.values()))
+                if oldest.state == events.RUNNING:
+                    break
+                self._all.popitem(last=False)
+        execution.reporter.started(call.command, call.args)
+        execution.future = self._pool.submit(self._run, execution)
+        return execution
+
+    def get(self, ident: str) -> Execution | None:
+        with self._lock:
+            return self._all.get(ident)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            running = list(self._all.values())
+        for execution in running:
+            execution.cancel("the server is stopping")
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    # -- the worker ---------------------------------------------------------------------------------
+    def _run(self, execution: Execution) -> None:
+        reporter = execution.reporter
+        call = execution.call
+        try:
+            if reporter.token.cancelled:
+                raise events.ExecutionCancelled(reporter.token.reason)
+            outcome = self._invoke(execution)
+        except events.ExecutionCancelled as stop:
+            reporter.cancelled(stop.reason)
+            return
+        except BaseException as exc:  # noqa: BLE001 - a command's bug must end its execution, not the server
+            reporter.failed(f"{call.command}: internal error: {type(exc).__name__}: {exc}", 70)
+            return
+        for line in outcome.stderr:
+            reporter.warning(line)
+        if outcome.exit_code in ANSWER_CODES:
+            reporter.finished(outcome.as_json())
+        else:
+            lines = [line for line in outcome.stderr if line.strip()]
+            reporter.failed(lines[-1] if lines else f"{call.command}: exit code {outcome.exit_code}", outcome.exit_code)
+
+    def _invoke(self, execution: Execution) -> Outcome:
+        call = execution.call
+        command = cli_command(call.command)
+        code = 0
+        with capture.capturing() as printed, events.reporting(execution.reporter), self.session.call():
+            if call.scans:
+                with self.session.scan_lock:
+                    execution.reporter.check()
+                    code = _main(command, call)
+            else:
+                code = _main(command, call)
+        stdout = printed.stdout.getvalue()
+        output: Any = stdout
+        if call.json_output and stdout.strip():
+            try:
+                output = json.loads(stdout)
+            except json.JSONDecodeError:
+                output = stdout
+        stderr = tuple(line for line in printed.stderr.getvalue().splitlines() if line.strip())
+        return Outcome(code, output, stderr)
+
+
+class Busy(BadRequest):
+    """Refused because the folder is busy (a scan is running): HTTP 409."""
+
+
+def _main(command: Any, call: Invocation) -> int:
+    """Run the click command as the command line would; its exit code."""
+    import click
+
+    try:
+        command.main(args=list(call.argv), prog_name=f"rofl {call.command}", standalone_mode=False)
+    except SystemExit as done:
+        return done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
+    except click.UsageError as err:
+        sys.stderr.write(f"rofl {call.command}: {err.format_message()}\n")
+        return 2
+    except click.ClickException as err:
+        sys.stderr.write(f"rofl: {err.format_message()}\n")
+        return err.exit_code
+    return 0
+
+
+def result_of(execution: Execution) -> Mapping[str, Any]:
+    """The view of a finished execution (waits for it)."""
+    if execution.future is not None:
+        execution.future.result()
+    return execution.view()

@@ -1,0 +1,229 @@
+"""The HTTP server: executions of the commands over one fact folder, their state, and a resumable event stream.
+
+Routes (JSON in and out; every error is ``{"error": "<one line>"}`` with a 4xx status):
+
+* ``POST /executions`` ``{"command": "impact", "args": {...}}`` -> 202 ``{"id", "state"}``
+* ``GET /executions/{id}`` -> its state, and its result once it ended
+* ``DELETE /executions/{id}`` -> cancels it (the handler stops at its next safe point)
+* ``GET /executions/{id}/events`` -> Server-Sent Events; ``Last-Event-ID`` (or ``?after=N``) resumes
+* ``POST /commands/{name}`` ``{...args}`` -> the answer of a quick question (ask, why, whynot, impact,
+  relations), synchronously
+* ``GET /commands`` and ``GET /commands/{name}`` -> the commands and the JSON Schema of their arguments
+* ``GET /health``
+
+Bound to a loopback address unless told otherwise; then (or whenever the environment variable
+``ROFL_SERVER_TOKEN`` is set) every request needs ``Authorization: Bearer <token>``.  Request bodies
+are limited to ``MAX_BODY`` bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .commands import QUICK, BadRequest, schema, served
+from .executions import Busy, Executions
+
+MAX_BODY = 64 * 1024
+TOKEN_ENV = "ROFL_SERVER_TOKEN"
+HEARTBEAT_SECONDS = 15.0
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class Guard:
+    """ASGI middleware: the bearer token (when one is configured) and the request body limit."""
+
+    def __init__(self, app: ASGIApp, token: str | None, max_body: int = MAX_BODY) -> None:
+        self.app = app
+        self.token = token
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if self.token is not None:
+            given = headers.get("authorization", "")
+            if not (given.startswith("Bearer ") and hmac.compare_digest(given[7:].encode(), self.token.encode())):
+                await error(401, f"missing or wrong bearer token; send 'Authorization: Bearer ${TOKEN_ENV}'")(
+                    scope, receive, send
+                )
+                return
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            await error(413, f"request body over {self.max_body} bytes; send a smaller JSON object")(
+                scope, receive, send
+            )
+            return
+        received = 0
+
+        async def limited() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    raise HTTPException(413, f"request body over {self.max_body} bytes; send a smaller JSON object")
+            return message
+
+        await self.app(scope, limited, send)
+
+
+async def _json_body(request: Request) -> Any:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise BadRequest(f"the body is not valid JSON ({err}); send a JSON object") from None
+
+
+def build_app(executions: Executions, token: str | None = None) -> Starlette:
+    """The Starlette application over ``executions`` (one session, one fact folder)."""
+
+    async def start(request: Request) -> Response:
+        body = await _json_body(request)
+        if not isinstance(body, dict):
+            raise BadRequest('the body must be a JSON object such as {"command": "impact", "args": {...}}')
+        extra = sorted(set(body) - {"command", "args"})
+        if extra:
+            raise BadRequest(f"unknown field {extra[0]!r}; the body has 'command' and 'args'")
+        execution = executions.start(body.get("command"), body.get("args"))
+        return JSONResponse({"id": execution.id, "state": execution.state}, status_code=202)
+
+    def found(request: Request):
+        execution = executions.get(request.path_params["id"])
+        if execution is None:
+            raise HTTPException(404, f"no execution {request.path_params['id']!r}; it never existed or was forgotten")
+        return execution
+
+    async def get(request: Request) -> Response:
+        return JSONResponse(found(request).view())
+
+    async def cancel(request: Request) -> Response:
+        execution = found(request)
+        execution.cancel()
+        return JSONResponse({"id": execution.id, "state": execution.state}, status_code=202)
+
+    async def stream(request: Request) -> Response:
+        from sse_starlette.sse import EventSourceResponse, ServerSentEvent
+
+        execution = found(request)
+        cursor = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+        if not cursor.isdigit():
+            raise BadRequest(f"Last-Event-ID {cursor!r} is not a sequence number; give the last 'id' you read")
+        after = int(cursor)
+
+        async def events() -> AsyncIterator[ServerSentEvent]:
+            seen = after
+            while True:
+                batch = await asyncio.to_thread(execution.recorder.wait_after, seen, HEARTBEAT_SECONDS)
+                for event in batch:
+                    seen = event.seq
+                    yield ServerSentEvent(json.dumps(event.as_json()), event=event.type, id=str(event.seq))
+                if execution.recorder.ended() and seen >= execution.reporter.last_seq:
+                    return
+                if await request.is_disconnected():
+                    return
+
+        return EventSourceResponse(events(), ping=HEARTBEAT_SECONDS)
+
+    async def answer(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in served():
+            raise HTTPException(404, f"unknown command {name!r}; the server runs: {', '.join(served())}")
+        if name not in QUICK:
+            raise BadRequest(
+                f"{name!r} is not a quick question ({', '.join(QUICK)}); start it with POST /executions instead"
+            )
+        body = await _json_body(request)
+        execution = executions.start(name, body)
+        assert execution.future is not None
+        await asyncio.wrap_future(execution.future)
+        view = execution.view()
+        status = 200 if view["state"] == "succeeded" else 400 if view.get("code") == 2 else 500
+        return JSONResponse(view, status_code=status)
+
+    async def commands(request: Request) -> Response:
+        return JSONResponse({"commands": [{"name": n, "quick": n in QUICK} for n in served()]})
+
+    async def command_schema(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in served():
+            raise HTTPException(404, f"unknown command {name!r}; the server runs: {', '.join(served())}")
+        return JSONResponse({"name": name, "quick": name in QUICK, "schema": schema(name)})
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"ok": True, "facts": str(executions.session.facts)})
+
+    async def bad_request(request: Request, exc: Exception) -> Response:
+        return error(409 if isinstance(exc, Busy) else 400, str(exc))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return error(exc.status_code, str(exc.detail))
+
+    routes = [
+        Route("/executions", start, methods=["POST"]),
+        Route("/executions/{id}", get, methods=["GET"]),
+        Route("/executions/{id}", cancel, methods=["DELETE"]),
+        Route("/executions/{id}/events", stream, methods=["GET"]),
+        Route("/commands", commands, methods=["GET"]),
+        Route("/commands/{name}", command_schema, methods=["GET"]),
+        Route("/commands/{name}", answer, methods=["POST"]),
+        Route("/health", health, methods=["GET"]),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(Guard, token=token)],
+        exception_handlers={BadRequest: bad_request, HTTPException: http_error},
+    )
+
+
+def serve(executions: Executions, host: str, port: int, token: str | None) -> None:
+    """Run the server until interrupted; says where it listens on stderr (port 0 picks a free one)."""
+    import socket
+    import sys
+
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    app = build_app(executions, token)
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+    server = uvicorn.Server(config)
+    sys.__stderr__.write(f"rofl server: listening on http://{host}:{bound} (facts {executions.session.facts})\n")
+    sys.__stderr__.flush()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        executions.shutdown()

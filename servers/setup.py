@@ -1,0 +1,59 @@
+"""Starting a server: the checked options, the session over the fact folder, and the process settings."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+
+from engine.errors import RoflError
+from rofl.session import CODE_BUDGET, Session
+
+from .commands import Folders
+
+TOKEN_ENV = "ROFL_SERVER_TOKEN"
+
+
+def folders(facts: str, src: str | None) -> Folders:
+    """The fact folder (it must hold a scan) and the sources: --src, else the folder the scan records."""
+    from rofl.factdir import read_manifest
+
+    root = Path(facts)
+    if not (root / "manifest.json").is_file():
+        raise RoflError(f"{root}: no manifest.json here; run `rofl scan SRC --out {root}` first")
+    if src is None:
+        recorded = read_manifest(root)[0].get("src")
+        src = recorded if isinstance(recorded, str) and Path(recorded).is_dir() else None
+    elif not Path(src).is_dir():
+        raise RoflError(f"--src {src}: no such folder; give the folder the scan was made from")
+    return Folders(root.resolve(), Path(src).resolve() if src is not None else None)
+
+
+def token_for(host: str, is_loopback: bool) -> str | None:
+    """The bearer token from ``ROFL_SERVER_TOKEN``: required off loopback, used whenever it is set."""
+    token = os.environ.get(TOKEN_ENV) or None
+    if token is None and not is_loopback:
+        raise RoflError(
+            f"--host {host} is not a loopback address: set {TOKEN_ENV} to a secret that clients send as "
+            "'Authorization: Bearer ...', or bind 127.0.0.1"
+        )
+    return token
+
+
+def prepare_process() -> None:
+    """Deep terms and proofs fit on worker threads too (as on the command line, rofl.deep)."""
+    from rofl.deep import RECURSION_LIMIT, STACK_BYTES
+
+    sys.setrecursionlimit(RECURSION_LIMIT)
+    try:
+        threading.stack_size(STACK_BYTES)
+    except (ValueError, RuntimeError):
+        pass  # a platform that refuses the size keeps its default stacks
+
+
+def open_session(where: Folders) -> Session:
+    """The session over the fact folder, its store loaded now so that the first question is warm."""
+    session = Session(where.facts, where.src)
+    session.release(session.lease((), CODE_BUDGET))
+    return session
