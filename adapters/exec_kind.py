@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import shlex
 import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.clauses import NOW
 from engine.errors import RoflSyntaxError
@@ -34,6 +35,7 @@ MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 MAX_OUTPUT_LINES = 200_000
 STDERR_TAIL = 400  # characters of stderr quoted in a Why
 READS = "-- reads:"
+_QUIET = re.compile(r"\s*(?:--.*)?", re.ASCII)  # a blank or comment line, as the parser skips it
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,11 +201,15 @@ def read_output(batch: Batch, raw: bytes) -> tuple[dict, dict, dict] | str:
         clauses = parse_program(text, "<stdout>")
     except RoflSyntaxError as exc:
         return f"output line {exc.line}: {exc.message}"
+    lines = text.split("\n")
+    if clauses and all(c.line == 0 for c in clauses):  # the parser's fact-file path: one fact per non-blank line
+        numbers = [n for n, line in enumerate(lines, 1) if not _QUIET.fullmatch(line)]
+        clauses = [replace(c, line=n) for c, n in zip(clauses, numbers)]
     by_key = {w.text: w for w in batch.wants}
     cap = batch.cap
     reads_at = [
         (n, os.path.abspath(line[len(READS) :].strip()))
-        for n, line in enumerate(text.split("\n"), 1)
+        for n, line in enumerate(lines, 1)
         if line.startswith(READS) and line[len(READS) :].strip()
     ]
     rows: dict[Want, list[tuple]] = {}
@@ -216,9 +222,8 @@ def read_output(batch: Batch, raw: bytes) -> tuple[dict, dict, dict] | str:
         if c.body or c.want:
             return f"{where}: printed a rule; an adapter prints facts only"
         if head.persp not in ("main", batch.book.name) or head.temporal != NOW:
-            return (
-                f"{where}: printed a fact into [{format_term(head.persp)}]; answers go to the book [{batch.book.name}]"
-            )
+            persp = head.persp if type(head.persp) is str else format_term(head.persp)
+            return f"{where}: printed a fact into [{persp}]; answers go to the book [{batch.book.name}]"
         if head.rel not in (cap.answer_rel, ANSWERED, FAILED):
             return f"{where}: printed {head.rel}/{len(head.args)}; {cap.name} answers only in {cap.answer_rel}"
         if not head.args or type(head.args[0]) is not str or head.args[0] not in by_key:
