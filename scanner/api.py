@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import safe_write
 from scanner import layout, manifest, state
+from scanner.errors import ScanError
 from scanner.files import Listing, PathFilter, list_files
 from scanner.lock import LockHeld, acquire
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
@@ -27,15 +28,6 @@ if TYPE_CHECKING:  # the modules that do the work load only when there is work
     from scanner.plan import Plan
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
-
-
-class ScanError(Exception):
-    """A user error: what is wrong and how to fix it (printed as one line, exit status 2)."""
-
-    def __init__(self, what: str, fix: str) -> None:
-        super().__init__(f"{what}, {fix}")
-        self.what = what
-        self.fix = fix
 
 
 @dataclass(frozen=True, slots=True)

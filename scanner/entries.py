@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from scanner import layout
+from scanner import schema
 from scanner.probe import probe
 
 FIELDS = ("main", "module", "types", "typings", "bin", "exports")
@@ -66,14 +66,12 @@ def write_entries(
     unreadable: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """Write ``entries.rofl`` when its content changed; return its manifest record."""
-    from engine.terms import quote
     from scanner.factfile import write_if_changed
 
     lines = ["-- rofl scan: files that package.json names as entry points"]
-    lines += [f"src_entry[{layout.FACTS_PERSPECTIVE}]({quote(path)}, {quote(field)})." for path, field in pairs]
+    lines += [schema.SRC_ENTRY.fact(path, field) for path, field in pairs]
     for config, message in sorted((config_errors or {}).items()):  # workspace package.json files
-        lines.append(f"src_config_error[{layout.FACTS_PERSPECTIVE}]({quote(config)}, {quote(message)}).")
+        lines.append(schema.SRC_CONFIG_ERROR.fact(config, message))
     for path, why in sorted((unreadable or {}).items()):
-        message = quote(f"line 1: cannot read: {why}")
-        lines.append(f"src_parse_error[{layout.FACTS_PERSPECTIVE}]({quote(path)}, {message}).")
+        lines.append(schema.SRC_PARSE_ERROR.fact(path, f"line 1: cannot read: {why}"))
     return write_if_changed(out, ENTRIES_NAME, ("\n".join(lines) + "\n").encode("utf-8"))

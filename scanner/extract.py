@@ -56,9 +56,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from scanner.factfile import quote
+from scanner import schema
 from scanner.jsstrings import unescape
 from scanner.repair import IMPORT_PLACEHOLDER, Repair, repair
+from scanner.schema import Relation, quote
 from scanner.sfc import SFC_KINDS, script_texts
 
 KINDS = ("static", "type", "dynamic", "require", "reexport", "side_effect")
@@ -239,9 +240,9 @@ class _Facts:
         self.sites: set[tuple[str, int]] = set()  # (source, line) of every import found
         self.errors = 0
 
-    def add(self, rel: str, *args: str | int) -> None:
-        rendered = ", ".join([quote(a) if type(a) is str else str(a) for a in args])
-        line = f"{rel}[code]({self.qpath}, {rendered})."
+    def add(self, rel: Relation, *args: str | int) -> None:
+        """A fact of ``rel`` about this file: ``args`` are the columns after ``Path``."""
+        line = rel.quoted(self.qpath, *[quote(a) if type(a) is str else str(a) for a in args])
         if line not in self.seen:
             self.seen.add(line)
             self.lines.append(line)
@@ -255,9 +256,9 @@ class _Facts:
         self.specifiers[source] = None
         self.sites.add((source, line))
         q = quote(source)
-        self.add_raw(f"src_import[code]({self.qpath}, {q}).")
-        self.add_raw(f"src_import_kind[code]({self.qpath}, {q}, {kind}).")
-        self.add_raw(f"src_import_line[code]({self.qpath}, {q}, {line}).")
+        self.add_raw(schema.SRC_IMPORT.quoted(self.qpath, q))
+        self.add_raw(schema.SRC_IMPORT_KIND.quoted(self.qpath, q, kind))
+        self.add_raw(schema.SRC_IMPORT_LINE.quoted(self.qpath, q, str(line)))
 
 
 def _text(node: Any) -> str:
@@ -472,7 +473,7 @@ class Extractor:
         """
         facts = _Facts(quote(path))
         if _DECLARATION_FILE.search(path):
-            facts.add_raw(f"src_declaration[code]({facts.qpath}).")
+            facts.add_raw(schema.SRC_DECLARATION.quoted(facts.qpath))
         try:
             if grammar in SFC_KINDS:
                 for block_grammar, text in script_texts(data, grammar):
@@ -481,7 +482,7 @@ class Extractor:
                 self._extract_text(data, grammar, facts)
         except TooMuchWork as err:  # the file says why; no partial facts that look complete
             facts = _Facts(facts.qpath)
-            facts.add("src_parse_error", str(err))
+            facts.add(schema.SRC_PARSE_ERROR, str(err))
             facts.errors = 1
         return Extraction(tuple(facts.lines), tuple(facts.specifiers), facts.errors)
 
@@ -550,7 +551,7 @@ class Extractor:
         for _, caps in matches:
             if "call_name" in caps:
                 node = caps["call_name"][0]
-                name = node.text.decode()
+                name = (node.text or b"").decode()
                 if name == "require":
                     self._call_import(node, "require", facts)
                 elif name == _PLACEHOLDER and node.start_byte in placeholders:
@@ -559,22 +560,22 @@ class Extractor:
                 calls.append((node.start_byte, name))
             elif "call_member" in caps:
                 node = caps["call_member"][0]
-                name = _member_text(node)
-                if name is not None:
-                    calls.append((node.start_byte, name))
+                member = _member_text(node)
+                if member is not None:
+                    calls.append((node.start_byte, member))
             elif "call_import" in caps:
                 node = caps["call_import"][0]
                 self._call_import(node, "type" if _in_type_position(node) else "dynamic", facts)
             elif "newee" in caps:
                 node = caps["newee"][0]
-                name = _callee_text(node)
-                if name is not None:
-                    calls.append((node.start_byte, name))
+                callee = _callee_text(node)
+                if callee is not None:
+                    calls.append((node.start_byte, callee))
             elif "func" in caps:
                 func = caps["func"][0]
                 name_node = caps["name"][0]
                 name = _text(name_node)
-                facts.add("src_func", name, name_node.start_point[0] + 1)
+                facts.add(schema.SRC_FUNC, name, name_node.start_point[0] + 1)
                 scopes.append((func.start_byte, func.end_byte, name))
             elif "method" in caps:
                 method = caps["method"][0]
@@ -584,7 +585,7 @@ class Extractor:
                 owner = holder.parent if holder is not None else None
                 if holder is not None and holder.type == "class_body" and owner is not None:
                     class_name = _class_name(owner)
-                    facts.add("src_method", class_name, name, name_node.start_point[0] + 1)
+                    facts.add(schema.SRC_METHOD, class_name, name, name_node.start_point[0] + 1)
                     scopes.append((method.start_byte, method.end_byte, class_name + "." + name))
                 else:  # object literal method: a caller name, not a declaration
                     scopes.append((method.start_byte, method.end_byte, name))
@@ -593,7 +594,7 @@ class Extractor:
                 scopes.append((scope.start_byte, scope.end_byte + 1, _text(caps["name"][0])))
             elif "class" in caps:
                 name_node = caps["name"][0]
-                facts.add("src_class", _text(name_node), name_node.start_point[0] + 1)
+                facts.add(schema.SRC_CLASS, _text(name_node), name_node.start_point[0] + 1)
             elif "import" in caps:
                 self._import(caps["import"][0], facts)
             elif "export" in caps:
@@ -668,7 +669,7 @@ class Extractor:
                     local = _text(child)
                     break
             if local is not None:
-                facts.add("src_import_name", source, "*", local)
+                facts.add(schema.SRC_IMPORT_NAME, source, "*", local)
             return
         if clause is None:
             facts.import_(source, "side_effect", line)
@@ -680,11 +681,11 @@ class Extractor:
         for child in clause.named_children:
             ctype = child.type
             if ctype == "identifier":
-                facts.add("src_import_name", source, "default", _text(child))
+                facts.add(schema.SRC_IMPORT_NAME, source, "default", _text(child))
             elif ctype == "namespace_import":
                 for sub in child.named_children:
                     if sub.type == "identifier":
-                        facts.add("src_import_name", source, "*", _text(sub))
+                        facts.add(schema.SRC_IMPORT_NAME, source, "*", _text(sub))
             elif ctype == "named_imports":
                 for spec in child.named_children:
                     if spec.type != "import_specifier":
@@ -695,7 +696,7 @@ class Extractor:
                         continue
                     imported = _specifier_name(name)
                     local = _specifier_name(alias) if alias is not None else imported
-                    facts.add("src_import_name", source, imported, local)
+                    facts.add(schema.SRC_IMPORT_NAME, source, imported, local)
 
     @staticmethod
     def _export(node: Any, type_only: bool, facts: _Facts) -> None:
@@ -729,19 +730,19 @@ class Extractor:
         if parent is not None and parent.type != "program":
             return  # exports of a namespace or an ambient module are not the file's exports
         if is_default or equals:
-            facts.add("src_export", "default")
+            facts.add(schema.SRC_EXPORT, "default")
             return
         if namespace is not None:
             for sub in namespace.named_children:
                 if sub.type in ("identifier", "string"):
                     name = _specifier_name(sub)
-                    facts.add("src_export", name)
+                    facts.add(schema.SRC_EXPORT, name)
                     if source is not None:
-                        facts.add("src_import_name", source, "*", name)
+                        facts.add(schema.SRC_IMPORT_NAME, source, "*", name)
             return
         if star:
             if source is not None:
-                facts.add("src_import_name", source, "*", "*")
+                facts.add(schema.SRC_IMPORT_NAME, source, "*", "*")
             return
         if clause is not None:
             for spec in clause.named_children:
@@ -753,14 +754,14 @@ class Extractor:
                     continue
                 local = _specifier_name(name)
                 exported = _specifier_name(alias) if alias is not None else local
-                facts.add("src_export", exported)
+                facts.add(schema.SRC_EXPORT, exported)
                 if source is not None:
-                    facts.add("src_import_name", source, local, exported)
+                    facts.add(schema.SRC_IMPORT_NAME, source, local, exported)
             return
         declaration = node.child_by_field_name("declaration")
         if declaration is not None:
             for name in _declared_names(declaration):
-                facts.add("src_export", name)
+                facts.add(schema.SRC_EXPORT, name)
 
     @staticmethod
     def _specifier_argument(callee: Any, options: bool) -> Any | None:
@@ -835,6 +836,7 @@ class Extractor:
                 stack.pop()
             pairs[(stack[-1][2] if stack else MODULE_CALLER, callee)] = None
         qpath = facts.qpath
+        src_call = schema.SRC_CALL.quoted
         quoted: dict[str, str] = {}
         for caller, callee in pairs:
             caller_q = quoted.get(caller)
@@ -843,7 +845,7 @@ class Extractor:
             callee_q = quoted.get(callee)
             if callee_q is None:
                 callee_q = quoted[callee] = quote(callee)
-            facts.add_raw(f"src_call[code]({qpath}, {caller_q}, {callee_q}).")
+            facts.add_raw(src_call(qpath, caller_q, callee_q))
 
     def _commonjs(self, root: Any, grammar: str, facts: _Facts) -> None:
         """``module.exports =`` (default), ``exports.x =`` and ``module.exports.x =`` (``x``)."""
@@ -851,9 +853,9 @@ class Extractor:
         for _, caps in self._ts.QueryCursor(query).matches(root):
             prop = _text(caps["cjs_prop"][0])
             if "cjs_module" in caps or _text(caps["cjs_obj"][0]) == "exports":
-                facts.add("src_export", prop)
+                facts.add(schema.SRC_EXPORT, prop)
             elif prop == "exports":
-                facts.add("src_export", "default")
+                facts.add(schema.SRC_EXPORT, "default")
 
     def _errors(self, root: Any, grammar: str, data: bytes, facts: _Facts) -> None:
         """One ``src_parse_error`` per line with an error node, saying what and which grammar failed.
@@ -874,7 +876,7 @@ class Extractor:
         if not found:  # has_error without an error node: report the root
             found[1] = "syntax error"
         for line in sorted(found)[:MAX_ERRORS_PER_FILE]:
-            facts.add("src_parse_error", f"line {line}: {found[line]} ({grammar} grammar)")
+            facts.add(schema.SRC_PARSE_ERROR, f"line {line}: {found[line]} ({grammar} grammar)")
             facts.errors += 1
         if spans:
             self._recover_imports(data, spans, facts)

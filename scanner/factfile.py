@@ -1,6 +1,6 @@
 """Fact file text and files: quoting, the per-file layout, content-derived names, writing them.
 
-A fact file is UTF-8 text, one fact a line, ``rel[code](args).``; it starts with a comment naming
+A fact file is UTF-8 text, one fact a line (``scanner.schema`` renders them); it starts with a comment naming
 its source path and keeps resolution facts after a ``-- resolution`` marker line, so that
 re-resolving a file rewrites only that tail without parsing the source again.  Strings never
 contain a raw newline (``engine.terms.quote`` escapes it), so the marker cannot be forged by
@@ -17,9 +17,10 @@ import re
 from typing import TYPE_CHECKING
 
 from engine import safe_write
-from engine.terms import quote as _engine_quote
+from scanner import schema
 from scanner.hashing import hash_bytes
 from scanner.layout import FACTS_FOLDER
+from scanner.schema import quote
 
 if TYPE_CHECKING:
     from scanner.resolve import Resolution
@@ -27,20 +28,7 @@ if TYPE_CHECKING:
 RESOLUTION_MARKER = "-- resolution"
 _MARKER_BYTES = b"\n" + RESOLUTION_MARKER.encode() + b"\n"
 
-_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\x7f\ud800-\udfff]')
 _SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def quote(text: str) -> str:
-    """``engine.terms.quote`` with a fast path for the common string that needs no escape.
-
-    When no character needs escaping, ``engine.terms.quote`` returns the text between double
-    quotes; that case is answered here without its per-character loop, every other string is
-    handed to it.
-    """
-    if _NEEDS_ESCAPE.search(text) is None:
-        return '"' + text + '"'
-    return _engine_quote(text)
 
 
 def ancestor_dirs(path: str) -> list[str]:
@@ -57,8 +45,8 @@ def ancestor_dirs(path: str) -> list[str]:
 def head_lines(path: str, content_hash: str) -> list[str]:
     """The comment header, ``src_file`` and ``src_in_dir`` facts of one source file."""
     qpath = quote(path)
-    lines = [f"-- rofl scan facts for {qpath}", f"src_file[code]({qpath}, {quote(content_hash[:12])})."]
-    lines.extend(f"src_in_dir[code]({qpath}, {quote(d)})." for d in ancestor_dirs(path))
+    lines = [f"-- rofl scan facts for {qpath}", schema.SRC_FILE.quoted(qpath, quote(content_hash[:12]))]
+    lines.extend(schema.SRC_IN_DIR.quoted(qpath, quote(d)) for d in ancestor_dirs(path))
     return lines
 
 
@@ -75,17 +63,17 @@ def resolution_lines(
     for result in results:
         qspec = quote(result.specifier)
         if result.targets:
-            lines.extend(f"src_resolves[code]({qpath}, {qspec}, {quote(t)})." for t in result.targets)
-            lines.extend(f"src_asset[code]({quote(t)})." for t in result.assets)
+            lines.extend(schema.SRC_RESOLVES.quoted(qpath, qspec, quote(t)) for t in result.targets)
+            lines.extend(schema.SRC_ASSET.quoted(quote(t)) for t in result.assets)
         elif result.workspace is not None:
-            lines.append(f"src_workspace_import[code]({qpath}, {qspec}, {quote(result.workspace)}).")
+            lines.append(schema.SRC_WORKSPACE_IMPORT.quoted(qpath, qspec, quote(result.workspace)))
         elif result.package is not None:
-            lines.append(f"src_external[code]({qpath}, {qspec}, {quote(result.package)}).")
+            lines.append(schema.SRC_EXTERNAL.quoted(qpath, qspec, quote(result.package)))
         else:
-            lines.append(f"src_unresolved[code]({qpath}, {qspec}).")
+            lines.append(schema.SRC_UNRESOLVED.quoted(qpath, qspec))
             if result.reason is not None:
-                lines.append(f"src_unresolved_reason[code]({qpath}, {qspec}, {quote(result.reason)}).")
-    lines.extend(f"src_config_error[code]({quote(config)}, {quote(message)})." for config, message in config_errors)
+                lines.append(schema.SRC_UNRESOLVED_REASON.quoted(qpath, qspec, quote(result.reason)))
+    lines.extend(schema.SRC_CONFIG_ERROR.fact(config, message) for config, message in config_errors)
     return lines
 
 

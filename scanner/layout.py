@@ -5,6 +5,6 @@ from __future__ import annotations
 FACTS_FOLDER = "code"
 FACTS_PERSPECTIVE = "code"
 PREAMBLE_NAME = "preamble.rofl"
-PREAMBLE_TEXT = "authority(code, scanner).\n"
+PREAMBLE_TEXT = f"authority({FACTS_PERSPECTIVE}, scanner).\n"
 MANIFEST_NAME = "manifest.json"
 LOCK_NAME = ".lock"

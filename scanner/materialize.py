@@ -4,7 +4,8 @@
 tree-sitter already loaded when a pool is used).  Its methods never raise for bad input: a file
 that cannot be read becomes an ``Outcome`` with ``unreadable`` set; binary, oversized and
 non-UTF-8 files get ``src_file`` + ``src_parse_error`` only; syntax errors keep what tree-sitter
-recovered.
+recovered.  An exception from the extractor itself is our bug, not the file's: it is raised as
+``ExtractorFailure`` naming the file, and the scan stops before replacing the manifest.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import Any
 import xxhash
 
 from engine import safe_write
-from scanner import factfile
+from scanner import factfile, schema
 from scanner.configs import ConfigStore
+from scanner.errors import ExtractorFailure
 from scanner.files import grammar_for
 from scanner.hashing import hash_bytes
 from scanner.plan import MAX_FACT_FILE_BYTES
@@ -142,21 +144,18 @@ class Materializer:
         errors = 0
         parsed = False
         if problem is not None:
-            lines.append(f"src_parse_error[code]({factfile.quote(path)}, {factfile.quote(problem)}).")
+            lines.append(schema.SRC_PARSE_ERROR.fact(path, problem))
             errors = 1
         else:
             parsed = True
             body = data[3:] if data.startswith(BOM) else data
             try:
                 extraction = self.extractor().extract(path, body, grammar_for(path))
-            except Exception as err:  # noqa: BLE001 -- an extractor bug must not stop the scan; the file says why
-                message = f"line 1: extractor failed: {type(err).__name__}: {err}"
-                lines.append(f"src_parse_error[code]({factfile.quote(path)}, {factfile.quote(message)}).")
-                errors = 1
-            else:
-                lines.extend(extraction.lines)
-                specifiers = extraction.specifiers
-                errors = extraction.errors
+            except Exception as err:  # re-raised: our bug, not the user's file, stops the scan naming the file
+                raise ExtractorFailure(path, err) from err
+            lines.extend(extraction.lines)
+            specifiers = extraction.specifiers
+            errors = extraction.errors
         extraction_bytes = factfile.render(lines)
         entry = {
             "hash": content_hash,

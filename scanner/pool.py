@@ -20,6 +20,7 @@ import signal
 import struct
 from collections.abc import Callable, Iterator
 
+from scanner.errors import ExtractorFailure
 from scanner.materialize import Materializer, Outcome
 
 MIN_FILES_FOR_POOL = 48
@@ -120,7 +121,10 @@ def extract_all(
 
     # loaded once here rather than once per process: forked helpers share it (less CPU when the
     # machine is busy, the same wall time when it is not)
-    materializer.extractor().prepare({grammar_for(p) for p in paths})
+    try:
+        materializer.extractor().prepare({grammar_for(p) for p in paths})
+    except Exception as err:  # re-raised: a query that does not compile is our bug, reported as one
+        raise ExtractorFailure(None, err) from err
     if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL or not hasattr(os, "fork"):
         for path in paths:
             yield materializer.extract(path)

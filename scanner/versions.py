@@ -12,7 +12,7 @@ import importlib.util
 import os
 
 EXTRACTOR_VERSION = "rofl-extract-4"
-RESOLVER_VERSION = "rofl-resolve-4"
+RESOLVER_VERSION = "rofl-resolve-5"
 
 GRAMMAR_DISTRIBUTIONS = {
     "tree-sitter": "tree_sitter",

@@ -270,12 +270,43 @@ def test_every_query_compiles_against_its_grammars():
     assert tsx.parser.language == extractor._language("tsx")  # tsx has its own query and parser
 
 
+def internal_error(run) -> str:
+    """The one line an internal error prints; exit status 70, no traceback."""
+    assert run.exit_code == 70, (run.exit_code, run.stdout, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rofl scan: internal error while "), run.stderr
+    assert "Traceback" not in run.stderr
+    return lines[0]
+
+
 @pytest.mark.parametrize("files", [1, 60], ids=["in-process", "pool"])
 def test_a_query_that_does_not_compile_stops_the_scan(repo, out, monkeypatch, files):
+    """A query error is the extractor's bug: never a src_parse_error in every file and exit 0."""
     bad = dict(extract.QUERY_SOURCES, typescript=extract.QUERY_SOURCES["typescript"] + "(jsx_element) @jsx\n")
     monkeypatch.setattr(extract, "QUERY_SOURCES", bad)
     src = repo({f"m{i}.ts": f"export const v{i} = {i};\n" for i in range(files)})
-    with pytest.raises(Exception) as raised:
-        run_scan(src, out, "--jobs", "2")
-    assert type(raised.value).__name__ == "QueryError"
+    line = internal_error(run_scan(src, out, "--jobs", "2"))
+    assert "preparing the parsers: QueryError" in line
     assert not (out / "manifest.json").exists()
+
+
+@pytest.mark.parametrize("files", [3, 60], ids=["in-process", "pool"])
+def test_an_exception_in_the_extractor_stops_the_scan_and_keeps_the_previous_one(repo, out, monkeypatch, files):
+    src = repo({f"m{i}.ts": f"export const v{i} = {i};\n" for i in range(files)})
+    first = scan_json(src, out)
+    before = (out / "manifest.json").read_bytes()
+    real = extract.Extractor.extract
+
+    def failing(self, path, data, grammar):
+        if path == "m1.ts":
+            raise KeyError("a capture name the walker does not know")
+        return real(self, path, data, grammar)
+
+    monkeypatch.setattr(extract.Extractor, "extract", failing)
+    for i in range(files):
+        (src / f"m{i}.ts").write_text(f"export const w{i} = {i};\n")
+    line = internal_error(run_scan(src, out, "--jobs", "2"))
+    assert "extracting 'm1.ts': KeyError" in line
+    assert (out / "manifest.json").read_bytes() == before  # the previous scan stays whole
+    monkeypatch.setattr(extract.Extractor, "extract", real)
+    assert scan_json(src, out)["parsed"] == first["files"]

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from engine.parse import parse_program
 from engine.terms import quote as engine_quote
-from scanner.factfile import quote
+from scanner.schema import quote
 
 
 @given(st.text())

@@ -1,0 +1,146 @@
+"""The scanner's fact vocabulary: every relation it writes into [code] (name, columns, meaning), and its fact lines.
+
+This is the one declaration of what a fact file may hold.  The extractor, the fact file writers
+and the entry points build their lines through ``Relation.fact`` (values quoted here) or, on the
+hot paths that quote once and reuse, ``Relation.quoted`` (arguments already rendered).  The
+README's fact table, ``rules/code.rofl``'s use of ``src_*`` relations and what a scan writes are
+tested against ``RELATIONS`` (tests/scanner/test_schema.py).  A column in ``atoms`` holds a bare
+atom (``static``), every other column a string or, for ``Line``, an integer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from engine.terms import quote as _engine_quote
+from scanner.layout import FACTS_PERSPECTIVE
+
+_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\x7f\ud800-\udfff]')
+
+
+def quote(text: str) -> str:
+    """``engine.terms.quote`` with a fast path for the common string that needs no escape.
+
+    When no character needs escaping, ``engine.terms.quote`` returns the text between double
+    quotes; that case is answered here without its per-character loop, every other string is
+    handed to it.
+    """
+    if _NEEDS_ESCAPE.search(text) is None:
+        return '"' + text + '"'
+    return _engine_quote(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """One relation of the vocabulary: ``name[code](columns...)``."""
+
+    name: str
+    columns: tuple[str, ...]
+    meaning: str
+    atoms: frozenset[int] = frozenset()  # columns written as bare atoms
+    head: str = field(init=False)  # "name[code](", the start of every line
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "head", f"{self.name}[{FACTS_PERSPECTIVE}](")
+
+    @property
+    def arity(self) -> int:
+        return len(self.columns)
+
+    @property
+    def signature(self) -> str:
+        """``name(Col, ...)`` as the README's table writes it."""
+        return f"{self.name}({', '.join(self.columns)})"
+
+    def quoted(self, *args: str) -> str:
+        """The fact line from arguments already rendered (quoted strings, digits, atoms)."""
+        return self.head + ", ".join(args) + ")."
+
+    def fact(self, *values: str | int) -> str:
+        """The fact line of ``values``: strings quoted (bare in atom columns), integers as digits."""
+        if len(values) != len(self.columns):
+            raise ValueError(f"{self.name} has {len(self.columns)} columns, given {len(values)} values")
+        rendered = [
+            str(v) if type(v) is int else (str(v) if i in self.atoms else quote(str(v))) for i, v in enumerate(values)
+        ]
+        return self.head + ", ".join(rendered) + ")."
+
+
+def _relation(name: str, columns: str, meaning: str, atoms: tuple[int, ...] = ()) -> Relation:
+    return Relation(name, tuple(c.strip() for c in columns.split(",")), meaning, frozenset(atoms))
+
+
+SRC_FILE = _relation("src_file", "Path, Hash12", "A scanned file")
+SRC_FUNC = _relation("src_func", "Path, Name, Line", "A function, or a named function or arrow expression")
+SRC_CLASS = _relation("src_class", "Path, Name, Line", "A class")
+SRC_METHOD = _relation("src_method", "Path, Class, Name, Line", "A method of a class")
+SRC_IMPORT = _relation("src_import", "Path, Source", "An import")
+SRC_IMPORT_KIND = _relation(
+    "src_import_kind",
+    "Path, Source, Kind",
+    "How it is imported: `static`, `type`, `dynamic`, `require`, `reexport` or `side_effect`. `import type`, "
+    "`export type … from`, `export type *` and lists where every name is `type X` are `type`",
+    atoms=(2,),
+)
+SRC_IMPORT_LINE = _relation("src_import_line", "Path, Source, Line", "Where each import statement or call stands")
+SRC_IMPORT_NAME = _relation("src_import_name", "Path, Source, Imported, Local", "A name it imports")
+SRC_EXPORT = _relation("src_export", "Path, Name", "An export")
+SRC_CALL = _relation("src_call", "Path, Caller, Callee", "A call")
+SRC_RESOLVES = _relation(
+    "src_resolves",
+    "Path, Source, Target",
+    "An import resolved to a scanned file or an asset (one row per target: `x.js` and `x.d.ts`)",
+)
+SRC_ASSET = _relation("src_asset", "Target", "A non-code file that an import resolves to")
+SRC_WORKSPACE_IMPORT = _relation(
+    "src_workspace_import", "Path, Source, PackageDir", "A workspace package import that leads to no scanned file"
+)
+SRC_EXTERNAL = _relation("src_external", "Path, Source, Package", "An import of a package")
+SRC_UNRESOLVED = _relation("src_unresolved", "Path, Source", "An import for which nothing exists")
+SRC_DECLARATION = _relation("src_declaration", "Path", "A declaration file (`.d.ts`, `.d.mts`, `.d.cts`)")
+SRC_UNRESOLVED_REASON = _relation(
+    "src_unresolved_reason", "Path, Source, Reason", "Why an unresolved import could not even be looked for"
+)
+SRC_CONFIG_ERROR = _relation(
+    "src_config_error",
+    "Config, Message",
+    "A config file resolution consulted but could not use (not a regular file, over 4 MiB, nested over 256 "
+    "levels, not valid JSON/UTF-8)",
+)
+SRC_IN_DIR = _relation("src_in_dir", "Path, Dir", "One fact for every ancestor folder of Path")
+SRC_ENTRY = _relation(
+    "src_entry",
+    "Path, Field",
+    "A file that a workspace `package.json` names in `main`, `module`, `types`, `bin` or `exports` (in `entries.rofl`)",
+)
+SRC_PARSE_ERROR = _relation(
+    "src_parse_error",
+    "Path, Message",
+    "A parse problem, with its line and the grammar: `line 3: syntax error at 'x' (tsx grammar)`",
+)
+
+RELATIONS: tuple[Relation, ...] = (
+    SRC_FILE,
+    SRC_FUNC,
+    SRC_CLASS,
+    SRC_METHOD,
+    SRC_IMPORT,
+    SRC_IMPORT_KIND,
+    SRC_IMPORT_LINE,
+    SRC_IMPORT_NAME,
+    SRC_EXPORT,
+    SRC_CALL,
+    SRC_RESOLVES,
+    SRC_ASSET,
+    SRC_WORKSPACE_IMPORT,
+    SRC_EXTERNAL,
+    SRC_UNRESOLVED,
+    SRC_DECLARATION,
+    SRC_UNRESOLVED_REASON,
+    SRC_CONFIG_ERROR,
+    SRC_IN_DIR,
+    SRC_ENTRY,
+    SRC_PARSE_ERROR,
+)
+BY_NAME: dict[str, Relation] = {r.name: r for r in RELATIONS}
