@@ -24,10 +24,12 @@ scan: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 -m "not slow" tests
 
-# Lint and format are checked, never rewritten, in CI.
+# Lint and format are checked, never rewritten, in CI; types are checked by mypy ([tool.mypy] in pyproject).
+TYPED := $(wildcard engine scanner rofl rules adapters servers)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy $(TYPED)
 
 test-all: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 tests

@@ -22,8 +22,13 @@ test for a compound with ``isinstance(term, tuple)``, not ``type(term) is tuple`
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-Term = int | str | tuple
+if TYPE_CHECKING:
+    # Hot paths dispatch on ``kind = type(term)``, which a type checker cannot follow into the branches.
+    Term = Any
+else:
+    Term = int | str | tuple
 Fact = tuple  # a tuple of Terms
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 STACK_BYTES = 1 << 30
 RECURSION_LIMIT = 400_000
@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 def run_deep(fn: Callable[[], T]) -> T:
     """Call ``fn`` in a large-stack thread and return its value (or raise its exception, SystemExit included)."""
-    box: dict = {}
+    box: dict[str, Any] = {}
 
     def target() -> None:
         try:
@@ -49,4 +49,4 @@ def run_deep(fn: Callable[[], T]) -> T:
         sys.setrecursionlimit(previous_limit)
     if "error" in box:
         raise box["error"]
-    return box.get("value")
+    return cast(T, box.get("value"))

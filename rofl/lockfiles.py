@@ -117,7 +117,7 @@ def _npm(data: Any, versions: dict[str, set[str]], requires: dict[str, set[str]]
         for key, entry in packages.items():
             if not isinstance(key, str) or not isinstance(entry, dict) or "node_modules/" not in key:
                 continue
-            name = entry.get("name") if isinstance(entry.get("name"), str) else key.rsplit("node_modules/", 1)[1]
+            name = named if isinstance(named := entry.get("name"), str) else key.rsplit("node_modules/", 1)[1]
             _add(versions, name, entry.get("resolved") if entry.get("link") else entry.get("version"))
             for field in ("dependencies", "optionalDependencies", "peerDependencies"):
                 _require(requires, name, entry.get(field))

@@ -79,7 +79,7 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
 
     root = Path(root)
     manifest, _ = read_manifest(root)
-    options = manifest.get("options") if isinstance(manifest.get("options"), dict) else {}
+    options = given if isinstance(given := manifest.get("options"), dict) else {}
     if not Path(src).is_dir():
         raise RoflError(f"--src {src}: no such folder; give the source folder the scan was made from")
     tmp = Path(tempfile.mkdtemp(prefix="rofl-reextract-"))
@@ -100,7 +100,7 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
             diff = _compare(root, manifest.get(key), tmp / "facts", fresh.get(key), label)
             if diff is not None:
                 out.append(diff)
-        ours_files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+        ours_files = listed if isinstance(listed := manifest.get("files"), dict) else {}
         for path in sorted(set(fresh["files"]) | set(ours_files)):
             if path not in ours_files:
                 out.append(Difference(path, None, "a source missing from the scan"))

@@ -93,9 +93,9 @@ class Repl:
         if word == "run":
             if rest and not rest.isdigit():
                 raise RoflError(f"run {rest}: give a number of ticks, or nothing to run until quiet")
-            report = self.kernel.run(int(rest) if rest else None)
-            end = "quiescent" if report.quiescent else "partial" if report.partial else "tick limit"
-            return f"ran {report.ticks} tick(s), {end}; now at tick {self.kernel.store.tick}"
+            ran = self.kernel.run(int(rest) if rest else None)
+            end = "quiescent" if ran.quiescent else "partial" if ran.partial else "tick limit"
+            return f"ran {ran.ticks} tick(s), {end}; now at tick {self.kernel.store.tick}"
         if word == "save":
             size = self.kernel.save(rest)
             return f"saved {rest} ({size} bytes)"

@@ -40,7 +40,7 @@ def _record(record: object) -> object:
 
 def canonical_content(manifest: dict) -> bytes:
     """The bytes a scan's signature covers, in one canonical JSON encoding."""
-    files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+    files = listed if isinstance(listed := manifest.get("files"), dict) else {}
     content = {
         "format": manifest.get("format"),
         "extractor_version": manifest.get("extractor_version"),

@@ -394,7 +394,9 @@ class Resolver:
                     continue
                 roots = (config.root_dir,) if config.root_dir else (os.path.join(folder, "src"), folder)
                 for out in (config.out_dir, config.declaration_dir):
-                    for root in roots if out is not None else ():
+                    if out is None:
+                        continue
+                    for root in roots:
                         pair = (self._rel(out), self._rel(root))
                         if not _outside(pair[0]) and not _outside(pair[1]) and pair[0] != pair[1] and pair not in pairs:
                             pairs.append(pair)
