@@ -73,6 +73,7 @@ class RoflAdapter:
         self.scrubber = scrubber
         self._worlds: dict[str, Kernel | str] = {}
         self._servers: dict[str, subprocess.Popen | str] = {}
+        self.started = 0  # world servers started
 
     def ask(self, batch: Batch) -> Reply:
         book, cap = batch.book, batch.cap
@@ -117,6 +118,7 @@ class RoflAdapter:
                     env=dict(batch.environ),
                     start_new_session=True,
                 )
+                self.started += 1
             except (OSError, ValueError) as exc:
                 hit = f"cannot start {book.address!r} ({exc})"
             self._servers[book.name] = hit

@@ -306,8 +306,8 @@ class Session:
     # -- reading back ------------------------------------------------------------------------------
     @property
     def processes(self) -> int:
-        exec_adapter = self.kinds.get("exec")
-        return exec_adapter.started if isinstance(exec_adapter, ExecAdapter) else 0
+        """Adapter processes started so far (exec batches and world servers)."""
+        return sum(getattr(adapter, "started", 0) for adapter in self.kinds.values())
 
     def report(self) -> Report:
         items = list(self.outcomes.items())
