@@ -43,3 +43,29 @@ class ProgressBar:
     def close(self) -> None:
         self.stream.write("\r\x1b[2K")
         self.stream.flush()
+
+
+class BarListener:
+    """The command line's progress bar as a listener of execution events (``engine.events``): each
+    ``progress`` event under ``label`` moves the bar; ``close`` clears it if it was drawn."""
+
+    def __init__(self, label: str, stream: TextIO | None = None) -> None:
+        self.label = label
+        self.stream = stream
+        self.bar: ProgressBar | None = None
+
+    def __call__(self, event) -> None:
+        from engine.events import Progress
+
+        payload = event.payload
+        if not isinstance(payload, Progress) or payload.label != self.label:
+            return
+        if self.bar is None or self.bar.total != max(payload.total, 1):
+            self.close()
+            self.bar = ProgressBar(self.label, payload.total, self.stream)
+        self.bar.advance(payload.done - self.bar.done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None

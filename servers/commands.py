@@ -30,6 +30,7 @@ REFUSED = {
     "sign_key": "it names an environment variable of the server",
     "output": "the server writes no file but the scan's; read the answer instead",
     "store": "a saved store is not one of the configured folders' scans",
+    "watch": "it never ends; start a scan execution after each change instead",
 }
 # commands that answer synchronously as well (they only read the loaded store)
 QUICK = ("ask", "why", "whynot", "impact", "relations")

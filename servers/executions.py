@@ -91,14 +91,17 @@ class Executions:
         self._scanning: Execution | None = None
         capture.install()
 
-    def start(self, command: Any, args: Any) -> Execution:
-        """Check the call and start it; BadRequest (one line) when the call is wrong or a scan is running."""
+    def start(self, command: Any, args: Any, listeners: tuple[events.Listener, ...] = ()) -> Execution:
+        """Check the call and start it; BadRequest (one line) when the call is wrong or a scan is running.
+        ``listeners`` hear every event of the execution, its ``started`` included."""
         call = invocation(command, args, self.folders)
         cli_command(call.command)  # imported here, not on the worker
         with self._lock:
             if call.command == "scan" and self._scanning is not None and self._scanning.state == events.RUNNING:
                 raise Busy(f"scan: a scan of this folder is running (execution {self._scanning.id}); wait or cancel it")
             execution = Execution(f"x{next(self._numbers)}-{secrets.token_hex(4)}", call)
+            for listener in listeners:
+                execution.reporter.subscribe(listener)
             if call.command == "scan":
                 self._scanning = execution
             self._all[execution.id] = execution

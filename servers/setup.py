@@ -23,7 +23,9 @@ def folders(facts: str, src: str | None) -> Folders:
     if not (root / "manifest.json").is_file():
         raise RoflError(f"{root}: no manifest.json here; run `rofl scan SRC --out {root}` first")
     if src is None:
-        recorded = read_manifest(root)[0].get("src")
+        manifest = read_manifest(root)
+        manifest = manifest[0] if isinstance(manifest, tuple) else manifest  # (dict, bytes) before one reader
+        recorded = manifest.get("src")
         src = recorded if isinstance(recorded, str) and Path(recorded).is_dir() else None
     elif not Path(src).is_dir():
         raise RoflError(f"--src {src}: no such folder; give the folder the scan was made from")

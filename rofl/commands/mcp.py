@@ -1,0 +1,48 @@
+"""`rofl mcp`: impact, why, whynot, ask, relations, audit and scan over one fact folder, as MCP tools."""
+
+from __future__ import annotations
+
+import click
+
+from ..session import examples, user_errors
+
+EPILOG = examples(
+    "rofl mcp --facts facts/generated",
+    "rofl mcp --facts facts/generated --src examples/shop --http --port 8732",
+    exit_codes="Exit codes: 0 the client closed the session, 2 user error (no scan in --facts, a bad --src).",
+)
+
+
+@click.command("mcp", epilog=EPILOG)
+@click.option("--facts", required=True, type=click.Path(file_okay=False), help="The fact folder `rofl scan` wrote.")
+@click.option(
+    "--src", default=None, type=click.Path(file_okay=False), help="The scanned sources (default: the scan's)."
+)
+@click.option("--http", "over_http", is_flag=True, help="Serve streamable HTTP at /mcp instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --http: address to bind.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8732, show_default=True, help="With --http: port.")
+@user_errors
+def command(facts: str, src: str | None, over_http: bool, host: str, port: int) -> None:
+    """Serve the tools impact, why, whynot, ask, relations, audit and scan to a coding agent over the
+    Model Context Protocol (stdio by default); long tools report MCP progress notifications."""
+    from servers.executions import Executions
+    from servers.http import is_loopback
+    from servers.setup import folders, open_session, prepare_process, token_for
+
+    where = folders(facts, src)
+    token = token_for(host, is_loopback(host)) if over_http else None
+    prepare_process()
+    executions = Executions(open_session(where))
+    if over_http:
+        from servers.mcp import serve_http
+
+        try:
+            serve_http(executions, host, port, token)
+        except OSError as err:
+            raise click.ClickException(
+                f"cannot listen on {host}:{port} ({err.strerror}); choose another --port"
+            ) from None
+    else:
+        from servers.mcp import serve_stdio
+
+        serve_stdio(executions)
