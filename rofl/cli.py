@@ -48,7 +48,8 @@ class LazyGroup(click.Group):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         argv = list(sys.argv[1:] if args is None else args)
-        if "repl" not in argv[:1]:  # the REPL stays in the main thread, where Ctrl-C arrives
+        # the REPL and `scan --watch` stay in the main thread, where Ctrl-C arrives
+        if "repl" not in argv[:1] and not (argv[:1] == ["scan"] and "--watch" in argv):
             from .deep import run_deep
 
             try:

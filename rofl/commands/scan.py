@@ -10,6 +10,7 @@ from typing import NoReturn
 import click
 
 USAGE_ERROR = 2
+INTERNAL_ERROR = 70  # sysexits EX_SOFTWARE: a bug in rofl, never the user's input
 
 
 def _fail(message: str) -> NoReturn:
@@ -29,7 +30,8 @@ class _ScanCommand(click.Command):
 
 
 EPILOG = (
-    "\b\nExit codes: 0 scanned, 2 user error (a bad flag, a missing folder, a concurrent scan).\n\n"
+    "\b\nExit codes: 0 scanned, 2 user error (a bad flag, a missing folder, a concurrent scan),\n"
+    "70 internal error (a bug in the extractor; the previous scan is intact).\n\n"
     "\b\nExamples:\n"
     "  rofl scan examples/shop --out facts/generated\n"
     "  rofl scan . --out facts/generated --json\n"
@@ -53,6 +55,11 @@ EPILOG = (
     default=None,
     help="Sign the manifest with the Ed25519 PEM key in environment variable ENV (see rofl keygen).",
 )
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Keep scanning: rescan incrementally after each batch of file changes until Ctrl-C.",
+)
 def command(
     src: str | None,
     out: str,
@@ -63,6 +70,7 @@ def command(
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     sign_key: str | None = None,
+    watch: bool = False,
 ) -> None:
     """Scan the JS/TS sources under SRC into one [code] fact file per file under --out."""
     if src is None:
@@ -74,6 +82,7 @@ def command(
     from engine.errors import RoflError
     from scanner import progress as progress_bar
     from scanner.api import ScanError, scan
+    from scanner.errors import ExtractorFailure
 
     from .. import signing
 
@@ -83,13 +92,13 @@ def command(
         except RoflError as err:
             _fail(str(err))
 
-    bar: progress_bar.ProgressBar | None = None
+    from engine import events
 
-    def draw(done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = progress_bar.ProgressBar("scanning", total)
-        bar.advance(done - bar.done)
+    # progress goes to the call's reporter (a server's execution events); the bar is one listener of it
+    reporter = events.current()
+    bar = progress_bar.BarListener("scanning") if progress_bar.wanted() else None
+    if bar is not None:
+        reporter.subscribe(bar)
 
     try:
         summary = scan(
@@ -100,24 +109,37 @@ def command(
             max_bytes=max_bytes,
             include=include,
             exclude=exclude,
-            progress=draw if progress_bar.wanted() else None,
+            progress=reporter.progress_callback("scanning") if reporter.listening else None,
         )
     except ScanError as err:
         _fail(str(err))
         return
+    except ExtractorFailure as err:  # our bug, not the user's: one line, its own exit status
+        click.echo(f"rofl scan: {err}", err=True)
+        sys.exit(INTERNAL_ERROR)
     finally:
         if bar is not None:
             bar.close()
-    try:
-        if sign_key is not None:
-            signing.sign_folder(Path(out), sign_key)
-        else:  # a signature of an earlier scan no longer matches: drop it rather than leave a stale one
-            (Path(out) / signing.SIG_NAME).unlink(missing_ok=True)
-    except (RoflError, OSError) as err:
-        _fail(f"cannot sign the scan: {getattr(err, 'strerror', None) or err}")
-    for path in summary.unreadable:
-        click.echo(f"rofl scan: cannot read {json.dumps(path)}, skipped", err=True)
-    if as_json:
-        click.echo(json.dumps(summary.as_json(), sort_keys=True))
-    else:
-        click.echo(summary.line())
+
+    def finish(summary) -> None:
+        try:
+            if sign_key is not None:
+                signing.sign_folder(Path(out), sign_key)
+            else:  # a signature of an earlier scan no longer matches: drop it rather than leave a stale one
+                (Path(out) / signing.SIG_NAME).unlink(missing_ok=True)
+        except (RoflError, OSError) as err:
+            _fail(f"cannot sign the scan: {getattr(err, 'strerror', None) or err}")
+        for path in summary.unreadable:
+            click.echo(f"rofl scan: cannot read {json.dumps(path)}, skipped", err=True)
+        if as_json:
+            click.echo(json.dumps(summary.as_json(), sort_keys=True))
+        else:
+            click.echo(summary.line())
+
+    finish(summary)
+    if watch:
+        from ..watch import watch_command
+
+        watch_command(
+            src, out, finish, dict(verify=verify, jobs=jobs, max_bytes=max_bytes, include=include, exclude=exclude)
+        )
