@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.safe_write import write_atomic
+
 from .books import Book
 from .wants import Want
 
@@ -76,8 +78,7 @@ class AnswerCache:
         target = self._path(book, want)
         try:
             target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            tmp = target.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"want": want.text, "reads": hashes, "lines": lines}), encoding="utf-8")
-            os.replace(tmp, target)
+            entry = json.dumps({"want": want.text, "reads": hashes, "lines": lines}).encode("utf-8")
+            write_atomic(str(target), entry, 0o600)  # a temporary left by an error is removed
         except OSError:
             return  # a cache that cannot be written only costs the next run a call

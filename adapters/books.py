@@ -120,7 +120,7 @@ def _bad(rel: str, row: tuple, fix: str) -> BookError:
 def read_catalog(result: Result) -> Catalog:
     """The books and capabilities of an evaluated world; raises BookError on a malformed declaration."""
     imports = frozenset(
-        _atom(r[1]) for r in _rows(result, "imports") if len(r) == 2 and _atom(r[0]) == "main" and _atom(r[1])
+        _atom(r[1]) or "" for r in _rows(result, "imports") if len(r) == 2 and _atom(r[0]) == "main" and _atom(r[1])
     )
     declared: dict[str, list[str]] = {}  # book -> its declarations' text (the book's version)
     adapters: dict[str, tuple[str, str]] = {}
@@ -146,12 +146,13 @@ def read_catalog(result: Result) -> Catalog:
             per_cap.setdefault(cap, {}).setdefault(rel, []).append(row)
     auths: dict[tuple[str, str], Secret] = {}
     for row in _rows(result, "http_auth"):
-        parts = [_atom(row[i]) if i < 3 else row[i] for i in range(len(row))] if len(row) == 5 else []
-        if not parts or None in parts[:3] or type(row[3]) is not str or type(row[4]) is not str:
+        names = [_atom(v) for v in row[:3]]
+        book, scheme, how = (n or "" for n in names)
+        if len(row) != 5 or None in names or type(row[3]) is not str or type(row[4]) is not str:
             raise _bad("http_auth", row, 'write http_auth(Book, Scheme, How, "name", "ENV_VAR")')
-        if parts[2] not in AUTH_HOWS:
+        if how not in AUTH_HOWS:
             raise _bad("http_auth", row, f"How must be one of {', '.join(AUTH_HOWS)}")
-        secret = Secret(parts[0], parts[1], parts[2], row[3], row[4])
+        secret = Secret(book, scheme, how, row[3], row[4])
         auths[(secret.book, secret.scheme)] = secret
         declared.setdefault(secret.book, []).append(format_fact("http_auth", "main", row))
     caps: dict[str, Capability] = {}

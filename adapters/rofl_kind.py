@@ -211,7 +211,7 @@ def serve_loop(factory: WorldFactory, files: Sequence[Path], requests: IO[str], 
     file changes; one JSON request per line in, one JSON response per line out, until end of input."""
 
     def stamp() -> tuple:
-        out = []
+        out: list[tuple[int, int] | None] = []
         for f in files:
             try:
                 st = os.stat(f)

@@ -53,7 +53,7 @@ def load_world(paths: Sequence[Path]) -> Kernel:
     """Another world for a rofl adapter (and for `rofl serve`): boot, then its files, evaluated once;
     a ``.rofl.md`` file contributes its ```rofl blocks."""
     kernel = Kernel(BOOT)
-    sources = []
+    sources: list[tuple] = []
     for path in paths:
         if str(path).endswith(".rofl.md"):
             try:
