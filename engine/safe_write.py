@@ -45,13 +45,13 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _temporary(path: str) -> tuple[str, int]:
-    """A fresh temporary file next to ``path``: (name, descriptor), created exclusively."""
+def _temporary(path: str, mode: int = 0o644) -> tuple[str, int]:
+    """A fresh temporary file next to ``path`` with permissions ``mode``: (name, descriptor), created exclusively."""
     base = f"{path}.{os.getpid()}"
     for attempt in range(100):
         name = f"{base}.{attempt}.tmp"
         try:
-            return name, open_nofollow(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            return name, open_nofollow(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         except FileExistsError:
             try:  # a leftover of an earlier process with this pid, or a planted name: drop it
                 os.unlink(name)
@@ -60,9 +60,10 @@ def _temporary(path: str) -> tuple[str, int]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", base)
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` through an exclusive temporary file and a rename."""
-    name, fd = _temporary(path)
+def write_atomic(path: str, data: bytes, mode: int = 0o644) -> None:
+    """Replace ``path`` with ``data`` through an exclusive temporary file and a rename; on any error the
+    temporary is removed and ``path`` is left as it was.  ``mode``: the new file's permissions (0o600 for a key)."""
+    name, fd = _temporary(path, mode)
     try:
         try:
             _write_all(fd, data)

@@ -13,11 +13,11 @@ import base64
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import RoflError
+from engine.safe_write import write_atomic
 
 SIG_NAME = "manifest.sig"
 DOMAIN = b"rofl-scan-signature-1\n"  # so that a signature over anything else never verifies here
@@ -101,21 +101,6 @@ def _key_id(public_key) -> str:
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
-def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Write ``data`` to a new file beside ``path`` and rename it over ``path``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def sign_folder(root: Path, env: str) -> str:
     """Sign the manifest of the scan in ``root`` with the key in ``env``; return the key id."""
     from .factdir import read_manifest
@@ -125,7 +110,7 @@ def sign_folder(root: Path, env: str) -> str:
     signature = key.sign(canonical_content(manifest))
     key_id = _key_id(key.public_key())
     body = {"algorithm": "ed25519", "key_id": key_id, "signature": base64.b64encode(signature).decode("ascii")}
-    write_atomic(root / SIG_NAME, (json.dumps(body, sort_keys=True) + "\n").encode("ascii"))
+    write_atomic(str(root / SIG_NAME), (json.dumps(body, sort_keys=True) + "\n").encode("ascii"))
     return key_id
 
 
@@ -174,6 +159,15 @@ def generate(prefix: str) -> tuple[Path, Path]:
             raise RoflError(f"rofl keygen: {p} exists; choose another --out PREFIX or remove it")
     if not key_path.parent.is_dir():
         raise RoflError(f"rofl keygen: {key_path.parent} is not a folder; create it first")
-    write_atomic(key_path, private, 0o600)
-    write_atomic(pub_path, public, 0o644)
+    try:
+        write_atomic(str(key_path), private, 0o600)
+        try:
+            write_atomic(str(pub_path), public, 0o644)
+        except OSError:
+            key_path.unlink(missing_ok=True)  # a private key without its public half is no use to anyone
+            raise
+    except OSError as exc:
+        raise RoflError(
+            f"rofl keygen: cannot write {exc.filename or key_path} ({exc.strerror}); choose another --out PREFIX"
+        ) from None
     return key_path, pub_path
