@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import builtins as B
+from . import events
 from . import vocabulary as V
 from .caches import Caches
 from .clauses import Clause, Literal, is_var
@@ -500,6 +501,7 @@ class Kernel:
         quiescent = partial = False
         self._run_evaluation("tick", total)
         outcome = self._evaluated()
+        reporter = events.current()  # the call's reporter: progress per tick, and a cancel point between ticks
         while True:
             ticks += 1
             used += outcome.work
@@ -518,6 +520,8 @@ class Kernel:
                 if partial:  # the budget ends the run exactly at a tick boundary: the next tick is the hole
                     self._hole("tick", outcome._ctx)
                 break
+            reporter.progress(ticks, max_ticks or 0, "ticks")
+            reporter.check()
             outcome = self._close_tick(total - used)
         return RunReport(ticks, quiescent, partial, tuple(collected))
 

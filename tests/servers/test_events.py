@@ -75,3 +75,31 @@ def test_events_read_back_from_json_equal_the_originals():
     reporter.failed("bad", 2)
     assert [Event.from_json(e.as_json()) for e in recorder.events] == list(recorder.events)
     assert [e.as_json()["type"] for e in recorder.events] == ["started", "progress", "warning", "failed"]
+
+
+COUNTER = "count(1)@init.\ncount(Y)@next :- count(X), X < 1000, Y is X + 1.\n"
+
+
+def test_a_run_reports_each_tick_and_stops_between_ticks_when_cancelled():
+    from engine.kernel import Kernel
+    from tests.conftest import BOOT
+
+    kernel = Kernel(BOOT)
+    kernel.load_text(COUNTER)
+    recorder = Recorder()
+    reporter = Reporter("run", (recorder,))
+    with reporting(reporter):
+        report = kernel.run(max_ticks=4)
+    assert report.ticks == 4
+    assert [(e.payload.done, e.payload.label) for e in recorder.events] == [(1, "ticks"), (2, "ticks"), (3, "ticks")]
+
+    def stop_at_ten(event) -> None:
+        if event.payload.done == 10:
+            reporter.token.cancel("enough")
+
+    fresh = Kernel(BOOT)
+    fresh.load_text(COUNTER)
+    reporter = Reporter("run", (stop_at_ten,))
+    with reporting(reporter), pytest.raises(ExecutionCancelled):
+        fresh.run()
+    assert fresh.store.tick == 9  # it stopped after the tenth tick (ticks count from 0), not at the 1,000th
