@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import text_builtins as T
 from .errors import BudgetExhausted
 from .terms import Term, sort_key
 
@@ -132,6 +133,11 @@ TABLE: tuple[Builtin, ...] = (
     Builtin(">", ("ii",), TEST, gt, "_gt"),
     Builtin(">=", ("ii",), TEST, ge, "_ge"),
     Builtin("is", ("oi", "ii"), ASSIGN),
+    # written as calls, ``matches(Text, Regex)``; ``not glob(...)`` is the row "not glob" (engine.text_builtins)
+    Builtin("matches", ("ii",), TEST, T.matches, "_matches"),
+    Builtin("glob", ("ii",), TEST, T.glob, "_glob"),
+    Builtin("not matches", ("ii",), TEST, T.not_matches, "_not_matches"),
+    Builtin("not glob", ("ii",), TEST, T.not_glob, "_not_glob"),
 )
 BY_OP = {b.op: b for b in TABLE}
 MODES: tuple[tuple[str, str], ...] = tuple((b.op, "|".join(b.modes)) for b in TABLE)

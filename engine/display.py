@@ -62,6 +62,8 @@ def item_text(item) -> str:
     if isinstance(item, Negated):
         return "not " + literal_text(item.lit)
     assert isinstance(item, Builtin)
+    if item.op[-1].isalpha() and item.op != "is":  # a call builtin: matches(T, R), not glob(T, P)
+        return f"{item.op}({term_text(item.left)}, {term_text(item.right)})"
     return f"{term_text(item.left)} {item.op} {term_text(item.right)}"
 
 

@@ -163,9 +163,9 @@ def why(ctx: Context, store: Store, rel: str, row: tuple, _path: set | None = No
 
 
 def _builtin_text(item: Builtin, binding: dict) -> str:
-    from .display import term_text
+    from .display import item_text
 
-    return f"{term_text(_partial(item.left, binding))} {item.op} {term_text(_partial(item.right, binding))}"
+    return item_text(Builtin(item.op, _partial(item.left, binding), _partial(item.right, binding)))
 
 
 def _partial(term, binding: dict):

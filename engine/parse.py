@@ -6,6 +6,7 @@ import re
 from itertools import count
 
 from . import lexer
+from . import text_builtins
 from .clauses import ARITH, COMPARISONS, INIT, NEXT, NOW, WILDCARD_PREFIX, Builtin, Clause, Literal, Negated, var
 from .errors import RoflSyntaxError
 from .lexer import ATOM, EOF, INT, PUNCT, STRING, VAR, Token
@@ -181,17 +182,34 @@ class _Parser:
         tok = self.peek()
         if tok.kind == ATOM and tok.text == "not" and self.peek(1).kind == ATOM:
             self.advance()
-            return Negated(self.literal())
+            start, lit = self.peek(), self.literal()
+            return self.call_builtin(start, lit, "not ") or Negated(lit)
         if tok.kind == ATOM and self.peek(1).kind == PUNCT and self.peek(1).text in ("(", "["):
             # a literal, unless a comparison operator follows (then it was a term)
             save = self.pos
             lit = self.literal()
+            call = self.call_builtin(tok, lit, "")
+            if call is not None:
+                return call
             if self.peek().kind == PUNCT and self.peek().text in COMPARISONS or self.peek().text == "is":
                 if lit.persp == DEFAULT_PERSP and lit.temporal == NOW and self.tokens[save + 1].text == "(":
                     self.pos = save
                     return self.builtin()
             return lit
         return self.builtin()
+
+    def call_builtin(self, tok: Token, lit: Literal, prefix: str) -> Builtin | None:
+        """``matches(T, R)`` / ``glob(T, P)`` (``prefix`` "not " when negated) as a builtin; None for a literal.
+        A constant pattern is compiled here, so a refused one names its line."""
+        if lit.rel not in text_builtins.CALLS:
+            return None
+        if lit.persp != DEFAULT_PERSP or lit.temporal != NOW or len(lit.args) != 2:
+            raise self.error(tok, f"{lit.rel} is a builtin: write {lit.rel}(Text, Pattern), with no perspective or @")
+        try:
+            text_builtins.check(lit.rel, lit.args[1])
+        except text_builtins.PatternError as exc:
+            raise self.error(tok, str(exc)) from None
+        return Builtin(prefix + lit.rel, lit.args[0], lit.args[1])
 
     def builtin(self) -> Builtin:
         left = self.expr()

@@ -19,9 +19,9 @@ MAX_CACHE_BYTES = 1 << 34  # read only when the file is a regular file of at mos
 
 
 def _digest(data: bytes) -> bytes:
-    import xxhash
+    from scanner.hashing import hash_key
 
-    return xxhash.xxh3_128_hexdigest(data).encode()
+    return hash_key(data).encode()
 
 
 def cache_path(root: Path) -> Path:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import RoflError
+from scanner.hashing import hash_bytes
 
 SCANNER = "scanner"
 UNVERIFIED = "unverified"
@@ -45,12 +46,6 @@ class FactFolder:
     stat_key: str  # changes whenever a fact file or the manifest changes on disk
     leftovers: tuple = ()  # paths of fact files an interrupted scan left (not loaded)
     foreign: tuple = ()  # paths of fact files the scanner did not write (loaded as unverified)
-
-
-def _digest(data: bytes) -> str:
-    import xxhash
-
-    return xxhash.xxh3_64_hexdigest(data)
 
 
 def _walk_fact_files(root: Path) -> list[Path]:
@@ -87,7 +82,7 @@ def stat_key(root: Path) -> str:
     for path in _walk_fact_files(root):
         st = path.stat()
         parts.append(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}".encode())
-    return _digest(b"\n".join(parts))
+    return hash_bytes(b"\n".join(parts))
 
 
 def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
@@ -126,7 +121,7 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
             )
             foreign.append(str(path))
             who = UNVERIFIED
-        elif _digest(data) != want[0]:
+        elif hash_bytes(data) != want[0]:
             warnings.append(f"{path}: changed since the scan (digest mismatch); its facts load as '{UNVERIFIED}'")
             who = UNVERIFIED
         else:

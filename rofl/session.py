@@ -204,9 +204,9 @@ def loaded_code_kernel(
             parts.append(str(r).encode() + b"\0" + Path(r).read_bytes())
         except OSError:
             raise RoflError(f"{r}: no such rule file; check the --rules path") from None
-    import xxhash
+    from scanner.hashing import hash_key
 
-    key = xxhash.xxh3_128_hexdigest(b"\0\0".join(parts))
+    key = hash_key(b"\0\0".join(parts))
     from . import cachemac
 
     mac_key = cachemac.secret() if use_cache else None  # no private per-user secret: no cache at all

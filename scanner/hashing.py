@@ -1,4 +1,4 @@
-"""Content hashing for the scanner: xxh3-64 of bytes and files, as 16 hex digits."""
+"""Content digests, the one home: xxh3-64 of sources and fact files (16 hex digits), xxh3-128 for cache keys."""
 
 from __future__ import annotations
 
@@ -8,6 +8,11 @@ import xxhash
 def hash_bytes(data: bytes) -> str:
     """The xxh3-64 digest of ``data`` as 16 lowercase hex digits."""
     return xxhash.xxh3_64_hexdigest(data)
+
+
+def hash_key(data: bytes) -> str:
+    """The xxh3-128 digest of ``data`` as 32 lowercase hex digits: keys and checks of caches that outlive a scan."""
+    return xxhash.xxh3_128_hexdigest(data)
 
 
 def hash_file(path: str) -> str:
