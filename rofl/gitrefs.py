@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-import subprocess
+import tempfile
 from pathlib import Path
 
 from engine.errors import RoflError
+from scanner.files import run_git
+
+GIT_MISSING = 127  # what run_git answers when git cannot be started
 
 
 class Git:
@@ -19,19 +22,18 @@ class Git:
 
     def run(self, *args: str, check: bool = True) -> str | None:
         """git's stdout; with ``check`` a failure is a one-line RoflError, else None."""
-        try:
-            proc = subprocess.run(["git", "-C", str(self.src), *args], capture_output=True, check=False)
-        except FileNotFoundError:
-            if check:
-                raise RoflError("--git-base needs git on PATH; install git or use --changed") from None
+        with tempfile.TemporaryFile() as errors:
+            code, out = run_git(str(self.src), *args, stderr=errors.fileno())
+            errors.seek(0)
+            err = errors.read(1 << 16).decode("utf-8", "replace").strip()
+        if code == 0:
+            return os.fsdecode(out)
+        if not check:
             return None
-        if proc.returncode != 0:
-            if not check:
-                return None
-            err = proc.stderr.decode("utf-8", "replace").strip()
-            last = err.splitlines()[-1] if err else "failed"
-            raise RoflError(f"git {' '.join(args)}: {last}; run inside the scanned git work tree with a valid REF")
-        return os.fsdecode(proc.stdout)
+        if code == GIT_MISSING:
+            raise RoflError("--git-base needs git on PATH; install git or use --changed")
+        last = err.splitlines()[-1] if err else "failed"
+        raise RoflError(f"git {' '.join(args)}: {last}; run inside the scanned git work tree with a valid REF")
 
     @property
     def top(self) -> Path:
@@ -68,13 +70,8 @@ class Git:
         rel = self.from_src(path)
         if rel is None:
             return None
-        try:
-            proc = subprocess.run(
-                ["git", "-C", str(self.src), "cat-file", "blob", f"{ref}:{rel}"], capture_output=True, check=False
-            )
-        except FileNotFoundError:
-            return None
-        return proc.stdout if proc.returncode == 0 else None
+        code, out = run_git(str(self.src), "cat-file", "blob", f"{ref}:{rel}")
+        return out if code == 0 else None
 
     def knows(self, ref: str, path: str) -> bool:
         """Whether REF has SRC/path (False outside a work tree)."""

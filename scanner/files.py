@@ -103,8 +103,11 @@ class PathFilter:
         return not any(p.match(path) for p in self.exclude)
 
 
-def run_git(src: str, *args: str) -> tuple[int, bytes]:
+def run_git(src: str, *args: str, stderr: int | None = None) -> tuple[int, bytes]:
     """Run ``git -C src args`` and return (exit status, stdout); (127, b"") when git is missing.
+
+    The one git runner (the scanner's listing, ``rofl impact --git-base``): git's error output goes to the
+    file descriptor ``stderr`` when given, else nowhere.
 
     ``os.posix_spawnp`` instead of ``subprocess``: importing subprocess costs more than the
     whole no-change rescan can spare.
@@ -114,7 +117,7 @@ def run_git(src: str, *args: str) -> tuple[int, bytes]:
     actions = [
         (os.POSIX_SPAWN_DUP2, devnull, 0),
         (os.POSIX_SPAWN_DUP2, write_end, 1),
-        (os.POSIX_SPAWN_DUP2, devnull, 2),
+        (os.POSIX_SPAWN_DUP2, devnull if stderr is None else stderr, 2),
         (os.POSIX_SPAWN_CLOSE, read_end),
     ]
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")

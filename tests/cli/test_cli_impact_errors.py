@@ -60,3 +60,16 @@ def test_impact_git_base_is_not_an_option(rofl, git_scan, tmp_path, ref):
     result = rofl("impact", "--facts", git_scan[1], "--git-base", ref.format(pwned=pwned))
     assert not pwned.exists()
     assert_user_error(result, "--git-base")
+
+
+def test_impact_git_base_without_git_on_path_is_one_line(rofl, git_scan, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))
+    assert_user_error(rofl("impact", "--facts", git_scan[1], "--git-base", "HEAD"), "needs git on PATH")
+
+
+def test_impact_git_base_names_the_changed_file(rofl, git_scan):
+    src, facts = git_scan
+    (src / "b.ts").write_text("export const x = 3;\n")
+    code, out, err = rofl("impact", "--facts", facts, "--git-base", "HEAD")
+    assert code == 0, err
+    assert "b.ts" in out and "a.ts" in out  # the change and the file that imports it
