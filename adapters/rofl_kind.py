@@ -206,13 +206,16 @@ def _exchange(proc: subprocess.Popen, request: dict, deadline: float) -> dict | 
     return response if isinstance(response, dict) else "an answer line is not a JSON object"
 
 
-def serve_loop(factory: WorldFactory, files: Sequence[Path], requests: IO[str], replies: IO[str]) -> None:
-    """Serve the world of ``files``: evaluated once before the first request, evaluated again when a
-    file changes; one JSON request per line in, one JSON response per line out, until end of input."""
+def serve_loop(
+    factory: WorldFactory, files: Sequence[Path], requests: IO[str], replies: IO[str], watch: Sequence[Path] = ()
+) -> None:
+    """Serve the world of ``files``: evaluated once before the first request, evaluated again when one
+    of ``files`` or ``watch`` changes; one JSON request per line in, one JSON response per line out,
+    until end of input."""
 
     def stamp() -> tuple:
         out: list[tuple[int, int] | None] = []
-        for f in files:
+        for f in (*files, *watch):
             try:
                 st = os.stat(f)
                 out.append((st.st_mtime_ns, st.st_size))

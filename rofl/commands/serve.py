@@ -7,28 +7,40 @@ from pathlib import Path
 
 import click
 
-from ..session import examples, user_errors
+from ..session import FACTS, build_kernel, examples, fail, user_errors
 
 EPILOG = examples(
-    "rofl serve examples/adapters/team.rofl",
+    "rofl serve examples/adapters/library.rofl --facts facts/lib",
     'echo \'{"ask": "owner", "args": ["\\"src/a.ts\\""], "arity": 2}\' | rofl serve team.rofl',
     exit_codes="Exit codes: 0 the input ended, 2 user error (a file that does not load).",
 )
 
 
 @click.command("serve", epilog=EPILOG)
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@FACTS
 @user_errors
-def command(files: tuple) -> None:
+def command(files: tuple, facts: str | None) -> None:
     """Evaluate FILES (boot first) as the first session, then answer requests from stdin until it ends.
 
     A request is {"ask": REL, "args": [TERM...], "arity": N}: the rows of REL (perspective main, N
     columns) whose first columns are ARGS; the response is {"rows": [[TERM...], ...]} or {"error": TEXT}.
     TERMs are ROFL term text.  A file that changes is loaded again before the next answer, so the
-    world answers as it is now.  This is what `adapter(Book, rofl, "rofl serve FILE...")` starts.
+    world answers as it is now.  With --facts DIR the world is that scan (with rules/code.rofl) and
+    FILES are rules over it; a new scan is loaded before the next answer too.  This is what `adapter(Book, rofl, "rofl serve FILE...")` starts.
     """
     from adapters.rofl_kind import serve_loop
 
     from ..adapting import load_world
 
-    serve_loop(load_world, [Path(f) for f in files], sys.stdin, sys.stdout)
+    if not files and facts is None:
+        fail("rofl serve: give the world's FILES, or --facts DIR (and FILES of rules over it)")
+    if facts is None:
+        serve_loop(load_world, [Path(f) for f in files], sys.stdin, sys.stdout)
+        return
+    manifest = Path(facts) / "manifest.json"
+
+    def scan_world(paths):
+        return build_kernel(tuple(str(p) for p in paths), (), None, facts=facts)
+
+    serve_loop(scan_world, [Path(f) for f in files], sys.stdin, sys.stdout, watch=[manifest])

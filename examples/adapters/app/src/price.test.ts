@@ -1,0 +1,3 @@
+import { price } from "./price";
+
+export const priceTimesQty = price(250, 2) === 500;

@@ -1,0 +1,3 @@
+export function price(cents: number, qty: number): number {
+  return cents * qty;
+}

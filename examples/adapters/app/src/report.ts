@@ -1,0 +1,3 @@
+export function report(line: string): string {
+  return `total: ${line}`;
+}

@@ -1,0 +1,1 @@
+export { format } from "./format";

@@ -1,0 +1,3 @@
+export function parse(text: string): number {
+  return Math.round(Number(text) * 100);
+}

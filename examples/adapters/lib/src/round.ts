@@ -1,0 +1,3 @@
+export function round(cents: number): number {
+  return Math.round(cents);
+}
