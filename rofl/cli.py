@@ -18,6 +18,7 @@ COMMANDS = {
     "excise": ("explain", "Facts lost and gained when one base fact is removed."),
     "audit": ("audit", "Run the audits and layering rules; exit 1 on findings."),
     "impact": ("impact", "Files a change affects, each with its chain of imports."),
+    "report": ("report", "Write one self-contained HTML report: graph by folder, cycles, findings, impact."),
     "cycles": ("cycles", "Import cycles as paths, and the fewest imports to remove to break them; exit 1 on cycles."),
     "export": ("export", "Write a binary relation as GraphML, GEXF, JSON, DOT or Mermaid."),
     "relations": ("relations", "List every relation: perspective, arity, rows, where defined, what it means."),
