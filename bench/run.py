@@ -7,6 +7,7 @@ monorepos (zod, excalidraw, TanStack/query, vite, vs dependency-cruiser; each us
 is under bench/.cache/repos).  Pass section names to run only some:
 ``python bench/run.py kernel kernel_scale ticks scan hostile audit impact cycles monorepos``.
 Section ``cycles`` (bench/cycles_bench.py): `rofl cycles` on rxjs/src and the shop against madge's graph and `madge --circular`.
+Section ``adapters`` (bench/adapter_bench.py, issue 13): wants per second through exec and sql and rounds per second for a recursive tree, beside plain Python.
 Section ``kernel_scale`` (bench/kernel_scale_bench.py, issue 11): the growing list over many ticks
 (vs clingo's time-indexed version), audit of a 3,500-file import chain, and ``in_cycle``/impact on one
 scan of all the real code under bench/.cache (vs networkx), with time and peak memory.
@@ -19,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SECTIONS = ("kernel", "kernel_scale", "ticks", "scan", "hostile", "audit", "impact", "cycles", "monorepos")
+SECTIONS = ("kernel", "kernel_scale", "ticks", "scan", "hostile", "audit", "impact", "cycles", "monorepos", "adapters")
 
 
 def main(argv: list[str]) -> int:
@@ -87,6 +88,11 @@ def main(argv: list[str]) -> int:
         from bench import cycles_bench
 
         cycles_bench.main()
+    if "adapters" in wanted:
+        print("\n## Adapters: exec and sql wants, rounds of a recursive tree, against plain Python\n", flush=True)
+        from bench import adapter_bench
+
+        adapter_bench.main()
     if "monorepos" in wanted:
         print("\n## Real monorepos, against dependency-cruiser\n", flush=True)
         from bench import monorepo_compare
