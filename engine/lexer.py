@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,6 +10,10 @@ from .errors import RoflSyntaxError
 
 # token kinds
 ATOM, VAR, INT, STRING, PUNCT, EOF = "atom", "variable", "integer", "string", "punct", "end of input"
+
+# an atom, relation or perspective name: what ``tokenize`` reads as one ATOM (the one home of this grammar)
+NAME = r"[a-z][A-Za-z0-9_]*"
+_NAME = re.compile(NAME)
 
 _PUNCT2 = (":-", "!=", "<=", ">=")
 _PUNCT1 = "()[],.@+-*/=<>"
@@ -29,6 +34,11 @@ class Token:
         if self.kind == STRING:
             return "a string"
         return f"'{self.text}'"
+
+
+def is_name(text: str) -> bool:
+    """Whether ``text`` is an atom, relation or perspective name (``NAME``)."""
+    return _NAME.fullmatch(text) is not None
 
 
 def tokenize(text: str, source: str = "<input>") -> list[Token]:

@@ -9,7 +9,7 @@ from . import lexer
 from . import text_builtins
 from .clauses import ARITH, COMPARISONS, INIT, NEXT, NOW, WILDCARD_PREFIX, Builtin, Clause, Literal, Negated, var
 from .errors import RoflSyntaxError
-from .lexer import ATOM, EOF, INT, PUNCT, STRING, VAR, Token
+from .lexer import ATOM, EOF, INT, NAME, PUNCT, STRING, VAR, Token
 from .terms import Term
 
 DEFAULT_PERSP = "main"
@@ -29,11 +29,11 @@ def parse_program(text: str, source: str = "<input>") -> list[Clause]:
 # the full parser, which then also produces the exact error position.
 _WS = r"\s*"  # ASCII white space; \v, which the lexer rejects, sends the text to the full parser
 _FACT_LINE = re.compile(
-    _WS + r"([a-z][A-Za-z0-9_]*)(?:\[([a-z][A-Za-z0-9_]*)\])?\((.*)\)" + _WS + r"(@init|@now)?" + _WS + r"\." + _WS,
+    _WS + rf"({NAME})(?:\[({NAME})\])?\((.*)\)" + _WS + r"(@init|@now)?" + _WS + r"\." + _WS,
     re.ASCII,
 )
 _QUIET_LINE = re.compile(_WS + r"(?:--.*)?", re.ASCII)
-_ONE_ARG = _WS + r'(?:"((?:[^"\\\n]|\\.)*)"|(-?[0-9]+)|([a-z][A-Za-z0-9_]*))' + _WS
+_ONE_ARG = _WS + r'(?:"((?:[^"\\\n]|\\.)*)"|(-?[0-9]+)|(' + NAME + "))" + _WS
 _ARGS = re.compile(_ONE_ARG + r"(?:," + _ONE_ARG + r")*", re.ASCII)
 _ARG = re.compile(_ONE_ARG + r"(?:,|$)", re.ASCII)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from engine.errors import RoflError
 from engine.kernel import Kernel
+from engine.lexer import NAME
 from engine.namespace import stored_name
 from engine.terms import canonical_rows, format_term
 
@@ -31,7 +32,7 @@ def node_id(term) -> str:
     return term if type(term) is str else format_term(term)
 
 
-_RELATION = re.compile(r"([a-z][A-Za-z0-9_]*)(?:\[([a-z][A-Za-z0-9_]*)\])?")
+_RELATION = re.compile(rf"({NAME})(?:\[({NAME})\])?")
 
 
 def parse_relation(text: str) -> tuple[str, str | None]:

@@ -124,12 +124,9 @@ def user_errors(fn: Callable) -> Callable:
 
 
 def who_name(who: str) -> str:
-    if (
-        not who
-        or not who.isascii()
-        or not (who[0].isalpha() and who[0].islower())
-        or not all(c.isalnum() or c == "_" for c in who)
-    ):
+    from engine.lexer import is_name
+
+    if not is_name(who):
         raise RoflError(f"--load-as: '{who}' is not an atom; use a lowercase name such as sensor_net")
     return who
 

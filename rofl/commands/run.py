@@ -51,10 +51,10 @@ def command(
     rounds: int | None = None,
 ) -> None:
     """Run FILES tick by tick; the budget bounds the whole run."""
-    import re
+    from engine.lexer import is_name
 
     for rel in collect:
-        if not re.fullmatch(r"[a-z][A-Za-z0-9_]*", rel):
+        if not is_name(rel):
             fail(f"--collect {rel!r}: not a relation name; give a name such as count")
     kernel = build_kernel(files, load_as, budget, store=store)
     wants = run_rounds(kernel, allow, rounds)  # at tick 0, before the first tick closes
