@@ -336,7 +336,10 @@ def glob_regex(pattern: str) -> str:
     body = pattern.rstrip("/") if folder_only else pattern
     anchored = "/" in body
     body = body.lstrip("/")
-    segments = body.split("/")
+    segments: list[str] = []
+    for seg in body.split("/"):
+        if not (seg == "**" and segments and segments[-1] == "**"):  # a/**/**/b is a/**/b
+            segments.append(seg)
     out: list[str] = []
     need_sep = False  # the next segment starts with a '/'
     for i, seg in enumerate(segments):
