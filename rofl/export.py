@@ -1,21 +1,23 @@
-"""Derived relations as networkx graphs, written as GraphML, GEXF, node-link JSON, DOT or Mermaid."""
+"""Derived relations as networkx graphs, written as GraphML, GEXF, node-link JSON, DOT or Mermaid.
+
+The export formats are the keys of ``WRITERS`` (the end of this module): to add one, write a function from a
+graph to text and add it there; ``rofl export --format`` and its errors follow.
+"""
 
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.errors import RoflError
-from engine.kernel import Kernel
-from engine.lexer import NAME
-from engine.namespace import stored_name
 from engine.terms import canonical_rows, format_term
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
-FORMATS = ("graphml", "gexf", "json", "dot", "mermaid")
+    from engine.kernel import Kernel
+
 # per-file facts from the scanner that become node attributes: relation -> attribute name
 # the kinds an edge can carry, most significant first: `import_kind` is the first one an edge has
 KIND_ORDER = ("static", "reexport", "side_effect", "dynamic", "require", "type")
@@ -32,17 +34,17 @@ def node_id(term) -> str:
     return term if type(term) is str else format_term(term)
 
 
-_RELATION = re.compile(rf"({NAME})(?:\[({NAME})\])?")
-
-
 def parse_relation(text: str) -> tuple[str, str | None]:
-    """``NAME`` or ``NAME[PERSPECTIVE]`` (both lowercase names)."""
-    m = _RELATION.fullmatch(text)
-    if m is None:
+    """``NAME`` or ``NAME[PERSPECTIVE]`` (both names as the lexer reads them, engine.lexer.is_name)."""
+    from engine.lexer import is_name  # imported here: `rofl --help` reads FORMATS without loading the engine
+
+    rel, bracket, rest = text.partition("[")
+    persp = rest[:-1] if bracket and rest.endswith("]") else None
+    if not is_name(rel) or (bracket and (persp is None or not is_name(persp))):
         raise RoflError(
             f"relation '{text}': not a relation name; write NAME or NAME[PERSPECTIVE], e.g. dependency or dependency[code]"
         )
-    return m.group(1), m.group(2)
+    return rel, persp
 
 
 def xml_safe(value: object) -> object:
@@ -57,6 +59,8 @@ def xml_safe(value: object) -> object:
 
 def build_graph(kernel: Kernel, relation: str) -> nx.DiGraph:
     import networkx as nx
+
+    from engine.namespace import stored_name
 
     rel, persp = parse_relation(relation)
     result = kernel.evaluate(goals={stored_name(rel, persp)})
@@ -134,23 +138,40 @@ def _annotate(result, graph: nx.DiGraph) -> None:
 
 
 def write(graph: nx.DiGraph, fmt: str) -> str:
+    """``graph`` as text in format ``fmt`` (one of ``FORMATS``)."""
+    writer = WRITERS.get(fmt)
+    if writer is None:
+        raise RoflError(f"unknown format '{fmt}'; use one of {', '.join(FORMATS)}")
+    return writer(graph)
+
+
+def _xml_safe_copy(graph: nx.DiGraph) -> nx.DiGraph:
     import networkx as nx
 
-    if fmt in ("graphml", "gexf"):
-        safe = nx.relabel_nodes(graph, {n: xml_safe(n) for n in graph.nodes}, copy=True)
-        for _, data in safe.nodes(data=True):
-            data.update({k: xml_safe(v) for k, v in data.items()})
-        for _, _, data in safe.edges(data=True):
-            data.update({k: xml_safe(v) for k, v in data.items()})
-        generate = nx.generate_graphml if fmt == "graphml" else nx.generate_gexf
-        return "\n".join(generate(safe)) + "\n"
-    if fmt == "json":
-        return json.dumps(nx.node_link_data(graph, edges="links"), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    if fmt == "dot":
-        return _dot(graph)
-    if fmt == "mermaid":
-        return _mermaid(graph)
-    raise RoflError(f"unknown format '{fmt}'; use one of {', '.join(FORMATS)}")
+    safe = nx.relabel_nodes(graph, {n: xml_safe(n) for n in graph.nodes}, copy=True)
+    for _, data in safe.nodes(data=True):
+        data.update({k: xml_safe(v) for k, v in data.items()})
+    for _, _, data in safe.edges(data=True):
+        data.update({k: xml_safe(v) for k, v in data.items()})
+    return safe
+
+
+def _graphml(graph: nx.DiGraph) -> str:
+    import networkx as nx
+
+    return "\n".join(nx.generate_graphml(_xml_safe_copy(graph))) + "\n"
+
+
+def _gexf(graph: nx.DiGraph) -> str:
+    import networkx as nx
+
+    return "\n".join(nx.generate_gexf(_xml_safe_copy(graph))) + "\n"
+
+
+def _json(graph: nx.DiGraph) -> str:
+    import networkx as nx
+
+    return json.dumps(nx.node_link_data(graph, edges="links"), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
 def _dot_quote(value: object) -> str:
@@ -186,3 +207,14 @@ def _mermaid(graph: nx.DiGraph) -> str:
     for a, b in sorted(graph.edges):
         lines.append(f"  {ids[a]} --> {ids[b]}")
     return "\n".join(lines) + "\n"
+
+
+# the export formats, in the order `rofl export --help` lists them: name -> writer
+WRITERS: dict[str, Callable[[nx.DiGraph], str]] = {
+    "graphml": _graphml,
+    "gexf": _gexf,
+    "json": _json,
+    "dot": _dot,
+    "mermaid": _mermaid,
+}
+FORMATS = tuple(WRITERS)

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..export import FORMATS
 from ..session import BUDGET, FACTS, FILES, RULES, build_kernel, fail, user_errors
 
 
@@ -16,7 +17,7 @@ from ..session import BUDGET, FACTS, FILES, RULES, build_kernel, fail, user_erro
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["graphml", "gexf", "json", "dot", "mermaid"]),
+    type=click.Choice(FORMATS),
     default="json",
     show_default=True,
 )

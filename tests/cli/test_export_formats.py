@@ -1,0 +1,57 @@
+"""Export formats have one home (rofl.export.WRITERS): the command, its help, its errors and the README follow it,
+and every format carries every node and edge of the relation."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from rofl.export import FORMATS, WRITERS
+from tests.conftest import EXAMPLES, ROOT
+
+TC = EXAMPLES / "tc.rofl"
+EDGES = {("a", "b"), ("b", "c"), ("c", "d"), ("x", "y")}  # edge/2 in examples/tc.rofl
+
+
+def _edges(fmt: str, text: str) -> set[tuple[str, str]]:
+    """The edges a reader of ``fmt`` finds in ``text`` (an independent reading, not rofl's writer)."""
+    if fmt == "json":
+        data = json.loads(text)
+        return {(link["source"], link["target"]) for link in data["links"]}
+    if fmt in ("graphml", "gexf"):
+        root = ET.fromstring(text)
+        return {(e.get("source"), e.get("target")) for e in root.iter() if e.tag.endswith("}edge")}
+    if fmt == "dot":
+        return set(re.findall(r'^\s*"([^"]*)" -> "([^"]*)"', text, re.M))
+    if fmt == "mermaid":
+        ids = dict(re.findall(r'^\s*(n\d+)\["([^"]*)"\]', text, re.M))
+        return {(ids[a], ids[b]) for a, b in re.findall(r"^\s*(n\d+) --> (n\d+)", text, re.M)}
+    raise AssertionError(f"no reader for {fmt}: add one here when a format is added to rofl.export.WRITERS")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_carries_every_edge(rofl, fmt):
+    code, out, err = rofl("export", "edge", TC, "--format", fmt)
+    assert code == 0, err
+    assert _edges(fmt, out) == EDGES
+
+
+def test_the_command_offers_exactly_the_writers(rofl):
+    code, out, _ = rofl("export", "--help")
+    assert code == 0
+    listed = re.search(r"\[([a-z|]+)\]", out.replace("\n", " ")).group(1).split("|")
+    assert tuple(listed) == tuple(WRITERS)
+    code, _, err = rofl("export", "edge", TC, "--format", "xml")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert all(f"'{fmt}'" in err for fmt in FORMATS), err
+
+
+def test_the_readme_names_exactly_the_formats():
+    heading = next(
+        line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("### `rofl export")
+    )
+    listed = re.search(r"--format ([a-z|]+)", heading).group(1).split("|")
+    assert tuple(listed) == FORMATS
