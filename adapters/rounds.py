@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from engine import events
 from engine import vocabulary as V
 from engine.errors import RoflError
 from engine.kernel import Kernel
@@ -183,6 +184,9 @@ class Session:
                 self._round(new)
                 if self.on_round is not None:
                     self.on_round(self.rounds)
+                reporter = events.current()  # silent unless a server watches this execution
+                reporter.progress(self.rounds, self.max_rounds, "rounds")
+                reporter.check()  # a safe point: a cancelled execution stops between rounds
         finally:
             self.close()
         return self.report()

@@ -111,3 +111,20 @@ def test_answers_land_in_the_book_with_its_authority_and_no_audit_finds_them_for
     assert rows(s.kernel, "asserted_by(F, W)") and ("echo",) in {r[1] for r in rows(s.kernel, "asserted_by(F, W)")}
     assert not rows(s.kernel, "forged[audit](F)")
     assert not rows(s.kernel, "leak[audit](A, B)")
+
+
+def test_rounds_report_progress_and_stop_between_rounds_when_cancelled(adapter_env):
+    import pytest
+
+    from engine import events
+
+    db = adapter_env / "chain.db"
+    write_tree(db, [0, 1, 2, 3])
+    token = events.CancelToken()
+    recorder = events.Recorder()
+    s = session(TREE.format(db=db), on_round=lambda n: token.cancel("stop") if n == 2 else None)
+    with events.reporting(events.Reporter("x", (recorder,), token)), pytest.raises(events.ExecutionCancelled):
+        s.run()
+    progress = [e.payload for e in recorder.events if e.type == "progress"]
+    assert [(p.done, p.label) for p in progress] == [(1, "rounds"), (2, "rounds")]
+    assert s.rounds == 2  # nothing was sent after the cancellation
