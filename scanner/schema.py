@@ -112,7 +112,7 @@ SRC_IN_DIR = _relation("src_in_dir", "Path, Dir", "One fact for every ancestor f
 SRC_ENTRY = _relation(
     "src_entry",
     "Path, Field",
-    "A file that a workspace `package.json` names in `main`, `module`, `types`, `bin` or `exports` (in `entries.rofl`)",
+    "A file that a workspace `package.json` names in `main`, `module`, `types`, `bin`, `exports` or a `scripts` command (Field `scripts`), or that an HTML page loads with `<script src>` (Field `html`) (in `entries.rofl`)",
 )
 SRC_PARSE_ERROR = _relation(
     "src_parse_error",
