@@ -14,7 +14,6 @@ import os
 import re
 import selectors
 import shlex
-import signal
 import subprocess
 import threading
 import time
@@ -28,6 +27,7 @@ from engine.terms import format_term
 from .answer_cache import AnswerCache
 from .batch import Batch, Reply
 from .policy import HOST_CALL_FAILED, NO_MATCHING_ADAPTER, why
+from .process import kill_group, spawn
 from .secrets import Scrubber
 from .wants import ANSWERED, FAILED, Want
 
@@ -115,14 +115,7 @@ class ExecAdapter:
         return Reply(answers, failures)
 
     def _run(self, argv: list[str], data: bytes, batch: Batch) -> Run:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(batch.environ),
-            start_new_session=True,
-        )
+        proc = spawn(argv, batch.environ)
         self.started += 1
         feeder = threading.Thread(target=_feed, args=(proc, data), daemon=True)
         feeder.start()
@@ -154,7 +147,7 @@ class ExecAdapter:
                     break
         sel.close()
         if stopped is not None:
-            _kill(proc)
+            kill_group(proc)
         code = _wait(proc, deadline)
         if code is None and stopped is None:
             stopped = f"timed out after {batch.book.timeout_s:g} s (set adapter_timeout({batch.book.name}, Ms))"
@@ -173,18 +166,11 @@ def _feed(proc: subprocess.Popen, data: bytes) -> None:
         pass
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
-
-
 def _wait(proc: subprocess.Popen, deadline: float) -> int | None:
     try:
         return proc.wait(timeout=max(0.05, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        kill_group(proc)
         proc.wait()
         return None
 

@@ -17,7 +17,6 @@ import json
 import os
 import selectors
 import shlex
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -32,6 +31,7 @@ from engine.terms import format_term
 
 from .batch import Batch, Reply
 from .policy import HOST_CALL_FAILED, NO_MATCHING_ADAPTER, why
+from .process import kill_group, spawn
 from .secrets import Scrubber
 from .wants import Want
 
@@ -110,14 +110,7 @@ class RoflAdapter:
         hit = self._servers.get(book.name)
         if hit is None:
             try:
-                hit = subprocess.Popen(
-                    shlex.split(book.address),
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                    env=dict(batch.environ),
-                    start_new_session=True,
-                )
+                hit = spawn(shlex.split(book.address), batch.environ, subprocess.DEVNULL)
                 self.started += 1
             except (OSError, ValueError) as exc:
                 hit = f"cannot start {book.address!r} ({exc})"
@@ -170,10 +163,7 @@ def _terminate(proc: subprocess.Popen) -> None:
             proc.stdin.close()
         proc.wait(timeout=2)
     except (OSError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            proc.kill()
+        kill_group(proc)
         proc.wait()
     if proc.stdout is not None:
         proc.stdout.close()
