@@ -127,6 +127,7 @@ class ExecAdapter:
         sel.register(proc.stdout, selectors.EVENT_READ, out)
         sel.register(proc.stderr, selectors.EVENT_READ, err)
         open_streams = 2
+        lines = 0
         while open_streams and stopped is None:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -142,7 +143,9 @@ class ExecAdapter:
                 buf += chunk
                 if buf is err and len(err) > 4 * STDERR_TAIL:
                     del err[: len(err) - 2 * STDERR_TAIL]
-                if buf is out and (len(out) > MAX_OUTPUT_BYTES or out.count(b"\n") > MAX_OUTPUT_LINES):
+                if buf is out:
+                    lines += chunk.count(b"\n")
+                if buf is out and (len(out) > MAX_OUTPUT_BYTES or lines > MAX_OUTPUT_LINES):
                     stopped = f"printed more than {MAX_OUTPUT_BYTES // (1024 * 1024)} MiB or {MAX_OUTPUT_LINES:,} lines"
                     break
         sel.close()
