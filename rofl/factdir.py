@@ -14,7 +14,6 @@ Each ``.rofl`` file in the folder falls in one of four classes, decided here and
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import re
@@ -23,6 +22,8 @@ from pathlib import Path
 
 from engine.errors import RoflError
 from scanner.hashing import hash_bytes
+from scanner.layout import MANIFEST_NAME
+from scanner.manifest import read as read_manifest  # the one manifest reader, shared with the scanner
 
 SCANNER = "scanner"
 UNVERIFIED = "unverified"
@@ -58,26 +59,9 @@ def _walk_fact_files(root: Path) -> list[Path]:
     return out
 
 
-def read_manifest(root: Path) -> tuple[dict, bytes]:
-    path = root / "manifest.json"
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise RoflError(f"{root}: no manifest.json here; run `rofl scan SRC --out {root}` first") from None
-    except OSError as exc:
-        raise RoflError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        manifest = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise RoflError(f"{path}: not valid JSON; run `rofl scan` again to rewrite it") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
-        raise RoflError(f"{path}: not a rofl scan manifest; run `rofl scan` again")
-    return manifest, data
-
-
 def stat_key(root: Path) -> str:
     """A cheap fingerprint of the folder: the manifest bytes and every fact file's path, size and mtime."""
-    manifest = (root / "manifest.json").read_bytes() if (root / "manifest.json").exists() else b""
+    manifest = (root / MANIFEST_NAME).read_bytes() if (root / MANIFEST_NAME).exists() else b""
     parts = [manifest]
     for path in _walk_fact_files(root):
         st = path.stat()
@@ -90,7 +74,7 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
     root = Path(root)
     if not root.is_dir():
         raise RoflError(f"{root}: no such fact folder; run `rofl scan SRC --out {root}` first")
-    manifest, _ = read_manifest(root)
+    manifest = read_manifest(root)
     expected: dict[str, tuple[str, str | None]] = {}  # path relative to root -> (digest, who)
     records = [(manifest.get("preamble"), None), (manifest.get("package_entries"), SCANNER)]
     records += [(entry, SCANNER) for entry in manifest["files"].values()]
@@ -99,7 +83,7 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
             continue
         if not isinstance(record, dict) or not isinstance(record.get("facts"), str):
             raise RoflError(
-                f"{root / 'manifest.json'}: a fact-file record is malformed; run `rofl scan` again to rewrite it"
+                f"{root / MANIFEST_NAME}: a fact-file record is malformed; run `rofl scan` again to rewrite it"
             )
         expected[posixpath.normpath(record["facts"])] = (str(record.get("digest")), who)
     sources: list = []

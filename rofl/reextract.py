@@ -74,12 +74,14 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
     """Scan ``src`` into a temporary folder with the options ``root`` was scanned with and list every
     difference from the fact files in ``root``."""
     from scanner.api import ScanError, scan
+    from scanner.manifest import options_of
 
+    from . import __version__
     from .factdir import read_manifest
 
     root = Path(root)
-    manifest, _ = read_manifest(root)
-    options = given if isinstance(given := manifest.get("options"), dict) else {}
+    manifest = read_manifest(root)
+    options = options_of(manifest)
     if not Path(src).is_dir():
         raise RoflError(f"--src {src}: no such folder; give the source folder the scan was made from")
     tmp = Path(tempfile.mkdtemp(prefix="rofl-reextract-"))
@@ -88,13 +90,14 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
             scan(
                 str(src),
                 str(tmp / "facts"),
-                max_bytes=int(options.get("max_bytes") or 2 * 1024 * 1024),
-                include=tuple(str(g) for g in options.get("include") or ()),
-                exclude=tuple(str(g) for g in options.get("exclude") or ()),
+                max_bytes=options.max_bytes,
+                include=options.include,
+                exclude=options.exclude,
+                tool_version=__version__,
             )
         except ScanError as exc:
             raise RoflError(f"--reextract: {exc}") from None
-        fresh, _ = read_manifest(tmp / "facts")
+        fresh = read_manifest(tmp / "facts")
         out: list[Difference] = []
         for key, label in (("preamble", "the preamble"), ("package_entries", "the entries file")):
             diff = _compare(root, manifest.get(key), tmp / "facts", fresh.get(key), label)

@@ -106,7 +106,7 @@ def sign_folder(root: Path, env: str) -> str:
     from .factdir import read_manifest
 
     key = private_key_from_env(env)
-    manifest, _ = read_manifest(root)
+    manifest = read_manifest(root)
     signature = key.sign(canonical_content(manifest))
     key_id = _key_id(key.public_key())
     body = {"algorithm": "ed25519", "key_id": key_id, "signature": base64.b64encode(signature).decode("ascii")}

@@ -2,32 +2,39 @@
 
 One scan: lock the output folder; list the sources; if ``.scan-state.json`` shows nothing changed,
 stop there (no manifest read, no hashing, no tree-sitter, no writes).  Otherwise read the
-manifest, plan (``scanner.plan``: reuse, parse, re-resolve, drop), re-resolve and extract
-(``scanner.pool``: forked helpers when there are many files), write the manifest atomically after
-every fact file, then the scan state, then delete fact files no manifest points to.
+manifest, decide the work (``scanner.worklist``: reuse, parse, re-resolve, drop), re-resolve and
+extract (``scanner.pool``: forked helpers when there are many files), then commit
+(``scanner.commit``): the manifest atomically after every fact file, then the scan state, then the
+removal of fact files no manifest names.  Every step reads one ``ScanRun`` (``scanner.run``).
+
+The caller says which tool is scanning (``tool_version``, recorded in the manifest); the scanner
+imports nothing of the command line.  The caller's progress listener hears each extracted file, and
+its cancellation check (by default the running call's ``engine.events`` reporter) may stop the scan
+between files and before the commit, so that a cancelled scan leaves the previous one intact.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from engine import safe_write
+from engine import events, safe_write
 from scanner import layout, manifest, state
+from scanner.commit import Extracted, Found, commit, remove_stale_temporaries
 from scanner.errors import ScanError
 from scanner.files import Listing, PathFilter, list_files
 from scanner.lock import LockHeld, acquire
+from scanner.manifest import DEFAULT_MAX_BYTES, ScanOptions
+from scanner.run import UNKNOWN_TOOL, ScanRun
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
 
 if TYPE_CHECKING:  # the modules that do the work load only when there is work
-    from scanner.configs import Signature
-    from scanner.plan import Plan
+    from scanner.worklist import Previous, Worklist
 
-DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+__all__ = ["DEFAULT_MAX_BYTES", "ScanError", "ScanSummary", "scan", "scan_listing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,44 +76,33 @@ class ScanSummary:
             f"{self.removed} removed, {self.errors} errors in {self.seconds:.2f}s -> {self.out}"
         )
 
+    @staticmethod
+    def unchanged(run: ScanRun, files: int, errors: int) -> ScanSummary:
+        """A scan that found nothing to do (from the scan state alone)."""
+        return ScanSummary(files, 0, files, 0, 0, 0, errors, (), time.perf_counter() - run.started, run.out, False)
+
+    @staticmethod
+    def of(run: ScanRun, work: Worklist, extracted: Extracted, written: bool) -> ScanSummary:
+        unreadable = extracted.unreadable
+        entries = extracted.entries
+        return ScanSummary(
+            files=len(work.sizes) + len([p for p in unreadable if p not in work.sizes]),
+            parsed=extracted.parsed,
+            reused=len(entries) - extracted.parsed - extracted.skipped,
+            resolved=extracted.resolved,
+            skipped=extracted.skipped,
+            removed=len(work.removed),
+            errors=sum(1 for e in entries.values() if e.get("errors")) + len(unreadable),
+            unreadable=tuple(sorted(unreadable)),
+            seconds=time.perf_counter() - run.started,
+            out=run.out,
+            manifest_written=written,
+        )
+
 
 def _shown(text: str) -> str:
     """``text`` for a one-line message: control characters and lone surrogates escaped."""
     return text if text.isprintable() else ascii(text)[1:-1]
-
-
-def _write_preamble(out: str) -> dict[str, str]:
-    from scanner.factfile import write_if_changed
-
-    return write_if_changed(out, layout.PREAMBLE_NAME, layout.PREAMBLE_TEXT.encode("utf-8"))
-
-
-def _remove_orphans(out: str, present: set[str], keep: set[str]) -> None:
-    folder = os.path.join(out, layout.FACTS_FOLDER)
-    for name in present:
-        if layout.FACTS_FOLDER + "/" + name not in keep:
-            try:
-                os.unlink(os.path.join(folder, name))
-            except (FileNotFoundError, IsADirectoryError, PermissionError):
-                pass  # gone already, or a folder planted there: not a file the scan wrote
-
-
-_STALE_TEMPORARY = re.compile(r"(?:manifest\.json|\.scan-state\.json|preamble\.rofl|entries\.rofl)\.\d+\.\d+\.tmp\Z")
-
-
-def _remove_stale_temporaries(out: str) -> None:
-    """Delete the temporaries a killed scan left beside the files it replaces (``engine.safe_write``
-    names); only the lock holder writes them, so under the lock every one is stale."""
-    try:
-        names = os.listdir(out)
-    except OSError:
-        return
-    for name in names:
-        if name.endswith(".tmp") and _STALE_TEMPORARY.match(name):
-            try:
-                os.unlink(os.path.join(out, name))
-            except OSError:
-                pass
 
 
 def _inside_folder(rel: str, folder: str) -> bool:
@@ -140,14 +136,6 @@ def scan_listing(src: str, out: str, include: tuple[str, ...] = (), exclude: tup
     return listing
 
 
-def _tool_version() -> str:
-    try:
-        from rofl import __version__
-    except ImportError:
-        return "unknown"
-    return __version__
-
-
 def scan(
     src: str,
     out: str = "facts/generated",
@@ -158,10 +146,15 @@ def scan(
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
     progress: Callable[[int, int], None] | None = None,
+    check: Callable[[], None] | None = None,
+    tool_version: str = UNKNOWN_TOOL,
 ) -> ScanSummary:
-    """Bring ``out`` up to date with the JS/TS sources under ``src``; raises ``ScanError`` on user errors.
+    """Bring ``out`` up to date with the JS/TS sources under ``src``; raises ``ScanError`` on user errors,
+    ``ExtractorFailure`` on the extractor's own, ``engine.events.ExecutionCancelled`` when cancelled.
 
-    ``progress(done, total)`` is called as files are extracted.
+    ``progress(done, total)`` is called as files are extracted (e.g. ``Reporter.progress_callback``).
+    ``check()`` is the cancellation safe point, called between files and before the commit; by
+    default the running call's reporter's (``engine.events.current().check``).
     """
     started = time.perf_counter()
     src_abs = os.path.abspath(src)
@@ -171,16 +164,19 @@ def scan(
         raise ScanError(f"SRC {src!r} {what}", "pass the folder of JS/TS sources to scan")
     if max_bytes < 1:
         raise ScanError(f"--max-bytes {max_bytes} is not positive", "give a size in bytes such as 2097152")
-    try:
-        os.makedirs(os.path.join(out_abs, layout.FACTS_FOLDER), exist_ok=True)
-        safe_write.check_folder(os.path.join(out_abs, layout.FACTS_FOLDER))
-    except safe_write.UnsafePath as err:
-        raise ScanError(
-            f"{_shown(str(err.filename))} {err.strerror}, nothing was written",
-            "remove it so that the scan can create the folder itself",
-        ) from None
-    except OSError as err:
-        raise ScanError(f"cannot create --out {out!r} ({err.strerror})", "choose a writable folder") from None
+    run = ScanRun(
+        src=src_abs,
+        out=out_abs,
+        options=ScanOptions(max_bytes, tuple(include), tuple(exclude)),
+        grammar_versions=grammar_versions(),
+        started=started,
+        verify=verify,
+        jobs=jobs or os.cpu_count() or 1,
+        tool_version=tool_version,
+        progress=progress,
+        check=check if check is not None else events.current().check,
+    )
+    _make_out(run, out)
     try:
         lock = acquire(out_abs)
     except safe_write.UnsafePath as err:
@@ -196,20 +192,9 @@ def scan(
     except OSError as err:
         raise ScanError(f"cannot lock --out {out!r} ({err.strerror})", "choose a writable folder") from None
     with lock:
-        _remove_stale_temporaries(out_abs)
+        remove_stale_temporaries(out_abs)
         try:
-            return _scan_locked(
-                src_abs,
-                out_abs,
-                verify,
-                jobs or os.cpu_count() or 1,
-                max_bytes,
-                include,
-                exclude,
-                progress,
-                started,
-                lock.fd,
-            )
+            return _scan_locked(replace(run, lock_fd=lock.fd))
         except safe_write.UnsafePath as err:  # a symlink or special file planted where the scan writes
             raise ScanError(
                 f"{_shown(str(err.filename))} {err.strerror}, the scan stopped before writing it",
@@ -224,209 +209,103 @@ def scan(
             ) from None
 
 
-def _scan_locked(
-    src: str,
-    out: str,
-    verify: bool,
-    jobs: int,
-    max_bytes: int,
-    include: tuple[str, ...],
-    exclude: tuple[str, ...],
-    progress: Callable[[int, int], None] | None,
-    started: float,
-    lock_fd: int = -1,
-) -> ScanSummary:
-    options = {"max_bytes": max_bytes, "include": list(include), "exclude": list(exclude)}
-    versions = grammar_versions()
-    state_key = {
-        "src": src,
-        "options": options,
-        "grammar_versions": versions,
-        "extractor_version": EXTRACTOR_VERSION,
-        "resolver_version": RESOLVER_VERSION,
-    }
-    listing = scan_listing(src, out, include, exclude)
+def _make_out(run: ScanRun, out: str) -> None:
+    """Create the output folder and its fact folder; ``ScanError`` when that is unsafe or impossible."""
     try:
-        present = set(os.listdir(os.path.join(out, layout.FACTS_FOLDER)))
-    except OSError:
-        present = set()
-    saved = state.load(out)
-    if saved is not None and not verify and saved.get("key") == state_key:
-        quick = state.unchanged(src, out, saved, listing, present)
-        if quick is not None:
-            files, errors = quick
-            return ScanSummary(
-                files=files,
-                parsed=0,
-                reused=files,
-                resolved=0,
-                skipped=0,
-                removed=0,
-                errors=errors,
-                unreadable=(),
-                seconds=time.perf_counter() - started,
-                out=out,
-                manifest_written=False,
-            )
+        os.makedirs(os.path.join(run.out, layout.FACTS_FOLDER), exist_ok=True)
+        safe_write.check_folder(os.path.join(run.out, layout.FACTS_FOLDER))
+    except safe_write.UnsafePath as err:
+        raise ScanError(
+            f"{_shown(str(err.filename))} {err.strerror}, nothing was written",
+            "remove it so that the scan can create the folder itself",
+        ) from None
+    except OSError as err:
+        raise ScanError(f"cannot create --out {out!r} ({err.strerror})", "choose a writable folder") from None
 
-    old = manifest.load(out)
+
+def _scan_locked(run: ScanRun) -> ScanSummary:
+    """The scan, under the lock: find, decide, extract, then (unless cancelled) commit."""
+    found = _find(run)
+    state_key = run.state_key(EXTRACTOR_VERSION, RESOLVER_VERSION)
+    if found.saved is not None and not run.verify and found.saved.get("key") == state_key:
+        quick = state.unchanged(run.src, run.out, found.saved, found.listing, set(found.present))
+        if quick is not None:
+            return ScanSummary.unchanged(run, *quick)
+    from scanner.worklist import make_worklist
+
+    previous = _previous(run)
+    work = make_worklist(run.src, run.out, run.verify, found.listing, set(found.present), previous)
+    extracted = _execute(run, work, found.listing)
+    run.check()  # the last safe point: nothing the previous manifest names has been replaced yet
+    written = commit(run, found, previous, work, extracted)
+    return ScanSummary.of(run, work, extracted, written)
+
+
+def _find(run: ScanRun) -> Found:
+    listing = scan_listing(run.src, run.out, run.options.include, run.options.exclude)
+    try:
+        present = frozenset(os.listdir(os.path.join(run.out, layout.FACTS_FOLDER)))
+    except OSError:
+        present = frozenset()
+    return Found(listing, present, state.load(run.out))
+
+
+def _previous(run: ScanRun) -> Previous:
+    """The previous manifest and how much of it this scan may trust."""
+    from scanner.worklist import Previous
+
+    old = manifest.load(run.out)
     extraction_valid = old is not None and (
         old.get("extractor_version") == EXTRACTOR_VERSION
-        and old.get("grammar_versions") == versions
-        and old.get("options") == options
-        and old.get("src") == src
+        and old.get("grammar_versions") == run.grammar_versions
+        and old.get("options") == run.options.as_record()
+        and old.get("src") == run.src
     )
     resolution_valid = extraction_valid and old is not None and old.get("resolver_version") == RESOLVER_VERSION
-    from scanner.plan import make_plan
-
-    plan = make_plan(src, out, listing, present, old, extraction_valid, resolution_valid, verify)
-    entries = dict(plan.reuse)
-    unreadable = dict(plan.unreadable)
-    configs = dict(plan.configs)
-    parsed = skipped = resolved = 0
-    if not plan.nothing_to_do:
-        parsed, skipped, resolved = _execute(
-            plan, src, out, listing, jobs, max_bytes, progress, entries, unreadable, configs, lock_fd
-        )
-
-    preamble = _write_preamble(out)
-    new_manifest: dict[str, Any] | None = None
-    written = False
-    if (
-        not plan.nothing_to_do
-        or old is None
-        or old.get("preamble") != preamble
-        or not resolution_valid
-        or "package_entries" not in old
-    ):
-        from scanner.entries import package_entries, write_entries
-
-        config_errors: dict[str, str] = {}
-        pairs = package_entries(src, listing.packages, set(entries), config_errors)
-        package_record = write_entries(out, pairs, config_errors, unreadable)
-        new_manifest = _build_manifest(
-            src, options, versions, preamble, entries, configs, plan.packages, listing, unreadable
-        )
-        new_manifest["package_entries"] = package_record
-        if new_manifest != old:
-            manifest.write(out, new_manifest)
-            written = True
-    if written or saved is None or saved.get("key") != state_key:
-        current = new_manifest if new_manifest is not None else old
-        if current is not None:
-            state.write(out, current, state_key)
-    keep = {e["facts"] for e in entries.values()}
-    if len(present) != len(keep) or written:
-        _remove_orphans(out, present, keep)
-    return ScanSummary(
-        files=len(plan.sizes) + len([p for p in unreadable if p not in plan.sizes]),
-        parsed=parsed,
-        reused=len(entries) - parsed - skipped,
-        resolved=resolved,
-        skipped=skipped,
-        removed=len(plan.removed),
-        errors=sum(1 for e in entries.values() if e.get("errors")) + len(unreadable),
-        unreadable=tuple(sorted(unreadable)),
-        seconds=time.perf_counter() - started,
-        out=out,
-        manifest_written=written,
-    )
+    return Previous(old, extraction_valid, resolution_valid)
 
 
-def _execute(
-    plan: Plan,
-    src: str,
-    out: str,
-    listing: Listing,
-    jobs: int,
-    max_bytes: int,
-    progress: Callable[[int, int], None] | None,
-    entries: dict[str, dict[str, Any]],
-    unreadable: dict[str, str],
-    configs: dict[str, Signature],
-    lock_fd: int = -1,
-) -> tuple[int, int, int]:
-    """Re-resolve and extract what the plan says, updating ``entries``, ``unreadable`` and ``configs``.
+def _execute(run: ScanRun, work: Worklist, listing: Listing) -> Extracted:
+    """Re-resolve and extract what the worklist says; the entries, unreadable files and configs after it.
 
-    Returns (parsed, skipped, resolved).
+    Checks for cancellation between files.
     """
+    entries = dict(work.reuse)
+    if work.nothing_to_do:
+        return Extracted(entries, dict(work.unreadable), dict(work.configs))
     from scanner.materialize import Materializer, ScanContext
     from scanner.pool import extract_all
 
-    context = ScanContext(src, out, frozenset(plan.sizes), plan.packages, listing.from_git, max_bytes, plan.protected)
+    context = ScanContext(
+        run.src, run.out, frozenset(work.sizes), work.packages, listing.from_git, run.options.max_bytes, work.protected
+    )
     materializer = Materializer(context)
-    materializer.store.seen.update(plan.store_seen)
-    to_parse = list(plan.to_parse)
+    materializer.store.seen.update(work.store_seen)
+    to_parse = list(work.to_parse)
     resolved = 0
-    for path in plan.to_resolve:
-        outcome = materializer.reresolve(path, plan.reuse[path])
-        if outcome.needs_parse:  # its fact file was edited: extract it again
+    for path in work.to_resolve:
+        run.check()
+        outcome = materializer.reresolve(path, work.reuse[path])
+        if outcome.needs_parse or outcome.entry is None:  # its fact file was edited: extract it again
             to_parse.append(path)
         else:
-            entries[path] = outcome.entry  # type: ignore[assignment]
+            entries[path] = outcome.entry
             resolved += 1
     for path in to_parse:
         entries.pop(path, None)
-    done = 0
-
-    def advance(count: int) -> None:
-        nonlocal done
-        done += count
-        if progress is not None:
-            progress(done, len(to_parse))
-
-    parsed = skipped = 0
-    sizes = {p: plan.sizes.get(p, 0) for p in to_parse}
-    for outcome in extract_all(materializer, to_parse, sizes, jobs, advance, (lock_fd,) if lock_fd >= 0 else ()):
+    unreadable = dict(work.unreadable)
+    parsed = skipped = done = 0
+    sizes = {p: work.sizes.get(p, 0) for p in to_parse}
+    helpers_close = (run.lock_fd,) if run.lock_fd >= 0 else ()
+    for outcome in extract_all(materializer, to_parse, sizes, run.jobs, helpers_close):
         if outcome.entry is not None:
             entries[outcome.path] = outcome.entry
         elif outcome.unreadable is not None:
             unreadable[outcome.path] = outcome.unreadable
         parsed += outcome.parsed
         skipped += outcome.skipped
-    configs.update(materializer.store.seen)
-    return parsed, skipped, resolved
-
-
-def _build_manifest(
-    src: str,
-    options: dict[str, Any],
-    versions: dict[str, str],
-    preamble: dict[str, str],
-    entries: dict[str, dict[str, Any]],
-    configs: dict[str, Signature],
-    packages: dict[str, str],
-    listing: Listing,
-    unreadable: dict[str, str],
-) -> dict[str, Any]:
-    referenced: set[str] = set(listing.packages)
-    for entry in entries.values():
-        referenced.update(entry.get("resolution_deps", ()))
-    kept_configs = {k: v for k, v in configs.items() if k in referenced}
-    resolution = [0, 0, 0]
-    for entry in entries.values():
-        for i, n in enumerate(entry.get("resolution", (0, 0, 0))):
-            resolution[i] += n
-    return {
-        "format": manifest.FORMAT,
-        "tool_version": _tool_version(),
-        "extractor_version": EXTRACTOR_VERSION,
-        "resolver_version": RESOLVER_VERSION,
-        "grammar_versions": versions,
-        "options": options,
-        "src": src,
-        "preamble": preamble,
-        "files": dict(sorted(entries.items())),
-        "configs": dict(sorted(kept_configs.items())),
-        "packages": dict(sorted(packages.items())),
-        "workspace": list(listing.packages),
-        "unreadable": sorted(unreadable),
-        "counts": {
-            "files": len(entries),
-            "parse_errors": sum(1 for e in entries.values() if e.get("errors")),
-            "unreadable": len(unreadable),
-            "resolves": resolution[0],
-            "external": resolution[1],
-            "unresolved": resolution[2],
-        },
-    }
+        done += 1
+        if run.progress is not None:
+            run.progress(done, len(to_parse))
+        run.check()
+    return Extracted(entries, unreadable, {**work.configs, **materializer.store.seen}, parsed, skipped, resolved)

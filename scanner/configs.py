@@ -84,13 +84,19 @@ def rel_key(src: str, absolute: str) -> str:
     return rel.replace(os.sep, "/") if os.sep != "/" else rel
 
 
-def signature(absolute: str) -> Signature:
-    """The current signature of a file (as ``ConfigStore`` records it), ``None`` when it does not exist or cannot be read."""
+def _read_signed(absolute: str) -> tuple[Signature, bytes | str | None, os.stat_result | None]:
+    """(signature, bytes or why they were refused, stat) of a file; ``(None, None, None)`` when it does
+    not exist or cannot be read.  The one definition of a recorded signature."""
     try:
         st, data = read_bounded(absolute)
     except (OSError, ValueError):
-        return None
-    return [st.st_size, st.st_mtime_ns, hash_bytes(data) if isinstance(data, bytes) else "refused"]
+        return None, None, None
+    return [st.st_size, st.st_mtime_ns, hash_bytes(data) if isinstance(data, bytes) else "refused"], data, st
+
+
+def signature(absolute: str) -> Signature:
+    """The current signature of a file (as ``ConfigStore`` records it), ``None`` when it does not exist or cannot be read."""
+    return _read_signed(absolute)[0]
 
 
 class ConfigStore:
@@ -115,17 +121,11 @@ class ConfigStore:
             return None
         if "\0" in key:
             return None
-        try:
-            st, data = read_bounded(absolute)
-        except (OSError, ValueError):
-            self.seen[key] = None
-            return None
+        self.seen[key], data, st = _read_signed(absolute)
         if isinstance(data, str):  # there, but refused: its stat is its signature
-            self.seen[key] = [st.st_size, st.st_mtime_ns, "refused"]
-            if not stat.S_ISDIR(st.st_mode):
+            if st is not None and not stat.S_ISDIR(st.st_mode):
                 self.errors[key] = data
             return None
-        self.seen[key] = [st.st_size, st.st_mtime_ns, hash_bytes(data)]
         return data
 
     def _error(self, absolute: str, message: str) -> None:

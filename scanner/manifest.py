@@ -15,33 +15,103 @@ Keys (format 1)::
 ``imports`` keeps each file's specifiers so that it can be re-resolved without parsing;
 ``resolution_deps`` lists the candidate paths, config files and ``package:<name>`` tokens its
 resolution consulted.  ``digest`` is the xxh3 of the fact file's bytes exactly as written.
+
+This module is the one reader of manifests: the scanner ``load``s the previous one (anything
+unusable is simply rebuilt), the command line ``read``s one strictly (anything unusable is a
+``ManifestError``: one line naming the file and the fix), and both read the recorded scan options
+through ``options_of``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from engine import safe_write
+from engine.errors import RoflError
 from scanner.layout import MANIFEST_NAME
 
 FORMAT = 1
 MAX_MANIFEST_BYTES = 1 << 31  # a manifest larger than this is not one this scanner wrote
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+
+
+class ManifestError(RoflError):
+    """A manifest the command line cannot use: one line naming it and the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScanOptions:
+    """The options a scan ran with; a change to any of them re-extracts every file."""
+
+    max_bytes: int = DEFAULT_MAX_BYTES
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    def as_record(self) -> dict[str, Any]:
+        """The manifest's ``options`` value."""
+        return {"max_bytes": self.max_bytes, "include": list(self.include), "exclude": list(self.exclude)}
+
+
+def _parse(raw: bytes | None) -> dict[str, Any] | str:
+    """The manifest in ``raw``, or why it is not one this scanner wrote."""
+    if raw is None:  # a symlink, FIFO, device or giant planted at the name
+        return "not a regular file of a sane size"
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return "not valid JSON"
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not _well_formed(data):
+        return "not a rofl scan manifest (or one of another format)"
+    return data
 
 
 def load(out: str) -> dict[str, Any] | None:
     """The manifest in ``out``, or None when there is none or it is not one this scanner wrote."""
     try:
         raw = safe_write.read_nofollow(os.path.join(out, MANIFEST_NAME), MAX_MANIFEST_BYTES)
-        if raw is None:  # a symlink, FIFO, device or giant planted at the name: rebuilt
-            return None
-        data = json.loads(raw)
-    except (OSError, ValueError, RecursionError):
+    except OSError:
         return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not _well_formed(data):
-        return None
+    data = _parse(raw)
+    return data if isinstance(data, dict) else None
+
+
+def read(out: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest in the fact folder ``out``; raises ``ManifestError`` saying what to run instead."""
+    out = os.fspath(out)
+    path = os.path.join(out, MANIFEST_NAME)
+    try:
+        raw = safe_write.read_nofollow(path, MAX_MANIFEST_BYTES)
+    except FileNotFoundError:
+        raise ManifestError(f"{out}: no {MANIFEST_NAME} here; run `rofl scan SRC --out {out}` first") from None
+    except OSError as err:
+        raise ManifestError(f"{path}: cannot read ({err.strerror or err})") from None
+    data = _parse(raw)
+    if isinstance(data, str):
+        raise ManifestError(f"{path}: {data}; run `rofl scan SRC --out {out}` again to rewrite it")
     return data
+
+
+def options_of(manifest: dict[str, Any]) -> ScanOptions:
+    """The options ``manifest`` records (defaults for a missing key); ``ManifestError`` when malformed."""
+    options = manifest.get("options", {})
+    if isinstance(options, dict):
+        include, exclude = options.get("include", []), options.get("exclude", [])
+        max_bytes = options.get("max_bytes", DEFAULT_MAX_BYTES)
+        lists = [include, exclude]
+        if all(isinstance(x, list) and all(isinstance(g, str) for g in x) for x in lists) and type(max_bytes) is int:
+            return ScanOptions(max_bytes, tuple(include), tuple(exclude))
+    raise ManifestError(f"{MANIFEST_NAME}: 'options' is malformed; run `rofl scan` again to rewrite it")
+
+
+def src_of(manifest: dict[str, Any]) -> str:
+    """The folder the manifest's scan read (absolute); ``ManifestError`` when it is not a path."""
+    src = manifest.get("src", ".")
+    if not isinstance(src, str):
+        raise ManifestError(f"{MANIFEST_NAME}: 'src' is not a path; run `rofl scan` again to rewrite it")
+    return src
 
 
 def _well_formed(data: dict[str, Any]) -> bool:
@@ -60,6 +130,11 @@ def _well_formed(data: dict[str, Any]) -> bool:
             return False
     for key in ("configs", "packages", "options"):
         if key in data and not isinstance(data[key], dict):
+            return False
+    for recorded in data.get("configs", {}).values():  # [size, mtime_ns, xxh3 or "refused"] or null
+        if recorded is not None and not (
+            isinstance(recorded, list) and len(recorded) == 3 and isinstance(recorded[2], str)
+        ):
             return False
     return isinstance(data.get("workspace", []), list)
 

@@ -2,7 +2,7 @@
 
 ``Materializer`` is made once per scan in the parent process (forked workers inherit it, with
 tree-sitter already loaded when a pool is used).  Its methods never raise for bad input: a file
-that cannot be read becomes an ``Outcome`` with ``unreadable`` set; binary, oversized and
+that cannot be read becomes an ``FileResult`` with ``unreadable`` set; binary, oversized and
 non-UTF-8 files get ``src_file`` + ``src_parse_error`` only; syntax errors keep what tree-sitter
 recovered.  An exception from the extractor itself is our bug, not the file's: it is raised as
 ``ExtractorFailure`` naming the file, and the scan stops before replacing the manifest.
@@ -24,15 +24,15 @@ from scanner.configs import ConfigStore
 from scanner.errors import ExtractorFailure
 from scanner.files import grammar_for
 from scanner.hashing import hash_bytes
-from scanner.plan import MAX_FACT_FILE_BYTES
 from scanner.resolve import Resolver
 from scanner.versions import EXTRACTOR_VERSION
+from scanner.worklist import MAX_FACT_FILE_BYTES
 
 BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class FileResult:
     """What happened to one file: its new manifest entry, or why it has none."""
 
     path: str
@@ -127,11 +127,11 @@ class Materializer:
 
     # -- full extraction ---------------------------------------------------------------------------
 
-    def extract(self, path: str) -> Outcome:
+    def extract(self, path: str) -> FileResult:
         try:
             st, data, content_hash = read_source(os.path.join(self.context.src, path), self.context.max_bytes)
         except OSError as err:
-            return Outcome(path, None, unreadable=f"{err.strerror or err}")
+            return FileResult(path, None, unreadable=f"{err.strerror or err}")
         lines = factfile.head_lines(path, content_hash)
         if data is None:
             problem: str | None = (
@@ -166,26 +166,26 @@ class Materializer:
             "errors": errors,
         }
         self._finish(path, entry, extraction_bytes)
-        return Outcome(path, entry, parsed=parsed, skipped=problem is not None)
+        return FileResult(path, entry, parsed=parsed, skipped=problem is not None)
 
     # -- resolution only ---------------------------------------------------------------------------
 
-    def reresolve(self, path: str, old: dict[str, Any]) -> Outcome:
+    def reresolve(self, path: str, old: dict[str, Any]) -> FileResult:
         """Refresh the resolution facts of an unchanged file from its fact file, without parsing."""
         try:
             data = safe_write.read_nofollow(os.path.join(self.context.out, old["facts"]), MAX_FACT_FILE_BYTES)
         except OSError:
-            return Outcome(path, None, needs_parse=True)
+            return FileResult(path, None, needs_parse=True)
         if data is None:
             self.protected.discard(old["facts"])
-            return Outcome(path, None, needs_parse=True)
+            return FileResult(path, None, needs_parse=True)
         extraction_bytes = factfile.extraction_part(data)
         if hash_bytes(data) != old.get("digest") or extraction_bytes is None:
             self.protected.discard(old["facts"])  # edited by someone: its name must be rewritten
-            return Outcome(path, None, needs_parse=True)
+            return FileResult(path, None, needs_parse=True)
         entry = {k: v for k, v in old.items() if k not in ("facts", "digest", "resolution_deps", "resolution")}
         self._finish(path, entry, extraction_bytes)
-        return Outcome(path, entry)
+        return FileResult(path, entry)
 
     def _finish(self, path: str, entry: dict[str, Any], extraction_bytes: bytes) -> None:
         results, deps = self.resolver.resolve_all(path, entry["imports"])

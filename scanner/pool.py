@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 import signal
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from scanner.errors import ExtractorFailure
-from scanner.materialize import Materializer, Outcome
+from scanner.materialize import Materializer, FileResult
 
 MIN_FILES_FOR_POOL = 48
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -67,7 +67,7 @@ def _helper(materializer: Materializer, chunks: list[list[str]], tasks: int, wri
         import pickle
 
         taken: list[int] = []
-        outcomes: list[Outcome] = []
+        outcomes: list[FileResult] = []
         while (index := _next_chunk(tasks)) is not None:
             taken.append(index)
             for path in chunks[index]:
@@ -83,7 +83,7 @@ def _helper(materializer: Materializer, chunks: list[list[str]], tasks: int, wri
         os._exit(status)  # no atexit handlers or buffered output of the parent run twice
 
 
-def _receive(read_end: int, pid: int) -> tuple[list[int], list[Outcome], dict] | None:
+def _receive(read_end: int, pid: int) -> tuple[list[int], list[FileResult], dict] | None:
     import pickle
 
     chunks = []
@@ -105,15 +105,15 @@ def extract_all(
     paths: list[str],
     sizes: dict[str, int],
     jobs: int,
-    on_done: Callable[[int], None],
     close_in_helpers: tuple[int, ...] = (),
-) -> Iterator[Outcome]:
+) -> Iterator[FileResult]:
     """Extract ``paths``; with forked helpers when there are enough files, else in this process.
 
     The grammars and queries the files need are made first, outside any file's extraction: a
     query that does not compile is the extractor's bug and stops the scan here, instead of
     becoming a ``src_parse_error`` in every file.  ``close_in_helpers`` are descriptors (the scan
-    lock) that each helper closes first thing after the fork.
+    lock) that each helper closes first thing after the fork.  The caller may stop iterating at any
+    point (a cancelled scan): the helpers still running are killed and reaped.
     """
     if not paths:
         return
@@ -128,7 +128,6 @@ def extract_all(
     if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL or not hasattr(os, "fork"):
         for path in paths:
             yield materializer.extract(path)
-            on_done(1)
         return
     chunks = chunk_paths(paths, sizes)
     tasks, feed = os.pipe()
@@ -152,7 +151,6 @@ def extract_all(
         while (index := _next_chunk(tasks)) is not None:  # this process takes chunks too
             for path in chunks[index]:
                 yield materializer.extract(path)
-                on_done(1)
             done.add(index)
         while helpers:
             pid, read_end = helpers.pop(0)
@@ -162,15 +160,17 @@ def extract_all(
             taken, outcomes, seen = received
             done.update(taken)
             materializer.store.seen.update(seen)
-            on_done(len(outcomes))
             yield from outcomes
-    finally:  # abandoned early (an error upstream): stop and reap the helpers still running
+    finally:  # abandoned early (an error upstream, a cancelled scan): stop and reap the helpers still running
         os.close(tasks)
         for pid, read_end in helpers:
-            os.close(read_end)  # a helper still writing gets EPIPE and exits
+            os.close(read_end)
+            try:
+                os.kill(pid, signal.SIGKILL)  # its fact files are orphans no manifest names
+            except ProcessLookupError:
+                pass
             os.waitpid(pid, 0)
     for index, chunk in enumerate(chunks):
         if index not in done:
             for path in chunk:
                 yield materializer.extract(path)
-                on_done(1)

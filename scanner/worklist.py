@@ -26,7 +26,26 @@ PNPM_WORKSPACE = "pnpm-workspace.yaml"  # scanner.workspaces.PNPM_WORKSPACE, lik
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class Previous:
+    """The previous scan as this one may use it: its manifest, and which of its parts are still valid."""
+
+    manifest: dict[str, Any] | None
+    extraction_valid: bool  # same extractor, grammars, options and SRC: its fact files can be reused
+    resolution_valid: bool  # and the same resolver: its resolution dependencies can be trusted
+
+    @property
+    def files(self) -> dict[str, Any]:
+        return self.manifest["files"] if self.manifest is not None and self.extraction_valid else {}
+
+    def recorded(self, key: str, empty: Any) -> Any:
+        """A record resolution depends on (``configs``, ``packages``, ``workspace``), when it can be trusted."""
+        if self.manifest is None or not self.resolution_valid:
+            return empty
+        return self.manifest.get(key, empty)
+
+
+@dataclass(frozen=True, slots=True)
+class Worklist:
     """The work of one scan, decided before any of it is done."""
 
     sizes: dict[str, int]  # every present source -> its size (the set resolution answers against)
@@ -44,6 +63,28 @@ class Plan:
     @property
     def nothing_to_do(self) -> bool:
         return not (self.to_parse or self.to_resolve or self.removed or self.state_changed)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sorted:
+    """Each present source sorted into reuse or parse (or unreadable), by stat and hash against the manifest."""
+
+    sizes: dict[str, int]
+    unreadable: dict[str, str]
+    reuse: dict[str, dict[str, Any]]
+    to_parse: tuple[str, ...]
+    touched: bool  # an entry's stat moved while its content did not
+    tampered: frozenset[str]  # fact files --verify found edited
+
+
+@dataclass(frozen=True, slots=True)
+class _Resolution:
+    """What changed that resolution may have consulted, and the workspace packages now."""
+
+    changed: frozenset[str]  # paths, config keys and package:<name> tokens
+    configs: dict[str, Signature]
+    packages: dict[str, str]
+    store_seen: dict[str, Signature]
 
 
 def _config_changed(src: str, key: str, old: Signature) -> tuple[bool, Signature]:
@@ -107,27 +148,48 @@ def fact_file_intact(out: str, entry: dict[str, Any]) -> bool:
     return data is not None and hash_bytes(data) == entry.get("digest")
 
 
-def make_plan(
-    src: str,
-    out: str,
-    listing: Listing,
-    present: set[str],
-    old: dict[str, Any] | None,
-    extraction_valid: bool,
-    resolution_valid: bool,
-    verify: bool,
-) -> Plan:
-    """Stat every listed source against the old manifest and work out what this scan must do."""
-    from scanner.hashing import hash_file
+def make_worklist(
+    src: str, out: str, verify: bool, listing: Listing, present: set[str], previous: Previous
+) -> Worklist:
+    """Stat every listed source against the previous manifest and work out what this scan must do.
 
-    old_files: dict[str, Any] = old["files"] if old is not None and extraction_valid else {}
-    sizes: dict[str, int] = {}
+    ``present`` holds the names in the output's fact folder.  Reads only: nothing is written.
+    """
+    stats, unreadable = _stat_sources(src, listing)
+    sorted_ = _sort_sources(src, out, verify, stats, unreadable, previous.files, present)
+    resolution = _resolution_changes(src, listing, sorted_.sizes, previous)
+    if not previous.resolution_valid:
+        to_resolve = tuple(sorted(sorted_.reuse))
+    elif resolution.changed:
+        changed = resolution.changed
+        to_resolve = tuple(p for p, e in sorted_.reuse.items() if not changed.isdisjoint(e.get("resolution_deps", ())))
+    else:
+        to_resolve = ()
+    old_workspace = previous.recorded("workspace", [])
+    state_changed = (
+        sorted_.touched
+        or resolution.configs != previous.recorded("configs", {})
+        or resolution.packages != previous.recorded("packages", {})
+        or old_workspace != list(listing.packages)
+    )
+    return Worklist(
+        sizes=sorted_.sizes,
+        unreadable=sorted_.unreadable,
+        reuse=sorted_.reuse,
+        to_parse=sorted_.to_parse,
+        to_resolve=to_resolve,
+        removed=tuple(p for p in previous.files if p not in sorted_.sizes),
+        configs=resolution.configs,
+        packages=resolution.packages,
+        protected=_protected(previous.manifest, present, sorted_.tampered),
+        store_seen=resolution.store_seen,
+        state_changed=state_changed,
+    )
+
+
+def _stat_sources(src: str, listing: Listing) -> tuple[dict[str, os.stat_result], dict[str, str]]:
+    """(path -> stat of each listed source that is one file of its own, path -> why it could not be stat'ed)."""
     unreadable: dict[str, str] = {}
-    reuse: dict[str, dict[str, Any]] = {}
-    to_parse: list[str] = []
-    touched = False  # an entry's stat moved while its content did not
-    tampered: set[str] = set()
-    cut = len(layout.FACTS_FOLDER) + 1
     root_real = os.path.realpath(src)
     stats: dict[str, os.stat_result] = {}
     for path in listing.sources:
@@ -138,54 +200,79 @@ def make_plan(
             continue
         if st is not None:  # None: deleted in the work tree, a dangling link, or a link out of SRC
             stats[path] = st
-    aliases = _one_node_per_file(src, stats)
+    aliases = _one_node_per_file(src, stats)  # the same file as another listed path: one file, one node
+    return {p: st for p, st in stats.items() if p not in aliases}, unreadable
+
+
+def _sort_sources(
+    src: str,
+    out: str,
+    verify: bool,
+    stats: dict[str, os.stat_result],
+    unreadable: dict[str, str],
+    old_files: dict[str, Any],
+    present: set[str],
+) -> _Sorted:
+    """Reuse a source whose size and mtime (or, when they moved or with ``verify``, hash) match its
+    entry and whose fact file is present (and, with ``verify``, intact); parse the others."""
+    from scanner.hashing import hash_file
+
+    unreadable = dict(unreadable)
+    sizes: dict[str, int] = {}
+    reuse: dict[str, dict[str, Any]] = {}
+    to_parse: list[str] = []
+    touched = False
+    tampered: set[str] = set()
+    cut = len(layout.FACTS_FOLDER) + 1
     for path, st in stats.items():
-        if path in aliases:
-            continue  # the same file as another listed path: one file, one node
-        full = os.path.join(src, path)
         sizes[path] = st.st_size
         entry = old_files.get(path)
         if entry is None or entry.get("facts", "")[cut:] not in present:
             to_parse.append(path)
             continue
-        if not verify and entry.get("size") == st.st_size and entry.get("mtime_ns") == st.st_mtime_ns:
+        same_stat = entry.get("size") == st.st_size and entry.get("mtime_ns") == st.st_mtime_ns
+        if same_stat and not verify:
             reuse[path] = entry
             continue
         try:
-            digest = hash_file(full)
+            digest = hash_file(os.path.join(src, path))
         except OSError as err:
             unreadable[path] = err.strerror or str(err)
             continue
         if digest != entry.get("hash"):
             to_parse.append(path)
-            continue
-        if verify and not fact_file_intact(out, entry):
+        elif verify and not fact_file_intact(out, entry):
             tampered.add(entry["facts"])
             to_parse.append(path)
-            continue
-        if entry.get("size") != st.st_size or entry.get("mtime_ns") != st.st_mtime_ns:
-            entry = dict(entry, size=st.st_size, mtime_ns=st.st_mtime_ns)
+        elif same_stat:
+            reuse[path] = entry
+        else:
+            reuse[path] = dict(entry, size=st.st_size, mtime_ns=st.st_mtime_ns)
             touched = True
-        reuse[path] = entry
+    return _Sorted(sizes, unreadable, reuse, tuple(to_parse), touched, frozenset(tampered))
 
-    # paths that appeared or disappeared: they answer probes
-    old_set = set(old_files) | set(old.get("unreadable", []) if old is not None else [])
-    removed = tuple(p for p in old_files if p not in sizes)
+
+def _resolution_changes(src: str, listing: Listing, sizes: dict[str, int], previous: Previous) -> _Resolution:
+    """Everything a recorded resolution may have consulted that changed: sources that appeared or
+    disappeared (they answer probes), config files and assets, package scopes, workspace packages."""
+    old_files = previous.files
+    manifest = previous.manifest
+    old_set = set(old_files) | set(manifest.get("unreadable", []) if manifest is not None else [])
     changed: set[str] = {p for p in sizes if p not in old_set}
     changed.update(p for p in old_set if p not in sizes)
 
-    # config files and workspace packages
-    recorded = resolution_valid and old is not None
-    old_configs: dict[str, Signature] = dict(old.get("configs", {})) if recorded else {}  # type: ignore[union-attr]
+    old_configs: dict[str, Signature] = dict(previous.recorded("configs", {}))
     configs: dict[str, Signature] = {}
     for config_key, signature in old_configs.items():
         was_changed, current = _config_changed(src, config_key, signature)
         configs[config_key] = current
         if was_changed:
             changed.add(config_key)
-    old_packages: dict[str, str] = dict(old.get("packages", {})) if recorded else {}  # type: ignore[union-attr]
-    old_workspace = list(old.get("workspace", [])) if recorded else []  # type: ignore[union-attr]
+
+    old_packages: dict[str, str] = dict(previous.recorded("packages", {}))
+    old_workspace = list(previous.recorded("workspace", []))
     changed.update(set(old_workspace).symmetric_difference(listing.packages))  # package scopes moved
+    recorded = previous.resolution_valid and manifest is not None
     store_seen: dict[str, Signature] = {}
     if (
         not recorded
@@ -206,30 +293,11 @@ def make_plan(
                 changed.add(PACKAGE_DEP + name)
     else:
         packages = old_packages
+    return _Resolution(frozenset(changed), configs, packages, store_seen)
 
-    if not resolution_valid:
-        to_resolve = tuple(sorted(reuse))
-    elif changed:
-        to_resolve = tuple(p for p, e in reuse.items() if not changed.isdisjoint(e.get("resolution_deps", ())))
-    else:
-        to_resolve = ()
 
-    named = old["files"].values() if old is not None else ()
+def _protected(manifest: dict[str, Any] | None, present: set[str], tampered: frozenset[str]) -> frozenset[str]:
+    """Fact files the previous manifest names that are present and intact: never rewritten."""
+    named = manifest["files"].values() if manifest is not None else ()
     prefix = layout.FACTS_FOLDER + "/"
-    protected = (frozenset(e.get("facts") for e in named) & {prefix + n for n in present}) - tampered
-    state_changed = (
-        touched or configs != old_configs or packages != old_packages or old_workspace != list(listing.packages)
-    )
-    return Plan(
-        sizes=sizes,
-        unreadable=unreadable,
-        reuse=reuse,
-        to_parse=tuple(to_parse),
-        to_resolve=to_resolve,
-        removed=removed,
-        configs=configs,
-        packages=packages,
-        protected=protected,
-        store_seen=store_seen,
-        state_changed=state_changed,
-    )
+    return (frozenset(e.get("facts") for e in named) & {prefix + n for n in present}) - tampered

@@ -80,6 +80,7 @@ def command(
     from pathlib import Path
 
     from engine.errors import RoflError
+    from scanner.manifest import src_of
 
     from ..changes import OUTSIDE, SOURCE, CodeFacts, Context, classify, suggestions
     from ..factdir import read_manifest
@@ -100,11 +101,8 @@ def command(
     if test_globs and not tests_only:
         fail("rofl impact: --test-glob needs --tests; add --tests to list only the affected test files")
     facts_dir = Path(facts)
-    before, _ = read_manifest(facts_dir)
-    src_value = before.get("src", ".")
-    if not isinstance(src_value, str):
-        raise RoflError("manifest.json: 'src' is not a path; run `rofl scan` again to rewrite it")
-    src = Path(src_value).resolve()
+    before = read_manifest(facts_dir)
+    src = Path(src_of(before)).resolve()
     if not src.is_dir():
         raise RoflError(
             f"rofl impact: the scanned folder {src} is gone; scan the tree where it is now with `rofl scan SRC --out {facts}`"
@@ -118,7 +116,7 @@ def command(
         manifest = before
     else:
         rescan = _rescan(before, src, facts_dir)
-        manifest, _ = read_manifest(facts_dir)
+        manifest = read_manifest(facts_dir)
     kernel = build_kernel((), (), budget, facts=facts, rules=rules, public_key=public_key, refuse_forged=True)
     code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}
     ctx = Context(src, facts_dir.resolve(), manifest, before, CodeFacts.from_store(code), git_base, git)
@@ -210,16 +208,20 @@ def _rescan(manifest: dict, src, facts_dir):
     """Bring the facts up to date with the incremental scan, with the options the manifest records."""
     from engine.errors import RoflError
     from scanner.api import ScanError, scan
+    from scanner.manifest import options_of
 
-    options = manifest.get("options") or {}
-    if not isinstance(options, dict):
-        raise RoflError("manifest.json: 'options' is malformed; run `rofl scan` again to rewrite it")
-    include, exclude = options.get("include", []), options.get("exclude", [])
-    max_bytes = options.get("max_bytes", 2 * 1024 * 1024)
-    if not (isinstance(include, list) and isinstance(exclude, list) and type(max_bytes) is int):
-        raise RoflError("manifest.json: 'options' is malformed; run `rofl scan` again to rewrite it")
+    from .. import __version__
+
+    options = options_of(manifest)
     try:
-        summary = scan(str(src), str(facts_dir), max_bytes=max_bytes, include=tuple(include), exclude=tuple(exclude))
+        summary = scan(
+            str(src),
+            str(facts_dir),
+            max_bytes=options.max_bytes,
+            include=options.include,
+            exclude=options.exclude,
+            tool_version=__version__,
+        )
     except ScanError as err:
         raise RoflError(
             f"rofl impact: the rescan failed: {err} (or answer from the facts as they are with --no-rescan)"

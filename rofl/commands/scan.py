@@ -84,7 +84,7 @@ def command(
     from scanner.api import ScanError, scan
     from scanner.errors import ExtractorFailure
 
-    from .. import signing
+    from .. import __version__, signing
 
     if sign_key is not None:
         try:
@@ -110,6 +110,7 @@ def command(
             include=include,
             exclude=exclude,
             progress=reporter.progress_callback("scanning") if reporter.listening else None,
+            tool_version=__version__,
         )
     except ScanError as err:
         _fail(str(err))
@@ -141,5 +142,15 @@ def command(
         from ..watch import watch_command
 
         watch_command(
-            src, out, finish, dict(verify=verify, jobs=jobs, max_bytes=max_bytes, include=include, exclude=exclude)
+            src,
+            out,
+            finish,
+            dict(
+                verify=verify,
+                jobs=jobs,
+                max_bytes=max_bytes,
+                include=include,
+                exclude=exclude,
+                tool_version=__version__,
+            ),
         )

@@ -62,3 +62,16 @@ def test_scan_loads_with_scanner_authority(repo, out):
     assert 'S = "./b", T = "b.ts"' in result.stdout
     audit = CliRunner().invoke(main, ["ask", "forged[audit](F)", "--facts", str(out)])
     assert audit.exit_code == 1 and audit.stdout.strip() == "no", audit.output  # exit 1: no answer
+
+
+def test_the_manifest_records_the_version_of_the_tool_that_scanned(repo, out, tmp_path):
+    """The scanner takes the tool version from its caller (it imports nothing of the command line)."""
+    from rofl import __version__
+    from scanner.api import scan
+
+    src = repo({"a.ts": "export {};\n"})
+    scan_json(src, out)
+    assert load_manifest(out)["tool_version"] == __version__
+    other = tmp_path / "other"
+    scan(str(src), str(other), tool_version="embedder-7.1")
+    assert load_manifest(other)["tool_version"] == "embedder-7.1"
