@@ -3,7 +3,8 @@
 Nothing is fetched: no external script, style, font or image.  Each folder is one SVG view of its
 children (sub-folders and files) and the imports between them, aggregated at the deepest folder
 holding both ends; clicking a folder drills down, clicking a file shows its imports (each with its
-line), its importers and its findings.  Files on cycles, cut imports, violations, changed and
+line), its importers and its findings.  The page's address ends in the folder or file shown
+(``report.html#internal%2Fscheduler``), so a view can be linked.  Files on cycles, cut imports, violations, changed and
 affected files are marked, and every finding lists its proof.
 """
 
@@ -12,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from html import escape
 
-from engine.cycles import strong_components
-
+from .cycles_report import greedy_cut
 from .report_data import ReportModel
 
 NODE_H = 26
@@ -68,25 +68,31 @@ def _views(files: tuple[str, ...], edges: tuple[tuple[str, str], ...]) -> dict[s
 
 
 def _layout(view: View, widths: dict[str, float]) -> dict[str, tuple[float, float]]:
-    """Columns by longest path from the importers (cycles collapsed), rows by name."""
+    """Columns by longest path from the importers once a greedy feedback arc set is set aside (so the
+    files of a cycle spread out instead of sharing a column), rows by name."""
     succ: dict[str, list[str]] = {c: [] for c in view.children}
     for a, b in view.edges:
         succ[a].append(b)
-    comp_of: dict[str, int] = {}
-    comps = strong_components(succ, view.children)
-    for i, members in enumerate(comps):
-        for m in members:
-            comp_of[m] = i
-    layer = {i: 0 for i in range(len(comps))}
-    for i in reversed(range(len(comps))):  # Tarjan emits a component after every one it reaches
-        for m in comps[i]:
-            for b in succ[m]:
-                j = comp_of[b]
-                if j != i and layer[j] < layer[i] + 1:
-                    layer[j] = layer[i] + 1
+    back = greedy_cut(succ)
+    indeg = dict.fromkeys(view.children, 0)
+    for a, targets in succ.items():
+        for b in targets:
+            if (a, b) not in back and a != b:
+                indeg[b] += 1
+    layer = dict.fromkeys(view.children, 0)
+    ready = [c for c in view.children if indeg[c] == 0]
+    while ready:
+        a = ready.pop()
+        for b in succ[a]:
+            if (a, b) in back or a == b:
+                continue
+            layer[b] = max(layer[b], layer[a] + 1)
+            indeg[b] -= 1
+            if indeg[b] == 0:
+                ready.append(b)
     columns: dict[int, list[str]] = {}
     for c in view.children:
-        columns.setdefault(layer[comp_of[c]], []).append(c)
+        columns.setdefault(layer[c], []).append(c)
     pos: dict[str, tuple[float, float]] = {}
     x = 20.0
     for col in sorted(columns):
@@ -131,11 +137,11 @@ def render(model: ReportModel) -> str:
         labels = {c: _label(view, c, counts) for c in view.children}
         widths = {c: 24 + CHAR_W * len(labels[c]) for c in view.children}
         pos = _layout(view, widths)
-        width = max((pos[c][0] + widths[c] for c in view.children), default=200) + 20
+        width = max((pos[c][0] + widths[c] for c in view.children), default=200) + 80
         height = max((pos[c][1] + NODE_H for c in view.children), default=60) + 20
         parts = [
-            f'<svg class="view" data-folder="{escape(folder)}" width="{width:.0f}" height="{height:.0f}" '
-            f'viewBox="0 0 {width:.0f} {height:.0f}" hidden>',
+            f'<div class="view" data-folder="{escape(folder)}" hidden>'
+            f'<svg width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}">',
             f'<defs><marker id="ar{n}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
             f'orient="auto-start-reverse"><path d="M0 0L10 5L0 10z"/></marker></defs>',
         ]
@@ -143,7 +149,16 @@ def render(model: ReportModel) -> str:
             xa, ya = pos[a]
             xb, yb = pos[b]
             x1, y1 = xa + widths[a], ya + NODE_H / 2
-            x2, y2 = xb, yb + NODE_H / 2
+            if xa == xb:  # within one column (a cycle between folders): an arc on the right side
+                x2, y2 = xb + widths[b], yb + NODE_H / 2
+                bend = max(x1, x2) + 30 + abs(y2 - y1) / 5
+                d = f"M{x1:.0f} {y1:.0f}C{bend:.0f} {y1:.0f},{bend:.0f} {y2:.0f},{x2:.0f} {y2:.0f}"
+            elif xb < xa:  # a backward import (part of a cycle): left side to the target's right side
+                x1, x2, y2 = xa, xb + widths[b], yb + NODE_H / 2
+                d = f"M{x1:.0f} {y1:.0f}C{x1 - 50:.0f} {y1:.0f},{x2 + 50:.0f} {y2:.0f},{x2:.0f} {y2:.0f}"
+            else:
+                x2, y2 = xb, yb + NODE_H / 2
+                d = f"M{x1:.0f} {y1:.0f}C{x1 + 60:.0f} {y1:.0f},{x2 - 60:.0f} {y2:.0f},{x2:.0f} {y2:.0f}"
             classes = ["edge"]
             if any(u in cut for u in under_edges):
                 classes.append("cut")
@@ -156,7 +171,7 @@ def render(model: ReportModel) -> str:
             title = f"{a} -> {b}: {len(under_edges)} import(s)"
             parts.append(
                 f'<path class="{" ".join(classes)}" data-from="{escape(a)}" data-to="{escape(b)}" '
-                f'd="M{x1:.0f} {y1:.0f}C{x1 + 60:.0f} {y1:.0f},{x2 - 60:.0f} {y2:.0f},{x2:.0f} {y2:.0f}" '
+                f'd="{d}" '
                 f'marker-end="url(#ar{n})"><title>{escape(title)}</title></path>'
             )
         for c in view.children:
@@ -179,7 +194,7 @@ def render(model: ReportModel) -> str:
                 f'<rect width="{widths[c]:.0f}" height="{NODE_H}" rx="5"/>'
                 f'<text x="10" y="17">{escape(labels[c])}</text><title>{escape(tip)}</title></g>'
             )
-        parts.append("</svg>")
+        parts.append("</svg></div>")
         svgs.append("".join(parts))
 
     start = ""
@@ -303,6 +318,7 @@ def _file_detail(path, model, imports, importers, by_file, flagged, changed, aff
 
 
 CSS = """
+[hidden]{display:none !important}
 body{font:13px/1.4 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
 header{padding:8px 16px;background:#fff;border-bottom:1px solid #ddd}
 h1{font-size:18px;margin:0 0 4px}h2{font-size:15px;margin:8px 0}h3{font-size:14px;word-break:break-all}
@@ -330,13 +346,14 @@ li.edge{word-break:break-all}.hint{color:#888}
 JS = """
 (function(){
   var views={},details={},crumbs=document.getElementById('crumbs'),graph=document.getElementById('graph');
-  Array.prototype.forEach.call(document.querySelectorAll('svg.view'),function(v){views[v.getAttribute('data-folder')]=v;});
+  Array.prototype.forEach.call(document.querySelectorAll('div.view'),function(v){views[v.getAttribute('data-folder')]=v;});
   Array.prototype.forEach.call(document.querySelectorAll('[data-file-detail]'),function(d){details[d.getAttribute('data-file-detail')]=d;});
   function parent(p){var i=p.lastIndexOf('/');return i<0?'':p.slice(0,i);}
   function link(label,folder){var a=document.createElement('a');a.href='#';a.textContent=label;a.setAttribute('data-open',folder);return a;}
   function show(folder){
     if(!(folder in views))return;
     for(var k in views){views[k].hidden=(k!==folder);}
+    if(history.replaceState)history.replaceState(null,'','#'+encodeURIComponent(folder));
     crumbs.textContent='';crumbs.appendChild(link('(root)',''));
     if(folder){var parts=folder.split('/');for(var i=0;i<parts.length;i++){
       var s=document.createElement('span');s.textContent='/';crumbs.appendChild(s);
@@ -345,6 +362,7 @@ JS = """
   function file(path){
     show(parent(path) in views?parent(path):'');
     for(var k in details){details[k].hidden=(k!==path);}
+    if(history.replaceState)history.replaceState(null,'','#'+encodeURIComponent(path));
     Array.prototype.forEach.call(document.querySelectorAll('.node.sel'),function(n){n.classList.remove('sel');});
     var v=views[parent(path)];var n=v&&v.querySelector('[data-path="'+CSS.escape(path)+'"]');
     if(n){n.classList.add('sel');n.scrollIntoView({block:'center',inline:'center'});}
@@ -355,6 +373,7 @@ JS = """
     if(t.hasAttribute('data-open'))show(t.getAttribute('data-open'));
     else file(t.getAttribute('data-file')||t.getAttribute('data-goto'));
   });
-  show(graph.getAttribute('data-start'));
+  var h=decodeURIComponent(location.hash.slice(1));
+  if(h in details)file(h);else show(h in views?h:graph.getAttribute('data-start'));
 })();
 """

@@ -79,7 +79,7 @@ def test_every_node_and_edge_is_in_the_report_and_nothing_is_fetched(tmp_path):
             k += 1
         assert ("/".join(pa[: k + 1]), "/".join(pb[: k + 1])) in drawn
     # each folder has its view, and a folder node opens it
-    views = {a["data-folder"] for t, a in page.tags if t == "svg"}
+    views = {a["data-folder"] for t, a in page.tags if t == "div" and "data-folder" in a}
     opened = {a["data-open"] for t, a in page.tags if t == "g" and "data-open" in a}
     assert opened and opened <= views
 
