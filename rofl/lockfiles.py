@@ -69,12 +69,6 @@ def parse_lock(path: str, data: bytes | None) -> Lock | None:
     return Lock({k: frozenset(v) for k, v in versions.items()}, {k: frozenset(v) for k, v in requires.items()})
 
 
-def locked_versions(path: str, data: bytes | None) -> Locked | None:
-    """Package name -> versions locked, or None when the file is missing or not a lock file we read."""
-    lock = parse_lock(path, data)
-    return None if lock is None else lock.versions
-
-
 def changed_packages(before: Locked | None, after: Locked | None) -> set[str] | None:
     """Names whose locked versions differ; None when either side could not be read."""
     if before is None or after is None:

@@ -20,7 +20,6 @@ from engine.errors import RoflError
 from engine.kernel import DEFAULT_BUDGET, Kernel
 from engine.parse import parse_literal
 
-RULES_DIR = shipped_rules.folder()  # shipped as package data: the source tree, or site-packages in a wheel install
 BOOT = shipped_rules.path("boot.rofl")
 CODE_RULES = shipped_rules.path("code.rofl")
 CODE_BUDGET = 50_000_000
@@ -101,7 +100,7 @@ def examples(*lines: str, exit_codes: str = EXIT_CODES_HELP) -> str:
     return text + "\b\nExamples:\n" + "\n".join("  " + line for line in lines)
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
+def fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
     click.echo(message, err=True)
     sys.exit(code)
 

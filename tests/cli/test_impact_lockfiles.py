@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from rofl.lockfiles import changed_declarations, changed_packages, declared_ranges, locked_versions
+from rofl.lockfiles import Locked, changed_declarations, changed_packages, declared_ranges, parse_lock
+
+
+def locked_versions(path: str, data: bytes | None) -> Locked | None:
+    """Package name -> versions locked, or None when the file is missing or not a lock file rofl reads."""
+    lock = parse_lock(path, data)
+    return None if lock is None else lock.versions
+
 
 NPM_V3 = {
     "name": "app",
