@@ -56,7 +56,14 @@ ROUND_HOLE = "$round"
 
 
 class Refused(RoflError):
-    """The world needs capabilities the host does not grant: it does not start."""
+    """The world needs capabilities the host does not grant: it does not start.  ``declarations`` are the
+    ``capability(Cap, Book, Class)`` rows (perspective first) of the missing ones, for a caller that can
+    say where they are written."""
+
+    def __init__(self, message: str, declarations: tuple[tuple, ...] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.declarations = declarations
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +134,9 @@ class Session:
         optional = [c for c in requested if c in catalog.capabilities and catalog.capabilities[c].optional]
         self.negotiation = negotiation = negotiate(requested, available, unavailable, self.policy, optional)
         if negotiation.missing:
-            raise Refused(negotiation.refusal(available))
+            caps = [catalog.capabilities[c] for c in negotiation.missing]
+            rows = tuple(("main", (c.name,), (c.book,), (c.klass,)) for c in caps)
+            raise Refused(negotiation.refusal(available), rows)
         self._declare()
         return negotiation
 

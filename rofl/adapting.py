@@ -67,9 +67,10 @@ def load_world(paths: Sequence[Path]) -> Kernel:
     return kernel
 
 
-def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None) -> AdapterRun | None:
+def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None, files: tuple = ()) -> AdapterRun | None:
     """Run the world's adapter rounds when it has want rules (None when it has none).  A world whose
-    required capabilities are not granted exits 2 naming them; a summary goes to stderr."""
+    required capabilities are not granted exits 2 naming them (and the FILES line that declares the
+    first); a summary goes to stderr."""
     from adapters.wants import has_wants
 
     if not has_wants(kernel):
@@ -85,10 +86,27 @@ def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None) -> 
     try:
         session.start()
     except Refused as exc:
-        fail(f"rofl: {exc}")
+        fail(f"{_declared_at(files, exc.declarations) or 'rofl'}: {exc}")
     report = session.run()
     click.echo(f"rofl: {report.summary()}", err=True)
     return AdapterRun(session, report)
+
+
+def _declared_at(files: tuple, declarations: tuple) -> str | None:
+    """``FILE:LINE`` of the first of ``declarations`` (capability rows) written in ``files``."""
+    from .locate import index_sources, read_sources
+
+    if not files or not declarations:
+        return None
+    try:
+        where = index_sources(read_sources(list(files)))
+    except RoflError:
+        return None
+    for row in declarations:
+        spot = where.fact("capability", row)
+        if spot is not None:
+            return f"{spot[0]}:{spot[1]}"
+    return None
 
 
 def at_boundary(node, run: AdapterRun | None):

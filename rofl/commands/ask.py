@@ -74,7 +74,7 @@ def command(
     kernel = build_kernel(
         files, load_as, budget, store=store, facts=facts, rules=rules, public_key=public_key, refuse_forged=True
     )
-    wants = run_rounds(kernel, allow, rounds)
+    wants = run_rounds(kernel, allow, rounds, files)
     answers = kernel.query(question.items, budget, goals=goals)
     why_nodes = [(f, kernel.why(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(why_facts, whys)]
     whynot_nodes = [(f, kernel.whynot(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(whynot_facts, whynots)]

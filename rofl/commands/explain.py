@@ -59,7 +59,7 @@ def why_command(
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold."""
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
-    wants = run_rounds(kernel, allow, rounds)
+    wants = run_rounds(kernel, allow, rounds, files)
     node = at_boundary(kernel.why(lit.rel, lit.persp, lit.args, goals={qualify_literal(lit).rel}), wants)
     partial = warn_partial(kernel, "why")
     if node is None:

@@ -57,7 +57,7 @@ def command(
         if not is_name(rel):
             fail(f"--collect {rel!r}: not a relation name; give a name such as count")
     kernel = build_kernel(files, load_as, budget, store=store)
-    wants = run_rounds(kernel, allow, rounds)  # at tick 0, before the first tick closes
+    wants = run_rounds(kernel, allow, rounds, files)  # at tick 0, before the first tick closes
     report = kernel.run(ticks, budget, tuple(collect))
     if as_json:
         emit_json(
