@@ -42,6 +42,11 @@ class AdapterRun:
     session: object  # adapters.rounds.Session
     report: object  # adapters.rounds.Report
 
+    @property
+    def partial(self) -> bool:
+        """The round budget ran out with wants still new (they were held, and a hole says so)."""
+        return bool(self.report.partial)  # type: ignore[attr-defined]
+
     def as_json(self) -> dict:
         return self.report.as_json()  # type: ignore[attr-defined]
 

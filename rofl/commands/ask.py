@@ -105,6 +105,9 @@ def command(
         for f, node in whynot_nodes:
             click.echo(f"-- whynot {f}")
             click.echo("\n".join(node.lines()))
+    if wants is not None and wants.partial:
+        click.echo("-- partial: the round budget ran out; raise --rounds for a complete answer", err=True)
+        sys.exit(EXIT_PARTIAL)
     if answers.partial:
         click.echo("-- partial: the budget ran out; raise --budget for a complete answer", err=True)
         sys.exit(EXIT_PARTIAL)

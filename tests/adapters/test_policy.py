@@ -115,3 +115,13 @@ def test_wants_by_outcome_in_json(adapter_env, rofl):
     assert [f["want"] for f in data["wants"]["failed"]] == ["reverse(7)"]
     assert data["wants"]["held"] == [] and data["wants"]["rounds"] == 1
     assert "1 answered, 1 failed, 0 held" in err
+
+
+def test_a_round_budget_cut_short_is_a_partial_answer(adapter_env, rofl):
+    world = echo_book(adapter_env) + 'item("ab").\nitem(X) :- echo_answer[echo](_, X).\nwant reverse(X) :- item(X).\n'
+    (adapter_env / "w.rofl").write_text(world)
+    code, out, err = rofl("ask", "item(X)", "w.rofl", "--rounds", "1")
+    assert code == 3 and "raise --rounds" in err
+    assert out.split() == ["X", "=", '"ab"', "X", "=", '"ba"']
+    code, _, _ = rofl("ask", "item(X)", "w.rofl", "--rounds", "2")
+    assert code == 0
