@@ -104,3 +104,23 @@ def test_serve_refuses_a_world_that_does_not_load(adapter_env, rofl):
     (adapter_env / "bad.rofl").write_text("p(X) :- .\n")
     code, _, err = rofl("serve", "bad.rofl")
     assert code == 2 and err.startswith("bad.rofl:1:")
+
+
+def test_a_literate_world_contributes_its_rofl_blocks(adapter_env):
+    text = (
+        "# The team\n\nValues, as the team keeps them:\n\n```rofl\n" + team_world("md") + '```\n\nvalue(9, "prose").\n'
+    )
+    (adapter_env / "team.rofl.md").write_text(text)
+    s = session(world("team.rofl.md"))
+    s.run()
+    assert values(s.kernel) == {1: "md", 2: "md", 3: "md"}
+
+
+def test_audit_and_run_run_the_rounds_too(adapter_env, rofl):
+    (adapter_env / "team.rofl").write_text(team_world("old"))
+    (adapter_env / "main.rofl").write_text(world("team.rofl"))
+    code, out, _ = rofl("audit", "main.rofl", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["clean"] and len(data["wants"]["answered"]) == 3  # answers are not forged
+    code, out, _ = rofl("run", "main.rofl", "--collect", "step", "--json")
+    assert json.loads(out)["collected"][0]["facts"] == ["step[main](1)", "step[main](2)", "step[main](3)"]
