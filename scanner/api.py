@@ -15,26 +15,30 @@ between files and before the commit, so that a cancelled scan leaves the previou
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from engine import events, safe_write
+from engine import safe_write
 from scanner import layout, manifest, state
 from scanner.commit import Extracted, Found, commit, remove_stale_temporaries
 from scanner.errors import ScanError
 from scanner.files import Listing, PathFilter, list_files
 from scanner.lock import LockHeld, acquire
 from scanner.manifest import DEFAULT_MAX_BYTES, ScanOptions
-from scanner.run import UNKNOWN_TOOL, ScanRun
+from scanner.run import UNKNOWN_TOOL, ScanRun, never_cancelled
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
 
 if TYPE_CHECKING:  # the modules that do the work load only when there is work
     from scanner.worklist import Previous, Worklist
 
 __all__ = ["DEFAULT_MAX_BYTES", "ScanError", "ScanSummary", "scan", "scan_listing"]
+
+_log = logging.getLogger(__name__)  # what the scan does, for `rofl scan -v` (rofl.logs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +178,7 @@ def scan(
         jobs=jobs or os.cpu_count() or 1,
         tool_version=tool_version,
         progress=progress,
-        check=check if check is not None else events.current().check,
+        check=check if check is not None else _current_check(),
     )
     _make_out(run, out)
     try:
@@ -209,6 +213,14 @@ def scan(
             ) from None
 
 
+def _current_check() -> Callable[[], None]:
+    """The running call's cancellation check (``engine.events.current()``).  Nobody can have set a
+    reporter unless ``engine.events`` is loaded, so it is not imported for the answer (a no-change
+    rescan stays cheap)."""
+    loaded = sys.modules.get("engine.events")
+    return loaded.current().check if loaded is not None else never_cancelled
+
+
 def _make_out(run: ScanRun, out: str) -> None:
     """Create the output folder and its fact folder; ``ScanError`` when that is unsafe or impossible."""
     try:
@@ -226,18 +238,27 @@ def _make_out(run: ScanRun, out: str) -> None:
 def _scan_locked(run: ScanRun) -> ScanSummary:
     """The scan, under the lock: find, decide, extract, then (unless cancelled) commit."""
     found = _find(run)
+    how = "git" if found.listing.from_git else "a folder walk"
+    _log.info("%s: %d source(s) listed by %s", run.src, len(found.listing.sources), how)
     state_key = run.state_key(EXTRACTOR_VERSION, RESOLVER_VERSION)
     if found.saved is not None and not run.verify and found.saved.get("key") == state_key:
         quick = state.unchanged(run.src, run.out, found.saved, found.listing, set(found.present))
         if quick is not None:
+            _log.info("nothing changed since the last scan (its saved state matches): the manifest stays")
             return ScanSummary.unchanged(run, *quick)
     from scanner.worklist import make_worklist
 
     previous = _previous(run)
     work = make_worklist(run.src, run.out, run.verify, found.listing, set(found.present), previous)
+    kept = len(work.reuse) - len(work.to_resolve)
+    _log.info("worklist: %d to extract, %d to re-resolve, %d kept", len(work.to_parse), len(work.to_resolve), kept)
     extracted = _execute(run, work, found.listing)
+    _log.info(
+        "extracted %d file(s) (%d refused), re-resolved %d", extracted.parsed, extracted.skipped, extracted.resolved
+    )
     run.check()  # the last safe point: nothing the previous manifest names has been replaced yet
     written = commit(run, found, previous, work, extracted)
+    _log.info("manifest %s in %s", "written" if written else "unchanged", run.out)
     return ScanSummary.of(run, work, extracted, written)
 
 

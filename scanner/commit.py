@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scanner import layout, manifest, state
-from scanner.entries import ENTRIES_NAME
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION
 
 if TYPE_CHECKING:
@@ -133,7 +132,7 @@ def _remove_orphans(out: str, present: frozenset[str], keep: set[str]) -> None:
                 pass  # gone already, or a folder planted there: not a file the scan wrote
 
 
-_REPLACED = (layout.MANIFEST_NAME, state.STATE_NAME, layout.PREAMBLE_NAME, ENTRIES_NAME)
+_REPLACED = (layout.MANIFEST_NAME, state.STATE_NAME, layout.PREAMBLE_NAME, layout.ENTRIES_NAME)
 _STALE_TEMPORARY = re.compile("(?:" + "|".join(map(re.escape, _REPLACED)) + r")\.\d+\.\d+\.tmp\Z")
 
 

@@ -17,10 +17,10 @@ from html.parser import HTMLParser
 from engine.safe_write import read_nofollow
 from scanner import schema
 from scanner.files import SOURCE_SUFFIXES
+from scanner.layout import ENTRIES_NAME
 from scanner.probe import probe
 
 FIELDS = ("main", "module", "types", "typings", "bin", "exports")
-ENTRIES_NAME = "entries.rofl"
 SCRIPTS = "scripts"  # the src_entry field of a file a package.json script names
 HTML = "html"  # the src_entry field of a file an HTML page loads with <script src>
 HTML_FOLDERS = ("", "public", "src")  # where, under a package folder, HTML pages are looked for

@@ -7,4 +7,5 @@ FACTS_PERSPECTIVE = "code"
 PREAMBLE_NAME = "preamble.rofl"
 PREAMBLE_TEXT = f"authority({FACTS_PERSPECTIVE}, scanner).\n"
 MANIFEST_NAME = "manifest.json"
+ENTRIES_NAME = "entries.rofl"  # entry points and findings that belong to no source's fact file
 LOCK_NAME = ".lock"

@@ -19,7 +19,7 @@ from scanner.manifest import ScanOptions
 UNKNOWN_TOOL = "unknown"
 
 
-def _never_cancelled() -> None:
+def never_cancelled() -> None:
     return None
 
 
@@ -36,7 +36,7 @@ class ScanRun:
     jobs: int = 1
     tool_version: str = UNKNOWN_TOOL  # the caller's version, recorded in the manifest
     progress: Callable[[int, int], None] | None = None
-    check: Callable[[], None] = _never_cancelled  # raises engine.events.ExecutionCancelled when cancelled
+    check: Callable[[], None] = never_cancelled  # raises engine.events.ExecutionCancelled when cancelled
     lock_fd: int = -1  # the scan lock's descriptor, closed in forked helpers
 
     def state_key(self, extractor: str, resolver: str) -> dict[str, Any]:
