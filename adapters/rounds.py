@@ -16,7 +16,6 @@ from engine import events
 from engine import vocabulary as V
 from engine.errors import RoflError
 from engine.kernel import Kernel
-from engine.terms import format_term
 
 from .answer_cache import AnswerCache, cache_root
 from .batch import Batch, Reply, shape
@@ -281,7 +280,7 @@ class Session:
             if isinstance(shaped, str):
                 self._end(want, FAILED, why(HOST_CALL_FAILED, f"adapter {batch.book.name}: {shaped}"))
                 continue
-            if any(self.scrubber.leaks(format_term(t)) for row in shaped.rows for t in row):
+            if any(self.scrubber.leaks_term(row) for row in shaped.rows):
                 reason = f"adapter {batch.book.name}: an answer holds the value of a secret; nothing of it is kept"
                 self._end(want, FAILED, why(HOST_CALL_FAILED, reason))
                 continue

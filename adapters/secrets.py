@@ -47,6 +47,20 @@ class Scrubber:
         """Whether ``text`` holds a known secret value."""
         return any(value in text for value in self.values)
 
+    def leaks_term(self, term: object) -> bool:
+        """Whether a string (or an atom's name) anywhere inside ``term`` holds a known secret value."""
+        if not self.values:
+            return False
+        stack = [term]
+        while stack:
+            t = stack.pop()
+            if type(t) is str:
+                if self.leaks(t):
+                    return True
+            elif type(t) is tuple:
+                stack.extend(t)
+        return False
+
 
 def _mask_match(m: re.Match) -> str:
     if m.group(2) is None:

@@ -93,3 +93,10 @@ def test_the_scrubber_masks_known_values_and_credential_shapes():
     text = scrub.scrub("sent myid:mysecretpart then mysecretpart; password=hunter22 ghp_abcdefghijklmnopqrstuv")
     assert "mysecretpart" not in text and "hunter22" not in text and "ghp_abcdefghijklmnopqrstuv" not in text
     assert text.startswith("sent [redacted]")
+
+
+def test_a_secret_is_found_inside_any_term_of_an_answer():
+    scrub = Scrubber(('pa"ss\\word',))
+    assert scrub.leaks_term(("f", 1, ("g", 'x pa"ss\\word y')))
+    assert scrub.leaks_term(('pa"ss\\word',))  # an atom's name
+    assert not scrub.leaks_term(("f", "pass word", 3))
