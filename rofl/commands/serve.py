@@ -38,7 +38,9 @@ def command(files: tuple, facts: str | None) -> None:
     if facts is None:
         serve_loop(load_world, [Path(f) for f in files], sys.stdin, sys.stdout)
         return
-    manifest = Path(facts) / "manifest.json"
+    from scanner.layout import MANIFEST_NAME
+
+    manifest = Path(facts) / MANIFEST_NAME
 
     def scan_world(paths):
         return build_kernel(tuple(str(p) for p in paths), (), None, facts=facts)
