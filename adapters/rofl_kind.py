@@ -73,6 +73,7 @@ class RoflAdapter:
         self.scrubber = scrubber
         self._worlds: dict[str, Kernel | str] = {}
         self._servers: dict[str, subprocess.Popen | str] = {}
+        self._pending: dict[str, bytearray] = {}  # per server: bytes read past its last answer line
         self.started = 0  # world servers started
 
     def ask(self, batch: Batch) -> Reply:
@@ -127,7 +128,7 @@ class RoflAdapter:
         deadline = time.monotonic() + book.timeout_s
         for want in batch.wants:
             request = {"ask": batch.cap.source_rel, "args": encode_terms(want.args), "arity": arity}
-            response = _exchange(proc, request, deadline)
+            response = _exchange(proc, self._pending.setdefault(book.name, bytearray()), request, deadline)
             if isinstance(response, str):
                 self._stop(book.name)
                 reason = why(HOST_CALL_FAILED, f"world server {book.name}: {self.scrubber.scrub(response)}")
@@ -169,26 +170,31 @@ def _terminate(proc: subprocess.Popen) -> None:
         proc.stdout.close()
 
 
-def _exchange(proc: subprocess.Popen, request: dict, deadline: float) -> dict | str:
-    """Send one request line and read one response line before ``deadline``; a str says what went wrong."""
+def _exchange(proc: subprocess.Popen, pending: bytearray, request: dict, deadline: float) -> dict | str:
+    """Send one request line and read one response line before ``deadline``; a str says what went wrong.
+    ``pending`` holds what was read past the last line (kept for the next exchange)."""
     assert proc.stdin is not None and proc.stdout is not None
     try:
         proc.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
         proc.stdin.flush()
     except OSError as exc:
         return f"the server is gone ({exc})"
-    line = bytearray()
     with selectors.DefaultSelector() as sel:
         sel.register(proc.stdout, selectors.EVENT_READ)
         fd = proc.stdout.fileno()
-        while not line.endswith(b"\n"):
+        while b"\n" not in pending:
+            if len(pending) > MAX_LINE:
+                return "an answer line is too long"
             left = deadline - time.monotonic()
             if left <= 0 or not sel.select(left):
                 return "no answer before the timeout"
-            chunk = os.read(fd, 1) if len(line) < MAX_LINE else b""
+            chunk = os.read(fd, 65536)
             if not chunk:
-                return "the server closed its output" if len(line) < MAX_LINE else "an answer line is too long"
-            line += chunk
+                return "the server closed its output"
+            pending += chunk
+    end = pending.index(b"\n")
+    line = bytes(pending[:end])
+    del pending[: end + 1]
     try:
         response = json.loads(line)
     except ValueError:

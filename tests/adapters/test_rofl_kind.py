@@ -124,3 +124,44 @@ def test_audit_and_run_run_the_rounds_too(adapter_env, rofl):
     assert code == 0 and data["clean"] and len(data["wants"]["answered"]) == 3  # answers are not forged
     code, out, _ = rofl("run", "main.rofl", "--collect", "step", "--json")
     assert json.loads(out)["collected"][0]["facts"] == ["step[main](1)", "step[main](2)", "step[main](3)"]
+
+
+def hostile_server_world(adapter_env, body: str) -> str:
+    from tests.adapters.conftest import python_adapter
+
+    cmd = python_adapter(adapter_env / "server.py", body)
+    return world(cmd) + "adapter_timeout(team, 1000).\n"
+
+
+def test_a_server_that_answers_garbage_or_nothing_fails_its_wants(adapter_env):
+    garbage = """
+        import sys
+        for line in sys.stdin:
+            print("<html>oops</html>", flush=True)
+    """
+    report = session(hostile_server_world(adapter_env, garbage)).run()
+    assert [w for _, w in report.failed] == ["ADP_HOST_CALL_FAILED: world server team: an answer line is not JSON"]
+    silent = """
+        import sys, time
+        for line in sys.stdin:
+            time.sleep(30)
+    """
+    report = session(hostile_server_world(adapter_env, silent)).run()
+    assert [w for _, w in report.failed] == ["ADP_HOST_CALL_FAILED: world server team: no answer before the timeout"]
+    gone = "import sys; sys.exit(0)"
+    report = session(hostile_server_world(adapter_env, gone)).run()
+    assert report.failed and "world server team: the server" in report.failed[0][1]
+
+
+def test_a_server_answering_in_pieces_and_in_one_burst_is_read_line_by_line(adapter_env):
+    chunky = """
+        import json, sys, time
+        for line in sys.stdin:
+            n = json.loads(line)["args"][0]
+            text = json.dumps({"rows": [[n, '"v"']]}) + "\\n"
+            for ch in text:
+                sys.stdout.write(ch); sys.stdout.flush()
+    """
+    s = session(hostile_server_world(adapter_env, chunky))
+    report = s.run()
+    assert not report.failed and values(s.kernel) == {1: "v", 2: "v", 3: "v"}
