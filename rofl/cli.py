@@ -8,6 +8,7 @@ import sys
 import click
 
 from . import __version__
+from .logs import verbose_option
 
 # name -> (module under rofl.commands, one-line help); imported lazily so `rofl --help` stays fast.
 COMMANDS = {
@@ -41,7 +42,25 @@ class LazyGroup(click.Group):
         if entry is None:
             return None
         module = importlib.import_module(f"rofl.commands.{entry[0]}")
-        return getattr(module, name + "_command", None) or module.command
+        command = getattr(module, name + "_command", None) or module.command
+        if not any(param.name == "verbose" for param in command.params):  # every command takes -v
+            from .logs import verbose_option
+
+            command.params.append(verbose_option())
+        return command
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; with -v its duration is logged when it ends (exits included)."""
+        import logging
+        import time
+
+        start = time.perf_counter()
+        try:
+            return super().invoke(ctx)
+        finally:
+            logging.getLogger(__name__).info(
+                "rofl %s: %.3f s", ctx.invoked_subcommand or "", time.perf_counter() - start
+            )
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """Run a command; a usage error (bad flag, missing argument) is one line on stderr and exit 2."""
@@ -128,7 +147,12 @@ EPILOG = (
 )
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EPILOG,
+    params=[verbose_option()],
+)
 @click.option(
     "--version",
     is_flag=True,

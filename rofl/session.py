@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import logging
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -23,6 +24,8 @@ from engine.parse import parse_literal
 BOOT = shipped_rules.path("boot.rofl")
 CODE_RULES = shipped_rules.path("code.rofl")
 CODE_BUDGET = 50_000_000
+
+_log = logging.getLogger(__name__)  # what loading does, for -v (rofl.logs)
 
 FILES = click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
 LOAD_AS = click.option(
@@ -170,6 +173,9 @@ def build_kernel(
         sources += [(Path(r), "user") for r in rules]
     if sources:  # over a scan, the question evaluates only what it needs (its goals)
         kernel.load_sources(sources, evaluate_now=facts is None)
+        _log.info("loaded %d program file(s)%s", len(sources), "" if facts is None else " over the scan")
+        for path, who in sources:
+            _log.debug("%s asserted by %s", path, who or "no one (its own facts)")
     return kernel
 
 
@@ -211,6 +217,7 @@ def loaded_code_kernel(
     if hit is not None:
         kernel = Kernel(None, budget=budget)
         kernel.store, warnings = hit
+        _log.info("%s: loaded from its compiled cache (%s)", root, cache.CACHE_NAME)
     else:
         folder = open_folder(root, folder_key)
         kernel = Kernel(BOOT, budget=budget)
@@ -229,6 +236,8 @@ def loaded_code_kernel(
         sources = [(CODE_RULES, None), loader, *listed, *[(Path(r), "user") for r in rules]]
         kernel.load_sources(sources, evaluate_now=False)
         warnings = folder.warnings
+        why = "caching is off" if mac_key is None else "no valid compiled cache"
+        _log.info("%s: %d fact file(s) parsed and loaded (%s)", root, len(folder.sources), why)
         if unsigned:
             warnings += (f"signature check failed: {unsigned}; every fact file loads as '{UNVERIFIED}'",)
         if missing:

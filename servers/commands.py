@@ -31,6 +31,7 @@ REFUSED = {
     "output": "the server writes no file but the scan's; read the answer instead",
     "store": "a saved store is not one of the configured folders' scans",
     "watch": "it never ends; start a scan execution after each change instead",
+    "verbose": "the server's own log is set when it starts (rofl server -v)",
 }
 # commands that answer synchronously as well (they only read the loaded store)
 QUICK = ("ask", "why", "whynot", "impact", "relations")

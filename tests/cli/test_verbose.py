@@ -1,0 +1,67 @@
+"""`-v`/`--verbose` on every command (rofl/logs.py): log lines on stderr, standard output unchanged, quiet without it."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from rofl.cli import COMMANDS
+from tests.conftest import EXAMPLES
+
+SHOP = EXAMPLES / "shop"
+LOG_LINE = "rofl: "  # every log line starts so (rofl.logs.FORMAT), then the milliseconds and the logger's name
+
+
+def _log_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith(LOG_LINE) and " ms " in line]
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_command_takes_verbose(rofl, name):
+    code, out, err = rofl(name, "--help")
+    assert code == 0, err
+    assert "-v, --verbose" in out
+
+
+def test_scan_logs_its_steps_on_stderr_and_prints_the_same_summary(rofl, tmp_path):
+    out_dir = tmp_path / "facts"
+    quiet = rofl("scan", SHOP, "--out", out_dir)
+    shutil.rmtree(out_dir)
+    loud = rofl("scan", SHOP, "--out", out_dir, "-v")
+    assert quiet[0] == loud[0] == 0
+    assert _log_lines(quiet[2]) == []
+    logged = _log_lines(loud[2])
+    assert any("scanner.api" in line and "listed" in line for line in logged), loud[2]
+    assert any("worklist" in line for line in logged), loud[2]
+    # the summary names the time the scan took; everything else of standard output is the same
+    strip = lambda text: text.split(" in ")[0]  # noqa: E731
+    assert strip(loud[1]) == strip(quiet[1])
+
+
+@pytest.mark.parametrize("where", ["group", "command"])
+def test_ask_logs_on_stderr_and_answers_the_same(rofl, tmp_path, where):
+    facts = tmp_path / "facts"
+    assert rofl("scan", SHOP, "--out", facts)[0] == 0
+    query = "dependency[code](A, B)"
+    quiet = rofl("ask", query, "--facts", facts)
+    args = ("-v", "ask", query, "--facts", facts) if where == "group" else ("ask", query, "--facts", facts, "-v")
+    loud = rofl(*args)
+    assert quiet[:2] == loud[:2] and quiet[0] == 0 and quiet[1].count("\n") > 10
+    assert _log_lines(quiet[2]) == []
+    logged = _log_lines(loud[2])
+    assert any("rofl.session" in line and str(facts) in line for line in logged), loud[2]
+    assert any("rofl ask:" in line for line in logged), loud[2]
+
+
+def test_verbosity_does_not_leak_into_the_next_command(rofl, tmp_path):
+    rofl("-v", "relations", EXAMPLES / "tc.rofl")
+    code, _, err = rofl("relations", EXAMPLES / "tc.rofl")
+    assert code == 0 and _log_lines(err) == []
+
+
+def test_double_v_logs_more(rofl):
+    _, _, once = rofl("ask", "path(a, X)", EXAMPLES / "tc.rofl", "-v")
+    _, _, twice = rofl("ask", "path(a, X)", EXAMPLES / "tc.rofl", "-vv")
+    assert len(_log_lines(twice)) > len(_log_lines(once)) >= 1
+    assert any("tc.rofl asserted by" in line for line in _log_lines(twice))
