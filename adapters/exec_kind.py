@@ -103,7 +103,9 @@ class ExecAdapter:
         failures: dict[Want, str] = {}
         for want in batch.wants:
             if want in failed:
-                failures[want] = why(HOST_CALL_FAILED, self.scrubber.scrub(failed[want]))
+                failures[want] = why(
+                    HOST_CALL_FAILED, f"adapter {batch.book.name} says: {self.scrubber.scrub(failed[want])}"
+                )
             elif want in rows:
                 answers[want] = tuple(rows[want])
                 if self.cache is not None and reads.get(want):
