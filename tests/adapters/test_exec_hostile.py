@@ -175,3 +175,22 @@ want look_good(F) :- item(F).
     report = s.run()
     assert len(report.answered) == 2 and len(report.failed) == 2
     assert {r[1] for r in rows(s.kernel, "seen[g](W, X)")} == {"ok"}
+
+
+def test_an_adapter_answers_fails_or_says_nothing_per_want(adapter_env):
+    body = """
+        import json, sys
+        for w in json.load(sys.stdin)["wants"]:
+            f = w["args"]["file"]
+            if f == "a.ts":
+                print(f'failed({w["key"]}, "no such file in the index").')
+            elif f == "b.ts":
+                print(f'answered({w["key"]}).')
+    """
+    s = session(world(python_adapter(adapter_env / "mixed.py", body)) + 'item("c.ts").\n')
+    report = s.run()
+    outcome = {w.args[0]: why for w, why in report.failed}
+    assert [w.args[0] for w in report.answered] == ["b.ts"]
+    assert outcome["a.ts"] == "ADP_HOST_CALL_FAILED: adapter h says: no such file in the index"
+    assert outcome["c.ts"].startswith("ADP_HOST_CALL_FAILED: adapter h printed nothing for this want")
+    assert not rows(s.kernel, "seen[h](W, X)")
