@@ -8,7 +8,7 @@ import click
 
 from engine.terms import format_term
 
-from ..adapting import adapter_options, run_rounds
+from ..adapting import adapter_options, at_boundary, run_rounds
 from ..session import (
     EXIT_ANSWERS,
     EXIT_NO_ANSWER,
@@ -76,7 +76,9 @@ def command(
     )
     wants = run_rounds(kernel, allow, rounds, files)
     answers = kernel.query(question.items, budget, goals=goals)
-    why_nodes = [(f, kernel.why(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(why_facts, whys)]
+    why_nodes = [
+        (f, at_boundary(kernel.why(w.rel, w.persp, w.args, goals=goals), wants)) for f, w in zip(why_facts, whys)
+    ]
     whynot_nodes = [(f, kernel.whynot(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(whynot_facts, whynots)]
     if as_json:
         out = {
