@@ -11,7 +11,7 @@ from ..session import FACTS, build_kernel, examples, fail, user_errors
 
 EPILOG = examples(
     "rofl serve examples/adapters/library.rofl --facts facts/lib",
-    'echo \'{"ask": "owner", "args": ["\\"src/a.ts\\""], "arity": 2}\' | rofl serve team.rofl',
+    'echo \'{"ask": "entry_reached", "args": ["\\"src/round.ts\\""], "arity": 1}\' | rofl serve --facts facts/lib examples/adapters/library.rofl',
     exit_codes="Exit codes: 0 the input ended, 2 user error (a file that does not load).",
 )
 
