@@ -2,7 +2,8 @@
 files, and a smallest set of imports whose removal breaks every cycle (a minimum feedback arc set).
 
 The components come from ``engine.cycles.strong_components`` (the kernel's one Tarjan).  The cut is
-exact when an implicit hitting-set search finishes within ``EXACT_STEPS`` branch steps: it finds a
+exact when the component has at most ``EXACT_MAX_IMPORTS`` imports and an implicit hitting-set search
+finishes within ``EXACT_STEPS`` branch steps: it finds a
 smallest set of edges meeting every cycle found so far (branch and bound), and stops when removing
 that set leaves the component acyclic (a smallest set meeting some of the cycles that meets all of
 them is a smallest feedback arc set); otherwise it adds a cycle the set misses and searches again.
@@ -21,7 +22,9 @@ from dataclasses import dataclass
 
 from engine.cycles import strong_components
 
-EXACT_STEPS = 100_000  # branch steps of the exact search per component before the greedy order is used
+EXACT_STEPS = 50_000  # branch steps of the exact search per component before the greedy order is used
+EXACT_MAX_IMPORTS = 500  # a component with more imports than this gets the greedy order without a search
+CYCLE_PROBES = 32  # files a search for a cycle the candidate cut misses starts from
 
 Edge = tuple[str, str]
 
@@ -111,40 +114,27 @@ def shortest_cycles(succ: dict[str, list[str]]) -> tuple[tuple[str, ...], ...]:
     return tuple(out)
 
 
-def is_acyclic(succ: dict[str, list[str]], removed: frozenset[Edge] | set[Edge]) -> bool:
-    """Whether the graph without ``removed`` has no cycle (Kahn's algorithm)."""
-    indeg = dict.fromkeys(succ, 0)
-    for a, targets in succ.items():
-        for b in targets:
-            if (a, b) not in removed:
-                indeg[b] = indeg.get(b, 0) + 1
-    ready = [n for n, d in indeg.items() if d == 0]
-    done = 0
-    while ready:
-        a = ready.pop()
-        done += 1
-        for b in succ.get(a, ()):
-            if (a, b) not in removed:
-                indeg[b] -= 1
-                if indeg[b] == 0:
-                    ready.append(b)
-    return done == len(indeg)
-
-
 def minimum_cut(succ: dict[str, list[str]], steps: int = EXACT_STEPS) -> tuple[frozenset[Edge], bool]:
     """A smallest set of edges whose removal leaves ``succ`` acyclic, and whether it is proven smallest."""
     upper = greedy_cut(succ)
     if not upper:
         return upper, True
+    if sum(len(t) for t in succ.values()) > EXACT_MAX_IMPORTS:
+        return upper, False
     search = _HittingSet(steps)
     cycles: list[frozenset[Edge]] = []
     first = _any_cycle(succ, frozenset())
     assert first is not None
     cycles.append(first)
+    found: frozenset[Edge] | None = None
     while True:
         try:
             found = search.smallest(cycles, len(upper))
-        except _OutOfSteps:
+        except _OutOfSteps:  # the last candidate, completed greedily, may beat the greedy order
+            if found is not None:
+                completed = reduce_cut(succ, found | greedy_cut(succ, found))
+                if len(completed) < len(upper):
+                    upper = completed
             return upper, False
         if found is None:  # nothing smaller than the feasible upper bound meets even these cycles
             return upper, True
@@ -152,9 +142,6 @@ def minimum_cut(succ: dict[str, list[str]], steps: int = EXACT_STEPS) -> tuple[f
         if missed is None:
             return found, True
         cycles.append(missed)
-        repaired = reduce_cut(succ, found | greedy_cut(succ, found))
-        if len(repaired) < len(upper):
-            upper = repaired
 
 
 def greedy_cut(succ: dict[str, list[str]], removed: frozenset[Edge] = frozenset()) -> frozenset[Edge]:
@@ -209,19 +196,64 @@ def greedy_cut(succ: dict[str, list[str]], removed: frozenset[Edge] = frozenset(
 def reduce_cut(
     succ: dict[str, list[str]], cut: frozenset[Edge], removed: frozenset[Edge] = frozenset()
 ) -> frozenset[Edge]:
-    """Put back every edge of ``cut`` whose return leaves the graph (without ``removed``) acyclic."""
+    """Put back every edge of ``cut`` whose return leaves the graph (without ``removed``) acyclic:
+    at once those that run forward in a topological order of the graph without the cut, then one by
+    one each edge a -> b for which no path leads from b back to a."""
     kept = set(cut)
-    for edge in sorted(cut):
+    order = _topological_order(succ, kept | removed)
+    for a, b in sorted(cut):
+        if a != b and order[a] < order[b]:
+            kept.discard((a, b))
+    for edge in sorted(kept):
+        a, b = edge
+        if a == b:
+            continue
         kept.discard(edge)
-        if not is_acyclic(succ, kept | removed):
+        if shortest_path(succ, b, a, frozenset(kept | removed)) is not None:
             kept.add(edge)
     return frozenset(kept)
 
 
+def _topological_order(succ: dict[str, list[str]], removed: set[Edge]) -> dict[str, int]:
+    """Position of each node in a topological order of the graph without ``removed`` (acyclic)."""
+    indeg = dict.fromkeys(succ, 0)
+    for a, targets in succ.items():
+        for b in targets:
+            if (a, b) not in removed:
+                indeg[b] += 1
+    ready = sorted((n for n, d in indeg.items() if d == 0), reverse=True)
+    order: dict[str, int] = {}
+    while ready:
+        a = ready.pop()
+        order[a] = len(order)
+        for b in succ[a]:
+            if (a, b) not in removed:
+                indeg[b] -= 1
+                if indeg[b] == 0:
+                    ready.append(b)
+    assert len(order) == len(succ), "the graph without the cut still has a cycle"
+    return order
+
+
 def _any_cycle(succ: dict[str, list[str]], removed: frozenset[Edge]) -> frozenset[Edge] | None:
-    """The edges of a shortest cycle left after removing ``removed``, or None when there is none."""
+    """The edges of a short cycle left after removing ``removed`` (the shortest through any of the
+    first ``CYCLE_PROBES`` files that Kahn's peeling leaves), or None when there is none."""
+    indeg = dict.fromkeys(succ, 0)
+    for a, targets in succ.items():
+        for b in targets:
+            if (a, b) not in removed:
+                indeg[b] += 1
+    ready = [n for n, d in indeg.items() if d == 0]
+    while ready:
+        a = ready.pop()
+        for b in succ[a]:
+            if (a, b) not in removed:
+                indeg[b] -= 1
+                if indeg[b] == 0:
+                    ready.append(b)
+    left = sorted(n for n, d in indeg.items() if d > 0)
     best: list[str] | None = None
-    for node in sorted(succ):
+    for node in left[:CYCLE_PROBES]:
         path = shortest_cycle(succ, node, removed)
         if path is not None and (best is None or len(path) < len(best)):
             best = path
