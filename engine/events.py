@@ -24,7 +24,7 @@ import contextvars
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Protocol
 
 EVENT_VERSION = 1
@@ -142,7 +142,7 @@ class Event:
             "seq": self.seq,
             "execution": self.execution,
             "type": self.type,
-            "data": asdict(self.payload),
+            "data": _fields(self.payload),
         }
 
     @staticmethod
@@ -150,6 +150,11 @@ class Event:
         """The event a client reads back from ``as_json`` (a KeyError or TypeError on a malformed one)."""
         payload = PAYLOADS[data["type"]](**data["data"])
         return Event(int(data["seq"]), str(data["execution"]), payload, int(data["v"]))
+
+
+def _fields(payload: Payload) -> dict[str, Any]:
+    """A payload's fields by name, values as they are (a result is not copied: events are read-only)."""
+    return {f.name: getattr(payload, f.name) for f in fields(payload)}
 
 
 class Listener(Protocol):

@@ -20,6 +20,7 @@ import rules as shipped_rules
 from engine.errors import RoflError
 from engine.kernel import DEFAULT_BUDGET, Kernel
 from engine.parse import parse_literal
+from scanner.layout import MANIFEST_NAME
 
 BOOT = shipped_rules.path("boot.rofl")
 CODE_RULES = shipped_rules.path("code.rofl")
@@ -197,8 +198,8 @@ def loaded_code_kernel(
     from .factdir import open_folder, stat_key
 
     root = Path(facts)
-    if not (root / "manifest.json").is_file():
-        raise RoflError(f"{root}: no manifest.json here; run `rofl scan SRC --out {root}` first")
+    if not (root / MANIFEST_NAME).is_file():
+        raise RoflError(f"{root}: no {MANIFEST_NAME} here; run `rofl scan SRC --out {root}` first")
     folder_key = stat_key(root)
     parts = [__version__.encode(), folder_key.encode(), BOOT.read_bytes(), CODE_RULES.read_bytes()]
     for r in rules:
@@ -228,7 +229,7 @@ def loaded_code_kernel(
 
             verdict = verify_folder(root, folder.manifest, public_key)
             unsigned = None if verdict.ok else verdict.reason
-        loader = (root / "manifest.json", None, loader_facts(missing, unsigned))
+        loader = (root / MANIFEST_NAME, None, loader_facts(missing, unsigned))
         # the preamble comes with no identity from the folder; it is the scanner's file, and what it
         # says about authority is only a claim (the grant above is the loader's).  A scan that fails
         # its signature check loads as unverified, every file of it.
@@ -314,7 +315,12 @@ def ground_fact(text: str):
 
 
 def emit_json(data: object) -> None:
-    """Print ``data`` with the one JSON encoding of every command (terms through ``rofl.jsonout.term``)."""
+    """Print ``data`` with the one JSON encoding of every command (terms through ``rofl.jsonout.term``);
+    a call a session serves keeps it as its answer instead (the server encodes it the same way)."""
+    call = _CALL.get()
+    if call is not None:
+        call.answers.append(data)
+        return
     from .jsonout import dumps
 
     click.echo(dumps(data))
@@ -389,7 +395,7 @@ class Session:
     def signature(self, rules: tuple) -> tuple:
         """The stat of the manifest and of each rule file: a new scan (an atomic replace) changes it."""
         out: list[tuple[int, int, int] | None] = []
-        for path in (self.facts / "manifest.json", *[Path(r) for r in rules]):
+        for path in (self.facts / MANIFEST_NAME, *[Path(r) for r in rules]):
             try:
                 st = path.stat()
                 out.append((st.st_ino, st.st_size, st.st_mtime_ns))
@@ -467,6 +473,7 @@ class Call:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.leases: list[Lease] = []
+        self.answers: list[object] = []  # what the command's emit_json would have printed, in order
 
     def kernel(self, facts: str, rules: tuple, budget: int) -> Kernel | None:
         """The session's loaded kernel when ``facts`` is its folder (its load warnings repeated on stderr)."""

@@ -164,8 +164,8 @@ def invocation(name: Any, args: Any, folders: Folders) -> Invocation:
         if key in REFUSED:
             raise BadRequest(f"{name}: '{key}' cannot be given to a server: {REFUSED[key]}")
         if key not in params or (_server_set(name, params[key]) and key != "facts"):
-            options = sorted(k for k, p in params.items() if not _server_set(name, p) and k not in REFUSED)
-            raise BadRequest(f"{name}: unknown argument {key!r}; give one of: {', '.join(options)}")
+            allowed = sorted(k for k, p in params.items() if not _server_set(name, p) and k not in REFUSED)
+            raise BadRequest(f"{name}: unknown argument {key!r}; give one of: {', '.join(allowed)}")
     if "facts" in args and folders.confine(name, "facts", _text(name, "facts", args["facts"])) != str(folders.facts):
         raise BadRequest(f"{name}: 'facts' must be the server's fact folder {folders.facts} (or left out)")
     options: list[str] = []

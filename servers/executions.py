@@ -151,7 +151,7 @@ class Executions:
         call = execution.call
         command = cli_command(call.command)
         code = 0
-        with capture.capturing() as printed, events.reporting(execution.reporter), self.session.call():
+        with capture.capturing() as printed, events.reporting(execution.reporter), self.session.call() as scope:
             if call.scans:
                 with self.session.scan_lock:
                     execution.reporter.check()
@@ -160,7 +160,9 @@ class Executions:
                 code = _main(command, call)
         stdout = printed.stdout.getvalue()
         output: Any = stdout
-        if call.json_output and stdout.strip():
+        if scope.answers:  # the value the command printed as JSON, kept as it is
+            output = scope.answers[0] if len(scope.answers) == 1 else scope.answers
+        elif call.json_output and stdout.strip():
             try:
                 output = json.loads(stdout)
             except json.JSONDecodeError:

@@ -29,7 +29,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -48,6 +48,17 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+class JSONResponse(Response):
+    """A JSON response in the one encoding of every command (``rofl.jsonout.dumps``: any nesting depth)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        from rofl.jsonout import dumps
+
+        return dumps(content).encode("utf-8", "surrogateescape")
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -134,6 +145,8 @@ def build_app(executions: Executions, token: str | None = None) -> Starlette:
     async def stream(request: Request) -> Response:
         from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 
+        from rofl.jsonout import dumps
+
         execution = found(request)
         cursor = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
         if not cursor.isdigit():
@@ -146,7 +159,7 @@ def build_app(executions: Executions, token: str | None = None) -> Starlette:
                 batch = await asyncio.to_thread(execution.recorder.wait_after, seen, HEARTBEAT_SECONDS)
                 for event in batch:
                     seen = event.seq
-                    yield ServerSentEvent(json.dumps(event.as_json()), event=event.type, id=str(event.seq))
+                    yield ServerSentEvent(dumps(event.as_json()), event=event.type, id=str(event.seq))
                 if execution.recorder.ended() and seen >= execution.reporter.last_seq:
                     return
                 if await request.is_disconnected():
@@ -208,22 +221,6 @@ def build_app(executions: Executions, token: str | None = None) -> Starlette:
 
 def serve(executions: Executions, host: str, port: int, token: str | None) -> None:
     """Run the server until interrupted; says where it listens on stderr (port 0 picks a free one)."""
-    import socket
-    import sys
+    from .setup import serve_app
 
-    import uvicorn
-
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    bound = sock.getsockname()[1]
-    app = build_app(executions, token)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
-    server = uvicorn.Server(config)
-    sys.__stderr__.write(f"rofl server: listening on http://{host}:{bound} (facts {executions.session.facts})\n")
-    sys.__stderr__.flush()
-    try:
-        server.run(sockets=[sock])
-    finally:
-        executions.shutdown()
+    serve_app(build_app(executions, token), host, port, "rofl server", executions)

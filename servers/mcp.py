@@ -105,25 +105,11 @@ def serve_stdio(executions: Executions) -> None:
 
 def serve_http(executions: Executions, host: str, port: int, token: str | None) -> None:
     """Serve streamable HTTP at ``/mcp`` (the bearer token checked as by ``rofl server``)."""
-    import socket
-    import sys
-
-    import uvicorn
     from starlette.middleware import Middleware
 
     from .http import Guard
+    from .setup import serve_app
 
-    server = build_server(executions)
-    app = server.streamable_http_app(host=host)
+    app = build_server(executions).streamable_http_app(host=host)
     app.user_middleware.insert(0, Middleware(Guard, token=token, max_body=4 * 1024 * 1024))
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    bound = sock.getsockname()[1]
-    sys.__stderr__.write(f"rofl mcp: listening on http://{host}:{bound}/mcp (facts {executions.session.facts})\n")
-    sys.__stderr__.flush()
-    try:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
-    finally:
-        executions.shutdown()
+    serve_app(app, host, port, "rofl mcp", executions)

@@ -6,11 +6,16 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import RoflError
 from rofl.session import CODE_BUDGET, Session
+from scanner.layout import MANIFEST_NAME
 
 from .commands import Folders
+
+if TYPE_CHECKING:
+    from .executions import Executions
 
 TOKEN_ENV = "ROFL_SERVER_TOKEN"
 
@@ -20,8 +25,8 @@ def folders(facts: str, src: str | None) -> Folders:
     from rofl.factdir import read_manifest
 
     root = Path(facts)
-    if not (root / "manifest.json").is_file():
-        raise RoflError(f"{root}: no manifest.json here; run `rofl scan SRC --out {root}` first")
+    if not (root / MANIFEST_NAME).is_file():
+        raise RoflError(f"{root}: no {MANIFEST_NAME} here; run `rofl scan SRC --out {root}` first")
     if src is None:
         manifest = read_manifest(root)
         manifest = manifest[0] if isinstance(manifest, tuple) else manifest  # (dict, bytes) before one reader
@@ -59,3 +64,26 @@ def open_session(where: Folders) -> Session:
     session = Session(where.facts, where.src)
     session.release(session.lease((), CODE_BUDGET))
     return session
+
+
+def serve_app(app: Any, host: str, port: int, what: str, executions: Executions) -> None:
+    """Run an ASGI app on uvicorn until interrupted, on a socket bound here so that port 0 (any free one)
+    can be reported: ``what`` and the address go to stderr once it listens.  Executions stop after."""
+    import socket
+
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    shown = f"[{host}]" if ":" in host else host
+    real_stderr = sys.__stderr__ or sys.stderr  # not the per-thread capture of servers.capture
+    real_stderr.write(
+        f"{what}: listening on http://{shown}:{sock.getsockname()[1]} (facts {executions.session.facts})\n"
+    )
+    real_stderr.flush()
+    try:
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="auto")).run(sockets=[sock])
+    finally:
+        executions.shutdown()

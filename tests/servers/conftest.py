@@ -18,15 +18,19 @@ from tests.conftest import write_tree
 FILES = 300
 
 
-def generated_tree(root: Path, files: int = FILES, salt: str = "") -> None:
+def generated_tree(root: Path, files: int = FILES, salt: str = "", bulk: int = 0) -> None:
     """``files`` TS modules in folders of ten: m<i> imports m<i//2> and m<i//3> (a tree of chains with shared
-    ancestors, so that impact answers differ by file); ``salt`` changes every file's text."""
+    ancestors, so that impact answers differ by file); ``salt`` changes every file's text; ``bulk`` adds
+    that many functions to each file (a slower scan, the same imports)."""
     tree = {}
     for i in range(files):
         imports = sorted({i // 2, i // 3} - {i}) if i else []
         lines = [f'import {{ v{j} }} from "{_rel(i, j)}";' for j in imports]
         total = " + ".join([f"v{j}" for j in imports] or ["0"])
         lines.append(f"export const v{i} = {total} + {i}; // {salt}")
+        lines += [
+            f"export function f{k}(a: number, b: string): string {{ return b.repeat(a + {k}); }}" for k in range(bulk)
+        ]
         tree[_path(i)] = "\n".join(lines) + "\n"
     write_tree(root, tree)
 
@@ -44,11 +48,22 @@ def module(i: int) -> str:
     return _path(i)
 
 
-def rofl(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """The command line as a user runs it: a fresh process."""
-    return subprocess.run(
-        [sys.executable, "-m", "rofl.cli", *args], capture_output=True, text=True, timeout=120, env=env
-    )
+@dataclass(frozen=True, slots=True)
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def rofl(*args: str, env: dict | None = None) -> Ran:
+    """The command line, run in this process (the same code path as a fresh `rofl` process, without
+    its start-up time)."""
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    result = CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+    return Ran(result.exit_code, result.stdout, result.stderr)
 
 
 @dataclass(frozen=True, slots=True)

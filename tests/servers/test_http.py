@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import time
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -14,10 +15,9 @@ import pytest
 from .conftest import FILES, generated_tree, module, rofl, start, stop
 
 
-def events_of(client: httpx.Client, ident: str, last_id: int | None = None, limit: int | None = None) -> list[dict]:
-    """Read the execution's event stream (from ``last_id``), at most ``limit`` events, then disconnect."""
+def stream(client: httpx.Client, ident: str, last_id: int | None = None) -> Iterator[dict]:
+    """The execution's events as they arrive (from ``last_id``): ``{"id", "data"}`` each."""
     headers = {"Last-Event-ID": str(last_id)} if last_id is not None else {}
-    out: list[dict] = []
     with client.stream("GET", f"/executions/{ident}/events", headers=headers, timeout=60) as response:
         assert response.status_code == 200
         event: dict = {}
@@ -27,10 +27,17 @@ def events_of(client: httpx.Client, ident: str, last_id: int | None = None, limi
             elif line.startswith("data:"):
                 event["data"] = json.loads(line[5:].strip())
             elif not line and "id" in event:
-                out.append(event)
+                yield event
                 event = {}
-                if limit is not None and len(out) >= limit:
-                    break
+
+
+def events_of(client: httpx.Client, ident: str, last_id: int | None = None, limit: int | None = None) -> list[dict]:
+    """Read the execution's event stream (from ``last_id``), at most ``limit`` events, then disconnect."""
+    out: list[dict] = []
+    for event in stream(client, ident, last_id):
+        out.append(event)
+        if limit is not None and len(out) >= limit:
+            break
     return out
 
 
@@ -76,7 +83,7 @@ def test_a_quick_question_answers_what_the_command_line_answers(server, command,
 
 
 def test_fifty_concurrent_impact_questions_all_answer_correctly(server):
-    picks = [module(i) for i in (3, 11, 27, 64, 150)]
+    picks = [module(i) for i in (3, 11, 27)]
     expected = {}
     for path in picks:
         done = rofl("impact", "--facts", str(server.facts), "--changed", path, "--json", "--no-rescan")
@@ -192,8 +199,7 @@ def test_with_a_token_configured_a_request_without_it_gets_401(token_server):
 
 def test_a_non_local_bind_without_a_token_is_refused_before_listening(scanned):
     src, facts = scanned
-    env = {k: v for k, v in os.environ.items() if k != "ROFL_SERVER_TOKEN"}
-    done = rofl("server", "--facts", str(facts), "--host", "0.0.0.0", "--port", "0", env=env)
+    done = rofl("server", "--facts", str(facts), "--host", "0.0.0.0", "--port", "0", env={"ROFL_SERVER_TOKEN": ""})
     assert done.returncode == 2
     assert "ROFL_SERVER_TOKEN" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
@@ -232,17 +238,17 @@ def test_an_event_stream_resumed_from_last_event_id_gives_every_event_exactly_on
 def test_a_cancelled_scan_stops_and_leaves_the_previous_scan_valid(scanning):
     before = (scanning.facts / "manifest.json").read_bytes()
     answer_before = rofl("impact", "--facts", str(scanning.facts), "--changed", module(3), "--json", "--no-rescan")
-    generated_tree(scanning.src, salt="third")
+    generated_tree(scanning.src, salt="third", bulk=60)  # every file changed, and slower to extract
     with httpx.Client(base_url=scanning.url, timeout=60) as client:
         ident = client.post("/executions", json={"command": "scan", "args": {"jobs": 1}}).json()["id"]
-        for event in events_of(client, ident):
+        for event in stream(client, ident):
             if event["data"]["type"] == "progress":
                 assert client.delete(f"/executions/{ident}").status_code == 202
                 break
         view = wait_ended(client, ident)
         assert view["state"] == "cancelled", view
-        stream = [e["data"] for e in events_of(client, ident)]
-    progress = [e["data"]["done"] for e in stream if e["type"] == "progress"]
+        heard = [e["data"] for e in events_of(client, ident)]
+    progress = [e["data"]["done"] for e in heard if e["type"] == "progress"]
     assert progress[-1] < FILES  # it stopped before the end
     assert (scanning.facts / "manifest.json").read_bytes() == before
     audit = rofl("audit", "--facts", str(scanning.facts), "--json")

@@ -26,7 +26,7 @@ def stdio(facts, src) -> StdioServerParameters:
 
 def test_the_tools_answer_what_the_command_line_answers_and_report_scan_progress(tmp_path):
     src, facts = tmp_path / "src", tmp_path / "facts"
-    generated_tree(src, salt="one")
+    generated_tree(src, files=FILES // 3, salt="one")
     assert rofl("scan", str(src), "--out", str(facts)).returncode == 0
     cli_impact = json.loads(rofl("impact", "--facts", str(facts), "--changed", module(6), "--json").stdout)
     cli_ask = rofl("ask", "dependency[code](A, B)", "--facts", str(facts), "--json")
@@ -40,7 +40,7 @@ def test_the_tools_answer_what_the_command_line_answers_and_report_scan_progress
             out["ask"] = await client.call_tool("ask", {"query": "dependency[code](A, B)"})
             out["bad"] = await client.call_tool("ask", {"query": "p((("})
             out["outside"] = await client.call_tool("audit", {"rules": ["/etc/passwd"]})
-            generated_tree(src, salt="two")  # every file changed: the scan parses each one
+            generated_tree(src, files=FILES // 3, salt="two")  # every file changed: the scan parses each one
 
             async def heard(done: float, total: float | None, message: str | None) -> None:
                 progress.append((done, total))
@@ -53,7 +53,7 @@ def test_the_tools_answer_what_the_command_line_answers_and_report_scan_progress
     impact_schema = out["tools"]["impact"].input_schema
     assert impact_schema["properties"]["changed"]["type"] == "array" and "facts" not in impact_schema["properties"]
     assert out["tools"]["ask"].input_schema["required"] == ["query"]
-    assert not out["impact"].is_error
+    assert not out["impact"].is_error, out["impact"].content
     assert out["impact"].structured_content["output"] == cli_impact
     assert out["ask"].structured_content == {
         "exit_code": cli_ask.returncode,
@@ -62,8 +62,8 @@ def test_the_tools_answer_what_the_command_line_answers_and_report_scan_progress
     }
     assert out["bad"].is_error and "<query>" in out["bad"].content[0].text
     assert out["outside"].is_error and "outside the configured folders" in out["outside"].content[0].text
-    assert not out["scan"].is_error and out["scan"].structured_content["output"]["parsed"] == FILES
-    assert progress and progress[-1] == (FILES, FILES)
+    assert not out["scan"].is_error and out["scan"].structured_content["output"]["parsed"] == FILES // 3
+    assert progress and progress[-1] == (FILES // 3, FILES // 3)
     assert [done for done, _ in progress] == sorted(done for done, _ in progress)
 
 
@@ -84,4 +84,5 @@ def test_the_streamable_http_transport_serves_the_same_tools(tmp_path):
     finally:
         stop(running)
     assert names == TOOLS
+    assert not answer.is_error, answer.content
     assert answer.structured_content["output"] == cli
