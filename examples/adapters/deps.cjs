@@ -8,9 +8,13 @@ const root = path.resolve(process.argv[2] || '.');
 const suffixes = ['', '.ts', '.tsx', '.js', '.jsx', '/index.ts', '/index.tsx', '/index.js'];
 function resolve(from, spec) {
   const base = path.join(path.dirname(path.join(root, from)), spec);
-  for (const s of suffixes) {
-    const candidate = base + s;
-    if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return path.relative(root, candidate);
+  // TypeScript's rule: "./x.js" names x.ts when x.js is not there (likewise .jsx, .mjs, .cjs)
+  const typed = base.replace(/\.(m|c)?js(x?)$/, (_, m, x) => `.${m || ''}ts${x}`);
+  for (const b of typed === base ? [base] : [base, typed]) {
+    for (const s of suffixes) {
+      const candidate = b + s;
+      if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return path.relative(root, candidate);
+    }
   }
   return null;
 }

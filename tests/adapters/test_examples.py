@@ -162,3 +162,32 @@ def test_scenario_3_gives_the_scanners_edges(adapter_env, rofl):
     assert code == 0, err
     assert set(answers(out, "A", "B")) == {(a, b) for a, b in scanner if a in reachable}
     assert json.loads(out)["wants"]["rounds"] == 4  # a file a round: index, checkout/report, cart, price
+
+
+ZOD = EXAMPLES.parent.parent / "corpora" / "zod" / "packages" / "zod" / "src"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    shutil.which("node") is None or not (ZOD / "v4" / "index.ts").is_file(), reason="needs node and zod"
+)
+def test_scenario_3_on_real_code_gives_the_scanners_edges(adapter_env, rofl):
+    scan(rofl, ZOD, "facts")
+    code, out, _ = rofl("ask", "dependency[code](A, B)", "--facts", "facts", "--json")
+    scanner = set(answers(out, "A", "B"))
+    reachable, todo = {"v4/index.ts"}, ["v4/index.ts"]
+    while todo:
+        a = todo.pop()
+        for x, b in scanner:
+            if x == a and b not in reachable:
+                reachable.add(b)
+                todo.append(b)
+    world = example(
+        "scenario3.rofl",
+        ('"node examples/adapters/deps.cjs examples/adapters/app"', json.dumps(f"node {HERE / 'deps.cjs'} {ZOD}")),
+        ('needed("src/index.ts")', 'needed("v4/index.ts")'),
+    )
+    (adapter_env / "s3.rofl").write_text(world)
+    code, out, err = rofl("ask", "edge(A, B)", "s3.rofl", "--json")
+    assert code == 0, err
+    assert set(answers(out, "A", "B")) == {(a, b) for a, b in scanner if a in reachable}
