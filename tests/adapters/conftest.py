@@ -39,8 +39,9 @@ ECHO = """
 """
 
 
-def echo_book(tmp_path: Path, klass: str = "reads", extra: str = "") -> str:
-    cmd = python_adapter(tmp_path / "echo.py", ECHO)
+def echo_book(tmp_path: Path, klass: str = "reads", extra: str = "", cmd: str | None = None) -> str:
+    """The book of capability reverse (arg x, text) answering in echo_answer/2, by ``cmd`` or the echo adapter."""
+    cmd = cmd or python_adapter(tmp_path / "echo.py", ECHO)
     return (
         textwrap.dedent(
             f"""

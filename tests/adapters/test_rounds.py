@@ -128,3 +128,51 @@ def test_rounds_report_progress_and_stop_between_rounds_when_cancelled(adapter_e
     progress = [e.payload for e in recorder.events if e.type == "progress"]
     assert [(p.done, p.label) for p in progress] == [(1, "rounds"), (2, "rounds")]
     assert s.rounds == 2  # nothing was sent after the cancellation
+
+
+BEHAVING = """
+    import json, sys
+    for w in json.load(sys.stdin)["wants"]:
+        how, _, n = w["args"]["x"].partition(":")
+        if how == "rows":
+            for i in range(int(n)):
+                print(f'echo_answer({w["key"]}, "r{i}").')
+        elif how == "empty":
+            print(f'answered({w["key"]}).')
+        elif how == "fail":
+            print(f'failed({w["key"]}, "asked to fail").')
+"""
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0, 3).map(lambda n: f"rows:{n}"),
+            st.sampled_from(["empty", "fail", "silent", 7]),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.integers(1, 8),
+)
+def test_whatever_the_adapter_does_each_want_ends_once_and_only_answers_have_rows(adapter_env, asks, limit):
+    from engine.terms import quote as q
+    from tests.adapters.conftest import python_adapter
+
+    cmd = python_adapter(adapter_env / "behaving.py", BEHAVING)
+    book = echo_book(adapter_env, cmd=cmd)
+    items = "".join(f"item({q(a) if isinstance(a, str) else a}, {i}).\n" for i, a in enumerate(asks))
+    s = session(book + f"max_wants(reverse, {limit}).\n" + items + "want reverse(X) :- item(X, _).\n")
+    report = s.run()
+    wants = {r[0] for r in rows(s.kernel, "want_of(W, C)")}
+    ends = [r[0] for q_ in ("answered(W)", "failed(W, Y)", "want_held(W, Y)") for r in rows(s.kernel, q_)]
+    assert sorted(ends, key=repr) == sorted(wants, key=repr)  # each want exactly once
+    answered = {r[0] for r in rows(s.kernel, "answered(W)")}
+    assert {r[0] for r in rows(s.kernel, "echo_answer[echo](W, V)")} <= answered
+    for want in report.answered:
+        arg = want.args[0]
+        assert isinstance(arg, str) and arg.split(":")[0] in ("rows", "empty")
+        n = int(arg.split(":")[1]) if arg.startswith("rows:") else 0
+        assert len(rows(s.kernel, f"echo_answer[echo](W, V), want_arg(W, 1, {q(arg)})")) == n
+    assert len(report.held) == max(0, len({a for a in asks if isinstance(a, str)}) - limit)
