@@ -85,3 +85,16 @@ def test_the_cache_lives_under_the_users_cache_folder(adapter_env):
     session(world(python_adapter(adapter_env / "wc.py", LINES))).run()
     entries = list((adapter_env / "cache" / "rofl" / "adapters").rglob("*.json"))
     assert len(entries) == 2
+
+
+def test_a_cache_folder_that_cannot_be_written_only_costs_calls(adapter_env, monkeypatch):
+    (adapter_env / "a.txt").write_text("x\n")
+    (adapter_env / "b.txt").write_text("y\n")
+    (adapter_env / "not-a-folder").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(adapter_env / "not-a-folder"))
+    text = world(python_adapter(adapter_env / "wc.py", LINES))
+    for _ in range(2):
+        s = session(text)
+        report = s.run()
+        assert len(report.answered) == 2 and counts(s.kernel) == {"a.txt": 1, "b.txt": 1}
+    assert len(runs(adapter_env)) == 2
