@@ -21,9 +21,10 @@ from ..session import (
 
 EPILOG = examples(
     "rofl audit --facts facts/generated --rules examples/shop/layers.rofl",
-    "rofl audit --facts facts/generated --public-key ci/rofl-scan.pub",
-    "rofl audit --facts facts/generated --src examples/shop --reextract --json",
-    exit_codes="Exit codes: 0 every audit is empty, 1 findings, 2 user error, 3 partial (the budget ran out).",
+    "rofl audit --facts facts/generated --rules examples/ci/rules.rofl --baseline examples/ci/baseline.json --format github",
+    "rofl audit --facts facts/generated --public-key ci/rofl-scan.pub --write-baseline ci/baseline.json",
+    exit_codes="Exit codes: 0 no finding at or above --fail-on (default error), 1 such findings, 2 user error, "
+    "3 partial (the budget ran out).",
 )
 
 AUDIT = "audit"
@@ -73,10 +74,14 @@ def usurped_facts(kernel) -> list[tuple[str, str]]:
 
 def finding_objects(kernel, where, extra: dict) -> list[dict]:
     """Every [audit] row as ``{"audit", "fact", "file", "line"}``: the file and line that asserted the
-    forged or claimed fact, or wrote the usurping rule, where known (null otherwise)."""
+    forged or claimed fact, or wrote the usurping rule, where known (null otherwise).  A named
+    ``violation[audit](Rule, From, To)`` is ``{"audit", "fact", "named": (rule, from, to)}``, located
+    by ``rofl.findings.located_violations``."""
     from engine.namespace import display_name
     from engine.reflect import fact_from_term
     from engine.terms import canonical_rows, format_fact
+
+    from ..findings import named_violation
 
     out: list[dict] = []
     result = kernel.current
@@ -95,6 +100,9 @@ def finding_objects(kernel, where, extra: dict) -> list[dict]:
                 spot = (str(args[0]), None)
             elif name == "unsigned":
                 spot = ("manifest.sig", None)
+            elif name == "violation" and (named := named_violation(args)) is not None:
+                out.append({"audit": name, "fact": format_fact(rel, row[0], args), "named": named})
+                continue
             out.append(
                 {
                     "audit": name,
@@ -123,6 +131,54 @@ def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tupl
     return out
 
 
+def load_presets(kernel, facts: str, src: str | None) -> None:
+    """Load rules/presets.rofl and the package.json facts its package presets read (from ``src`` or the
+    folder the scan's manifest names) when some use(Preset) fact turns a preset on."""
+    from pathlib import Path
+
+    from rules import path as shipped
+
+    from ..factdir import read_manifest
+    from ..packagefacts import package_facts
+
+    used = {row[1][0] for row in kernel.store.base.get("use", {}) if len(row) == 2 and type(row[1]) is tuple}
+    if not used:
+        return  # nothing turned on: the presets would find nothing, and cost an evaluation of cycles and orphans
+    manifest = read_manifest(Path(facts))
+    root = src if src is not None else manifest.get("src")
+    sources: list = [(shipped("presets.rofl"), None)]
+    files = sorted(f for f in manifest.get("files", {}) if isinstance(f, str))
+    listed = manifest.get("packages")
+    packages: dict = listed if isinstance(listed, dict) else {}
+    if isinstance(root, str):
+        made = package_facts(root, files, packages)
+        if made.text:
+            sources.append((Path(root) / "package.json", None, made.text))
+        if used & PACKAGE_PRESETS:
+            for line in made.problems:
+                click.echo(f"warning: {line}", err=True)
+    kernel.load_sources(sources, evaluate_now=False)
+
+
+PACKAGE_PRESETS = {"no_dev_dependencies", "no_undeclared_packages", "no_deep_workspace_imports"}
+
+
+def as_findings(kernel, objects: list[dict], where) -> list:
+    """Finding values for ``finding_objects``' dicts, in their order; then the named violations with their
+    rule and import line, most severe first."""
+    from ..findings import Finding, declared_rules, located_violations, sorted_findings
+
+    plain = [
+        Finding(audit=o["audit"], fact=o["fact"], file=o["file"], line=o["line"], message=o.get("message"))
+        for o in objects
+        if "named" not in o
+    ]
+    named = [(o["fact"], *o["named"]) for o in objects if "named" in o]
+    if named:
+        plain += sorted_findings(located_violations(kernel, named, declared_rules(kernel, where)))
+    return plain
+
+
 @click.command("audit", epilog=EPILOG)
 @program_options
 @click.option(
@@ -136,6 +192,35 @@ def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tupl
     "--reextract",
     is_flag=True,
     help="With --facts and --src: scan SRC again into a temporary folder and report every fact file that differs.",
+)
+@click.option(
+    "--fail-on",
+    "fail_on",
+    type=click.Choice(["error", "warn", "info"]),
+    default="error",
+    show_default=True,
+    help="Exit 1 when a finding of this severity or a more severe one is reported.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "github"]),
+    default=None,
+    help="text (default), json (as --json) or github (workflow annotations: ::error file=F,line=N::...).",
+)
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Ignore the findings this baseline file lists; report the new ones, and the listed ones that no longer hold as fixed.",
+)
+@click.option(
+    "--write-baseline",
+    "write_baseline",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the findings to this baseline file (with --baseline: only the still-known ones, so it shrinks).",
 )
 @PUBLIC_KEY
 @adapter_options
@@ -153,14 +238,26 @@ def command(
     reextract: bool = False,
     allow: tuple = (),
     rounds: int | None = None,
+    fail_on: str = "error",
+    output_format: str | None = None,
+    baseline_file: str | None = None,
+    write_baseline: str | None = None,
 ) -> None:
-    """Run boot's audits (and any [audit] rules in FILES); exit 1 when any audit has rows."""
+    """Run boot's audits, the presets turned on and any [audit] rules; exit 1 on findings at --fail-on or above."""
     if reextract and (src is None or facts is None):
         fail("rofl audit: --reextract needs --facts DIR and --src SRC (the scan and the sources it came from)")
+    if as_json and output_format not in (None, "json"):
+        fail(f"rofl audit: --json and --format {output_format} disagree; give one of them")
+    output_format = output_format or ("json" if as_json else "text")
+    from .. import baseline as baselines
+
+    entries = baselines.read(baseline_file) if baseline_file is not None else None  # a bad baseline fails first
     kernel = build_kernel(
         files, load_as, budget, store=store, facts=facts, rules=rules, use_cache=False, public_key=public_key
     )
-    wants = run_rounds(kernel, allow, rounds)
+    if facts is not None:
+        load_presets(kernel, facts, src)
+    wants = run_rounds(kernel, allow, rounds, files)
     found = audit_rows(kernel)
     derived = usurped_facts(kernel)
     if derived:
@@ -175,21 +272,23 @@ def command(
         from ..factdir import read_manifest
         from ..staleness import stale_sources
 
-        stale = stale_sources(read_manifest(Path(facts))[0], src)
+        stale = stale_sources(read_manifest(Path(facts)), src)
         if stale:
             found["stale"] = [f"{path}: {reason}" for path, reason in stale]
-    findings: list[dict] = []
+    objects: list[dict] = []
+    where = None
     if found:
         from ..locate import index_sources
 
-        where = index_sources(audited_sources(files, load_as, facts, rules))
-        findings = finding_objects(kernel, where, {})
+        presets = [shipped_presets()] if facts is not None else []
+        where = index_sources(audited_sources((*files, *presets), load_as, facts, rules))
+        objects = finding_objects(kernel, where, {})
         for text, rid in derived:  # where the usurping rule is written
             spot = where.rule(rid)
-            findings.append(
+            objects.append(
                 {"audit": "forged", "fact": text, "file": spot[0] if spot else None, "line": spot[1] if spot else None}
             )
-        findings += [
+        objects += [
             {"audit": "stale", "fact": None, "file": path, "line": None, "message": reason} for path, reason in stale
         ]
     if reextract and facts is not None and src is not None:  # both given: checked above
@@ -198,29 +297,88 @@ def command(
         differences = rescan(Path(facts), src)
         if differences:
             found["reextract"] = [d.text() for d in differences]
-            findings += [
+            objects += [
                 {"audit": "reextract", "fact": None, "file": d.file, "line": d.line, "message": d.message}
                 for d in differences
             ]
-    if as_json:
+    findings = as_findings(kernel, objects, where)
+    fixed: tuple[dict, ...] = ()
+    reported = findings
+    if entries is not None:
+        comparison = baselines.compare(findings, entries)
+        reported, fixed = list(comparison.new), comparison.fixed
+        kept = {f.fact for f in comparison.known}
+        found = {
+            rel: [t for t in texts if t not in kept or t in {f.fact for f in reported}] for rel, texts in found.items()
+        }
+        found = {rel: texts for rel, texts in found.items() if texts}
+    partial = kernel.current is not None and kernel.current.partial
+    if write_baseline is not None:
+        if partial:
+            fail(
+                "rofl audit: the budget ran out, so the findings are incomplete; no baseline written (raise --budget)",
+                3,
+            )
+        written = baselines.write(write_baseline, comparison.known if entries is not None else findings)
+        click.echo(f"rofl audit: {written} finding{'s' if written != 1 else ''} written to {write_baseline}", err=True)
+        if entries is None:
+            reported, found = [], {}  # everything just written is known
+    failing = any(f.fails(fail_on) for f in reported)
+    if output_format == "json":
         emit_json(
             {
                 "audits": found,
-                "clean": not found,
-                **({"findings": findings} if findings else {}),
+                "clean": not reported,
+                **({"findings": [f.as_json() for f in reported]} if reported else {}),
+                **({"fixed": list(fixed)} if entries is not None else {}),
+                **({"known": len(findings) - len(reported)} if entries is not None else {}),
                 **({"wants": wants.as_json()} if wants is not None else {}),
             }
         )
+    elif output_format == "github":
+        from ..annotations import annotation, fixed_notice
+
+        for f in reported:
+            click.echo(annotation(f))
+        for e in fixed:
+            click.echo(fixed_notice(e))
     else:
-        spots = {
-            f["fact"]: f["file"] + (f":{f['line']}" if f["line"] else "") for f in findings if f["fact"] and f["file"]
-        }
-        for rel in sorted(found):
-            click.echo(f"{rel}: {len(found[rel])}")
-            for text in found[rel]:
-                click.echo(f"  {text}" + (f"  ({spots[text]})" if text in spots else ""))
-        if not found:
-            click.echo("all audits are empty")
+        print_text(found, reported, fixed, len(findings) - len(reported) if entries is not None else None)
     if warn_partial(kernel, "audit"):
         sys.exit(EXIT_PARTIAL)  # an audit cut short is not clean, whatever it found so far
-    sys.exit(1 if found else 0)
+    sys.exit(1 if failing else 0)
+
+
+def shipped_presets() -> str:
+    from rules import path as shipped
+
+    return str(shipped("presets.rofl"))
+
+
+def print_text(found: dict, reported: list, fixed: tuple, known: int | None) -> None:
+    """Named rules grouped by rule (severity, message, file:line and the import); the other audits by
+    relation, as they always were."""
+    spots = {f.fact: f.file + (f":{f.line}" if f.line else "") for f in reported if f.fact and f.file and not f.rule}
+    named_facts = {f.fact for f in reported if f.rule}
+    for rel in sorted(found):
+        texts = [t for t in found[rel] if t not in named_facts]
+        if not texts:
+            continue
+        click.echo(f"{rel}: {len(texts)}")
+        for text in texts:
+            click.echo(f"  {text}" + (f"  ({spots[text]})" if text in spots else ""))
+    by_rule: dict[str, list] = {}
+    for f in reported:
+        if f.rule:
+            by_rule.setdefault(f.rule, []).append(f)
+    for rule, items in by_rule.items():
+        click.echo(f"{items[0].severity} {rule}: {items[0].message}: {len(items)}")
+        for f in items:
+            at = f"{f.file}:{f.line}" if f.line else f.file
+            click.echo(f"  {at}: imports {f.target}" if f.source != f.target else f"  {at}")
+    if known:
+        click.echo(f"{known} known finding{'s' if known != 1 else ''} in the baseline not shown")
+    for e in fixed:
+        click.echo(f"fixed (no longer found; the baseline can drop it): {e['key'].replace(chr(9), ' ')}")
+    if not found and not reported:
+        click.echo("all audits are empty")

@@ -1,0 +1,189 @@
+"""What `rofl audit` reports: one Finding per audit row, with its rule, severity, message, file and line.
+
+A finding is either a named rule's ``violation[audit](Rule, From, To)`` (its severity and message come
+from ``rule(Rule, Severity, Message)`` facts, overridable by ``severity(Rule, Level)``), or any other
+audit row (boot's audits, a two-place ``violation[audit](A, B)``, stale or re-extracted fact files),
+which is an error.  Its ``key`` identifies it across runs (no line numbers: lines move), which is what
+baselines compare.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.errors import RoflError
+
+SEVERITIES = ("error", "warn", "info")  # most severe first
+RANK = {name: i for i, name in enumerate(SEVERITIES)}
+
+
+@dataclass(frozen=True, slots=True)
+class RuleInfo:
+    """A named rule: ``rule(Name, Severity, Message)``."""
+
+    name: str
+    severity: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    audit: str  # the [audit] relation: violation, forged, stale, ...
+    fact: str | None  # the audit row's canonical text (None for stale and reextract)
+    file: str | None = None
+    line: int | None = None
+    message: str | None = None
+    rule: str | None = None  # a named rule's name
+    severity: str = "error"
+    source: str | None = None  # a named violation's From
+    target: str | None = None  # a named violation's To
+
+    @property
+    def key(self) -> str:
+        """Identity across runs: the rule and its two ends, else the fact, else the file and message."""
+        if self.rule is not None:
+            return f"{self.rule}\t{self.source}\t{self.target}"
+        if self.fact is not None:
+            return self.fact
+        return f"{self.audit}\t{self.file}\t{self.message}"
+
+    def fails(self, threshold: str) -> bool:
+        """Does this finding fail a run that fails on ``threshold`` (error, warn or info) and above?"""
+        return RANK[self.severity] <= RANK[threshold]
+
+    def as_json(self) -> dict:
+        out: dict = {"audit": self.audit, "fact": self.fact, "file": self.file, "line": self.line}
+        if self.message is not None:
+            out["message"] = self.message
+        if self.rule is not None:
+            out.update(rule=self.rule, severity=self.severity, **{"from": self.source, "to": self.target})
+        else:
+            out["severity"] = self.severity
+        return out
+
+    def title(self) -> str:
+        """One line naming the finding: ``no_circular`` or ``forged``."""
+        return self.rule or self.audit
+
+    def text(self) -> str:
+        """The finding's one-line body: what, and where."""
+        if self.rule is not None:
+            what = str(self.source) if self.source == self.target else f"{self.source} -> {self.target}"
+        else:
+            what = self.fact or self.message or ""
+            if self.fact and self.message:
+                what = f"{self.fact}: {self.message}"
+        return what
+
+
+def declared_rules(kernel, where=None) -> dict[str, RuleInfo]:
+    """Every ``rule(Name, Severity, Message)`` fact, with ``severity(Name, Level)`` applied.  A severity
+    that is not error, warn or info is a user error naming the file and line."""
+    base = kernel.store.base
+    overrides = {
+        row[1][0]: row[2][0]
+        for row in base.get("severity", {})
+        if len(row) == 3 and row[0] == "main" and _atom(row[1]) and _atom(row[2])
+    }
+    rules: dict[str, RuleInfo] = {}
+    for row in base.get("rule", {}):
+        if len(row) != 4 or row[0] != "main":
+            continue
+        name, level, message = row[1:]
+        if not _atom(name):
+            continue
+        level_name = overrides.get(name[0], level[0] if _atom(level) else str(level))
+        if level_name not in RANK:
+            spot = where.fact("severity" if name[0] in overrides else "rule", row) if where is not None else None
+            at = f"{spot[0]}:{spot[1]}: " if spot else ""
+            raise RoflError(
+                f"{at}rule {name[0]}: severity {level_name!r} is not one of {', '.join(SEVERITIES)}; write one of them"
+            )
+        rules[name[0]] = RuleInfo(name[0], level_name, message if type(message) is str else str(message))
+    return rules
+
+
+def _atom(term) -> bool:
+    return type(term) is tuple and len(term) == 1 and type(term[0]) is str
+
+
+def _plain(term) -> str:
+    """A violation end as text: a string as is, an atom by its name, anything else by its ROFL text."""
+    from engine.terms import format_term
+
+    if type(term) is str:
+        return term
+    if _atom(term):
+        return term[0]
+    return format_term(term)
+
+
+def named_violation(row_args: tuple) -> tuple[str, str, str] | None:
+    """``(rule, from, to)`` of a ``violation[audit](Rule, From, To)`` row whose Rule is an atom."""
+    if len(row_args) == 3 and _atom(row_args[0]):
+        return row_args[0][0], _plain(row_args[1]), _plain(row_args[2])
+    return None
+
+
+def import_lines(kernel, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The first line at which From imports To, for each ``(From, To)``: To a scanned file, a
+    package or a workspace package folder (src_import_line, through src_resolves, src_external and
+    src_workspace_import).  Pairs with no import (an orphan: From == To) are left out."""
+    if not pairs:
+        return {}
+    from engine.errors import UnknownRelation
+
+    sources = {a for a, _ in pairs}
+    spec_targets: dict[tuple[str, str], set[str]] = {}
+    for question in (
+        "src_resolves[code](F, S, T)",
+        "src_external[code](F, S, T)",
+        "src_workspace_import[code](F, S, T)",
+    ):
+        try:
+            rows = kernel.query(question).rows
+        except UnknownRelation:
+            continue
+        for f, s, t in rows:
+            if f in sources and (f, _plain(t)) in pairs:
+                spec_targets.setdefault((f, s), set()).add(_plain(t))
+    try:
+        line_rows = kernel.query("src_import_line[code](F, S, L)").rows
+    except UnknownRelation:
+        return {}
+    out: dict[tuple[str, str], int] = {}
+    for f, s, line in line_rows:
+        if f not in sources or type(line) is not int:
+            continue
+        for t in spec_targets.get((f, s), set()) | ({s} if (f, s) in pairs else set()):
+            key = (f, t)
+            if key not in out or line < out[key]:
+                out[key] = line
+    return out
+
+
+def located_violations(kernel, rows: list[tuple[str, str, str, str]], rules: dict[str, RuleInfo]) -> list[Finding]:
+    """Findings for named violations ``(fact text, rule, from, to)``, each at the import's line."""
+    lines = import_lines(kernel, {(a, b) for _, _, a, b in rows if a != b})
+    out = []
+    for fact, rule, source, target in rows:
+        info = rules.get(rule)
+        out.append(
+            Finding(
+                audit="violation",
+                fact=fact,
+                file=source,
+                line=lines.get((source, target)),
+                message=info.message if info else f"no rule({rule}, Severity, Message) declares this rule",
+                rule=rule,
+                severity=info.severity if info else "error",
+                source=source,
+                target=target,
+            )
+        )
+    return out
+
+
+def sorted_findings(findings: list[Finding]) -> list[Finding]:
+    """Most severe first, then by rule or audit, file, line and key: a stable order for every output."""
+    return sorted(findings, key=lambda f: (RANK[f.severity], f.title(), f.file or "", f.line or 0, f.key))
