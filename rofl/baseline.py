@@ -1,0 +1,111 @@
+"""Baselines: the findings a project accepts for now (`rofl audit --baseline FILE`, `--write-baseline FILE`).
+
+A baseline is a JSON file ``{"format": 1, "findings": [entry, ...]}``, one entry per finding keyed by
+``Finding.key`` (a rule and its two ends, or an audit row; never a line number, which moves), sorted by
+key and written atomically (``engine.safe_write``), so it diffs well and a crash leaves the old one.
+Comparing the current findings with a baseline splits them into new (reported) and known (ignored),
+and lists the baseline's entries that no longer hold as fixed; writing a baseline while comparing with
+one keeps only the known entries, so a baseline only ever shrinks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import RoflError
+
+from .findings import Finding
+
+FORMAT = 1
+MAX_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    new: tuple[Finding, ...]
+    known: tuple[Finding, ...]
+    fixed: tuple[dict, ...]  # baseline entries no current finding has
+
+
+def entry(finding: Finding) -> dict:
+    """A finding as a baseline entry: its key and what a reader needs to recognise it."""
+    out = {"key": finding.key, "audit": finding.audit}
+    for name, value in (
+        ("rule", finding.rule),
+        ("from", finding.source),
+        ("to", finding.target),
+        ("fact", finding.fact),
+        ("file", finding.file),
+        ("message", finding.message if finding.rule is None else None),
+    ):
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def read(path: str | Path) -> list[dict]:
+    """The entries of a baseline file; a missing, unreadable or malformed one is a user error."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise RoflError(f"{p}: no such baseline; write one with `rofl audit --write-baseline {p}`") from None
+    except OSError as exc:
+        raise RoflError(f"{p}: cannot read the baseline: {exc.strerror}") from None
+    if len(data) > MAX_BYTES:
+        raise RoflError(f"{p}: the baseline is over {MAX_BYTES} bytes; write it again with --write-baseline")
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RoflError(f"{p}: the baseline is not UTF-8 text; write it again with --write-baseline") from None
+    except json.JSONDecodeError as exc:
+        raise RoflError(
+            f"{p}:{exc.lineno}: the baseline is not valid JSON ({exc.msg}); write it again with --write-baseline"
+        ) from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("findings"), list):
+        raise RoflError(
+            f'{p}: not a rofl baseline (expected {{"format": {FORMAT}, "findings": [...]}}); write it with --write-baseline'
+        )
+    entries = doc["findings"]
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or not isinstance(e.get("key"), str):
+            raise RoflError(f'{p}: entry {i + 1} has no "key" string; write the baseline again with --write-baseline')
+    return entries
+
+
+def compare(findings: list[Finding], entries: list[dict]) -> Comparison:
+    """Split ``findings`` into new and known against a baseline's entries; the entries left over are fixed."""
+    keys = {e["key"] for e in entries}
+    current = {f.key for f in findings}
+    new = tuple(f for f in findings if f.key not in keys)
+    known = tuple(f for f in findings if f.key in keys)
+    fixed = tuple(sorted((e for e in entries if e["key"] not in current), key=lambda e: e["key"]))
+    return Comparison(new, known, fixed)
+
+
+def render(findings: list[Finding] | tuple[Finding, ...]) -> bytes:
+    """The baseline file's bytes: entries unique by key, sorted by key, stable across runs."""
+    by_key = {f.key: entry(f) for f in findings}
+    doc = {"format": FORMAT, "findings": [by_key[k] for k in sorted(by_key)]}
+    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write(path: str | Path, findings: list[Finding] | tuple[Finding, ...]) -> int:
+    """Write a baseline atomically; the number of entries written."""
+    from engine.safe_write import UnsafePath, write_atomic
+
+    p = Path(path)
+    if not p.parent.is_dir():
+        raise RoflError(f"{p}: folder {p.parent} does not exist; create it or name another baseline file")
+    data = render(findings)
+    count = len({f.key for f in findings})
+    try:
+        write_atomic(str(p), data)
+    except UnsafePath as exc:
+        raise RoflError(f"{p}: refusing to write the baseline: {exc}") from None
+    except OSError as exc:
+        raise RoflError(f"{p}: cannot write the baseline: {exc.strerror}") from None
+    return count
