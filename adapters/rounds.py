@@ -16,6 +16,7 @@ from engine import events
 from engine import vocabulary as V
 from engine.errors import RoflError
 from engine.kernel import Kernel
+from engine.terms import format_fact
 
 from .answer_cache import AnswerCache, cache_root
 from .batch import Batch, Reply, shape
@@ -51,13 +52,14 @@ from .wants import (
 )
 
 DEFAULT_ROUNDS = 100
+TRUSTED = (None, "user")  # who may declare adapters and want rules: nobody named (FILES, a store) or --rules
 ROUND_HOLE = "$round"
 
 
 class Refused(RoflError):
-    """The world needs capabilities the host does not grant: it does not start.  ``declarations`` are the
-    ``capability(Cap, Book, Class)`` rows (perspective first) of the missing ones, for a caller that can
-    say where they are written."""
+    """The world may not start (capabilities the host does not grant, adapters declared by data).
+    ``declarations`` are ``(relation, row)`` pairs of the facts at fault (``("rule", (rule_id,))`` for a
+    rule), for a caller that can say where they are written."""
 
     def __init__(self, message: str, declarations: tuple[tuple, ...] = ()) -> None:
         super().__init__(message)
@@ -119,6 +121,7 @@ class Session:
     def start(self) -> Negotiation:
         kernel = self.kernel
         self.rules = want_rules(kernel)
+        self._refuse_untrusted()
         self.catalog = catalog = read_catalog(kernel.evaluate(goals=set(DECLARATIONS)))
         self.scrubber = Scrubber.of(catalog.secrets(), self.environ)
         requested = sorted({r.head.rel for r in self.rules})
@@ -134,10 +137,38 @@ class Session:
         self.negotiation = negotiation = negotiate(requested, available, unavailable, self.policy, optional)
         if negotiation.missing:
             caps = [catalog.capabilities[c] for c in negotiation.missing]
-            rows = tuple(("main", (c.name,), (c.book,), (c.klass,)) for c in caps)
+            rows = tuple(("capability", ("main", (c.name,), (c.book,), (c.klass,))) for c in caps)
             raise Refused(negotiation.refusal(available), rows)
         self._declare()
         return negotiation
+
+    def _refuse_untrusted(self) -> None:
+        """Only programs the user names (no identity, or ``user``: FILES, --rules, a saved store) may start
+        adapters: an ``adapter`` fact or a want rule that came with another identity (a scan's fact file,
+        ``unverified``, a --load-as source) would let data run commands, so the world does not start."""
+        store = self.kernel.store
+        for row, meta in store.base.get("adapter", {}).items():
+            if meta.who not in TRUSTED:
+                fact = format_fact("adapter", row[0], row[1:]).replace("[main]", "", 1)
+                raise Refused(
+                    why(
+                        CAPABILITY_DENIED,
+                        f"{fact} was asserted by {meta.who}; only the programs you name "
+                        "(FILES, --rules) may declare adapters (run `rofl audit`)",
+                    ),
+                    (("adapter", row),),
+                )
+        wanted = {r.rid for r in self.rules}
+        for row in store.base.get(V.LOADED_BY, {}):
+            if len(row) == 3 and row[1][:1] and row[1][0] in wanted and row[2][0] not in TRUSTED:
+                raise Refused(
+                    why(
+                        CAPABILITY_DENIED,
+                        f"want rule {row[1][0]} was loaded by {row[2][0]}; only the programs "
+                        "you name (FILES, --rules) may ask adapters (run `rofl audit`)",
+                    ),
+                    (("rule", row[1]),),
+                )
 
     def _unavailable(self, name: str) -> str | None:
         """Why no adapter can serve capability ``name`` (a table lookup, no call), or None."""

@@ -98,7 +98,7 @@ def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None, fil
 
 
 def _declared_at(files: tuple, declarations: tuple) -> str | None:
-    """``FILE:LINE`` of the first of ``declarations`` (capability rows) written in ``files``."""
+    """``FILE:LINE`` of the first of ``declarations`` (``(relation, row)``; ``("rule", (id,))``) written in ``files``."""
     from .locate import index_sources, read_sources
 
     if not files or not declarations:
@@ -107,8 +107,8 @@ def _declared_at(files: tuple, declarations: tuple) -> str | None:
         where = index_sources(read_sources(list(files)))
     except RoflError:
         return None
-    for row in declarations:
-        spot = where.fact("capability", row)
+    for rel, row in declarations:
+        spot = where.rule(row[0]) if rel == "rule" else where.fact(rel, row)
         if spot is not None:
             return f"{spot[0]}:{spot[1]}"
     return None

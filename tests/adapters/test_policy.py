@@ -125,3 +125,17 @@ def test_a_round_budget_cut_short_is_a_partial_answer(adapter_env, rofl):
     assert out.split() == ["X", "=", '"ab"', "X", "=", '"ba"']
     code, _, _ = rofl("ask", "item(X)", "w.rofl", "--rounds", "2")
     assert code == 0
+
+
+def test_data_with_an_identity_cannot_declare_adapters_or_ask_them(adapter_env, rofl):
+    world = echo_book(adapter_env) + 'item("ab").\nwant reverse(X) :- item(X).\n'
+    (adapter_env / "w.rofl").write_text(world)
+    code, _, err = rofl("ask", "item(X)", "--load-as", "sensor_net", "w.rofl")
+    assert code == 2 and "adapter(echo, exec, " in err and "was asserted by sensor_net" in err
+    (adapter_env / "book.rofl").write_text(echo_book(adapter_env))
+    (adapter_env / "asks.rofl").write_text('item("ab").\nwant reverse(X) :- item(X).\n')
+    code, _, err = rofl("ask", "item(X)", "book.rofl", "--load-as", "scanner", "asks.rofl")
+    assert code == 2 and "was loaded by scanner" in err
+    assert calls(adapter_env) == []  # nothing ran
+    code, out, _ = rofl("ask", "echo_answer[echo](W, X)", "book.rofl", "--rules", "asks.rofl")
+    assert code == 0 and '"ba"' in out  # the user's own rule files may
