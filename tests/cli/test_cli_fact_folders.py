@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from tests.cli.user_errors import (
-    assert_no_crash,
     assert_user_error,
     edit_manifest,
     first_fact_file,
@@ -125,17 +124,17 @@ def test_manifest_facts_of_wrong_type(rofl, facts_copy, where, value):
             m[where] = value
 
     edit_manifest(facts_copy, change)
-    assert_no_crash(rofl("ask", "x(X)", "--facts", facts_copy))
+    assert_user_error(rofl("ask", "x(X)", "--facts", facts_copy), f"{facts_copy / 'manifest.json'}:", "rofl scan")
 
 
 def test_manifest_src_of_wrong_type(rofl, facts_copy):
     edit_manifest(facts_copy, lambda m: m.update(src=5))
-    assert_no_crash(rofl("impact", "--facts", facts_copy, "--changed", "b.ts"))
+    assert_user_error(rofl("impact", "--facts", facts_copy, "--changed", "b.ts"), "'src' is not a path", "rofl scan")
 
 
 def test_manifest_options_of_wrong_type(rofl, facts_copy, tiny):
     edit_manifest(facts_copy, lambda m: m.update(options="x"))
-    assert_no_crash(rofl("audit", "--facts", facts_copy, "--src", tiny[0]), ok=(0, 1))
+    assert_user_error(rofl("audit", "--facts", facts_copy, "--src", tiny[0]), "manifest.json", "rofl scan")
 
 
 UNSTRATIFIABLE_RULES = "p(X) :- src_file[code](X, _), not q(X).\nq(X) :- src_file[code](X, _), not p(X).\n"

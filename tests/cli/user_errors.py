@@ -38,19 +38,6 @@ def assert_user_error(result, *needles: str) -> str:
     return lines[0]
 
 
-def assert_no_crash(result, ok=(0,)) -> None:
-    """Either a normal exit in ``ok`` or a proper user error (exit 2, one line); never a traceback.
-
-    For bugs with two acceptable fixes (e.g. accept a huge integer, or refuse it in one line).
-    """
-    code, out, err = result
-    assert "Traceback" not in out + err
-    if code == 2:
-        assert_user_error(result)
-    else:
-        assert code in ok, (code, out, err)
-
-
 def cli(*args, input: str | bytes | None = None, env: dict | None = None, cwd: Path = ROOT, timeout: float = 60):
     """Run ``python -m rofl.cli ARGS`` as a real process (text mode unless ``input`` is bytes)."""
     full_env = dict(os.environ)
