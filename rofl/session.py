@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -20,6 +20,9 @@ import rules as shipped_rules
 from engine.errors import RoflError
 from engine.kernel import DEFAULT_BUDGET, Kernel
 from engine.parse import parse_literal
+
+if TYPE_CHECKING:
+    from .freshness import SourceWatch
 from scanner.layout import MANIFEST_NAME
 
 BOOT = shipped_rules.path("boot.rofl")
@@ -352,8 +355,9 @@ class _Snapshot:
             kept = self.sizes.get(rel, 0)
             if len(rows) < kept:
                 return False
-            for row in list(rows)[kept:]:
-                kernel.retract(rel, row[0], row[1:])
+            if len(rows) > kept:
+                for row in list(rows)[kept:]:
+                    kernel.retract(rel, row[0], row[1:])
         store.counters.clear()
         store.counters.update(self.counters)
         return True
@@ -391,6 +395,35 @@ class Session:
         self._idle: dict[tuple, list[Lease]] = {}
         self._alive: dict[tuple, int] = {}
         self._cond = threading.Condition()
+        self._manifest: tuple[tuple, dict] | None = None  # (signature, parsed manifest)
+        self.sources: SourceWatch | None = None
+
+    def watch_sources(self) -> None:
+        """Count changes of the scanned sources from now on (``rofl.freshness``): while none arrives
+        after a scan, questions skip the rescan the command line does first."""
+        from .freshness import SourceWatch
+
+        if self.src is not None and self.sources is None:
+            self.sources = SourceWatch(self.src, self.facts).start()
+
+    def fresh(self) -> bool:
+        return self.sources is not None and self.sources.fresh()
+
+    def close(self) -> None:
+        if self.sources is not None:
+            self.sources.close()
+
+    def manifest(self) -> dict:
+        """The scan's manifest, parsed once per version of the file (callers must not change it)."""
+        from .factdir import read_manifest
+
+        signature = self.signature(())
+        kept = self._manifest
+        if kept is not None and kept[0] == signature and signature[0] is not None:
+            return kept[1]
+        manifest = read_manifest(self.facts)
+        self._manifest = (signature, manifest)
+        return manifest
 
     def signature(self, rules: tuple) -> tuple:
         """The stat of the manifest and of each rule file: a new scan (an atomic replace) changes it."""
@@ -484,6 +517,23 @@ class Call:
         for line in lease.warnings:
             click.echo(f"warning: {line}", err=True)
         return lease.kernel
+
+
+def manifest_of(facts: Path) -> dict:
+    """The manifest of the scan in ``facts``: a serving session's parsed copy, or read from disk."""
+    call = _CALL.get()
+    if call is not None and call.session.holds(facts):
+        return call.session.manifest()
+    from .factdir import read_manifest
+
+    return read_manifest(facts)
+
+
+def sources_unchanged(facts: Path) -> bool:
+    """True only when a serving session watches the sources of ``facts`` and none changed since its last
+    scan: a rescan would find nothing to do."""
+    call = _CALL.get()
+    return call is not None and call.session.holds(facts) and call.session.fresh()
 
 
 # the call running in this context, when a session serves it (None on the command line)

@@ -124,6 +124,7 @@ class Executions:
         for execution in running:
             execution.cancel("the server is stopping")
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self.session.close()
 
     # -- the worker ---------------------------------------------------------------------------------
     def _run(self, execution: Execution) -> None:
@@ -155,7 +156,10 @@ class Executions:
             if call.scans:
                 with self.session.scan_lock:
                     execution.reporter.check()
+                    mark = self.session.sources.mark() if self.session.sources is not None else None
                     code = _main(command, call)
+                    if code == 0 and mark is not None:  # the scan (or impact's rescan) saw every change until mark
+                        self.session.sources.covered(mark)
             else:
                 code = _main(command, call)
         stdout = printed.stdout.getvalue()

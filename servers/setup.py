@@ -63,6 +63,7 @@ def open_session(where: Folders) -> Session:
     """The session over the fact folder, its store loaded now so that the first question is warm."""
     session = Session(where.facts, where.src)
     session.release(session.lease((), CODE_BUDGET))
+    session.watch_sources()
     return session
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FACTS, PUBLIC_KEY, RULES, build_kernel, emit_json, fail, user_errors
+from ..session import BUDGET, FACTS, PUBLIC_KEY, RULES, build_kernel, emit_json, fail, manifest_of, user_errors
 
 MAX_LISTED_SOURCES = 20  # more changed sources than this are summarised in one text line
 
@@ -83,7 +83,6 @@ def command(
     from scanner.manifest import src_of
 
     from ..changes import OUTSIDE, SOURCE, CodeFacts, Context, classify, suggestions
-    from ..factdir import read_manifest
     from ..gitrefs import Git
     from ..impact import escape, impact, packages_of, scanned_changed, test_filter
 
@@ -101,7 +100,7 @@ def command(
     if test_globs and not tests_only:
         fail("rofl impact: --test-glob needs --tests; add --tests to list only the affected test files")
     facts_dir = Path(facts)
-    before = read_manifest(facts_dir)
+    before = manifest_of(facts_dir)  # a server's parsed copy, else read from disk
     src = Path(src_of(before)).resolve()
     if not src.is_dir():
         raise RoflError(
@@ -116,7 +115,7 @@ def command(
         manifest = before
     else:
         rescan = _rescan(before, src, facts_dir)
-        manifest = read_manifest(facts_dir)
+        manifest = manifest_of(facts_dir)
     kernel = build_kernel((), (), budget, facts=facts, rules=rules, public_key=public_key, refuse_forged=True)
     code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}
     ctx = Context(src, facts_dir.resolve(), manifest, before, CodeFacts.from_store(code), git_base, git)
@@ -207,6 +206,11 @@ def _in_folder(path, folder) -> bool:
 def _rescan(manifest: dict, src, facts_dir):
     """Bring the facts up to date with the incremental scan, with the options the manifest records."""
     from engine.errors import RoflError
+
+    from ..session import sources_unchanged
+
+    if sources_unchanged(facts_dir):  # a server watching the sources saw none change since its last scan:
+        return True  # up to date, as a rescan that finds nothing to do would leave them
     from scanner.api import ScanError, scan
     from scanner.manifest import options_of
 
@@ -238,10 +242,15 @@ def _staleness(manifest: dict, src, facts_dir) -> list[str]:
     from engine.errors import RoflError
 
     from ..impact import escape
+    from ..session import sources_unchanged
     from ..staleness import stale_sources
 
-    try:
-        stale = [f"{p}: {why}" for p, why in stale_sources(manifest, src, facts_dir)]
+    try:  # a server watching the sources knows without looking when none changed since its last scan
+        stale = (
+            []
+            if sources_unchanged(facts_dir)
+            else [f"{p}: {why}" for p, why in stale_sources(manifest, src, facts_dir)]
+        )
     except RoflError as err:
         click.echo(f"warning: cannot tell whether the facts are stale ({err})", err=True)
         return ["unknown"]
