@@ -156,10 +156,11 @@ class Executions:
             if call.scans:
                 with self.session.scan_lock:
                     execution.reporter.check()
-                    mark = self.session.sources.mark() if self.session.sources is not None else None
+                    watch = self.session.sources
+                    mark = watch.mark() if watch is not None else None
                     code = _main(command, call)
-                    if code == 0 and mark is not None:  # the scan (or impact's rescan) saw every change until mark
-                        self.session.sources.covered(mark)
+                    if code == 0 and watch is not None and mark is not None:
+                        watch.covered(mark)  # the scan (or impact's rescan) saw every change counted at mark
             else:
                 code = _main(command, call)
         stdout = printed.stdout.getvalue()
