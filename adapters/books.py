@@ -20,6 +20,9 @@ from .policy import CLASSES
 ARG_TYPES = ("text", "number", "atom", "time", "json")
 AUTH_HOWS = ("bearer", "basic", "header", "query", "client_credentials", "login")
 DEFAULT_MAX_WANTS = 1000
+# Perspectives a book may not be named after: its answers would land among the world's, boot's, the
+# audits' or the scanner's facts.
+RESERVED_BOOKS = frozenset(("main", "boot", "audit", "code"))
 DEFAULT_TIMEOUT_MS = 30_000
 # Every relation a book may declare, read from perspective main (kept in one place for the evaluation goals).
 DECLARATIONS = (
@@ -128,6 +131,8 @@ def read_catalog(result: Result) -> Catalog:
         if len(row) != 3 or _atom(row[0]) is None or _atom(row[1]) is None or type(row[2]) is not str:
             raise _bad("adapter", row, 'write adapter(Book, Kind, "address") with atoms Book and Kind')
         name = _atom(row[0]) or ""
+        if name in RESERVED_BOOKS:
+            raise _bad("adapter", row, f"[{name}] is a perspective rofl itself uses; give the book another name")
         if name in adapters:
             raise _bad("adapter", row, f"book {name} has two adapters; keep one")
         adapters[name] = (_atom(row[1]) or "", row[2])

@@ -54,6 +54,7 @@ def test_a_book_is_read_from_its_declarations():
         ("arg(imports_of, 1, file, text).", "arg(imports_of, 1, file, string)."),
         ("arg(imports_of, 1, file, text).", "arg(imports_of, 2, file, text)."),
         ("answers(imports_of, file_import, 2).", "answers(imports_of, file_import, 0)."),
+        ('adapter(deps, exec, "node deps.cjs").', 'adapter(code, exec, "node deps.cjs").'),
     ],
 )
 def test_a_malformed_declaration_is_an_error_naming_it(change, message):
