@@ -73,6 +73,7 @@ def _compare(root: Path, record: object, tmp: Path, fresh: object, label: str) -
 def reextract(root: str | Path, src: str | Path) -> list[Difference]:
     """Scan ``src`` into a temporary folder with the options ``root`` was scanned with and list every
     difference from the fact files in ``root``."""
+    from engine import events
     from scanner.api import ScanError, scan
     from scanner.manifest import options_of
 
@@ -94,6 +95,7 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
                 include=options.include,
                 exclude=options.exclude,
                 tool_version=__version__,
+                progress=events.current().progress_callback("re-extracting", check=False),  # the call's events
             )
         except ScanError as exc:
             raise RoflError(f"--reextract: {exc}") from None

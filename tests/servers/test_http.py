@@ -267,3 +267,14 @@ def test_a_source_changed_while_the_server_runs_is_in_the_next_answer(scanning):
     assert second["rescanned"]
     cli = json.loads(rofl("impact", "--facts", str(scanning.facts), "--changed", module(1), "--json").stdout)
     assert cli["affected"] == second["affected"]
+
+
+def test_an_audit_with_re_extraction_reports_its_progress_as_events(server):
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        body = {"command": "audit", "args": {"reextract": True, "src": str(server.src)}}
+        ident = client.post("/executions", json=body).json()["id"]
+        heard = [e["data"] for e in events_of(client, ident)]
+    progress = [e["data"] for e in heard if e["type"] == "progress"]
+    assert progress and {p["label"] for p in progress} == {"re-extracting"}
+    assert progress[-1]["done"] == progress[-1]["total"] == FILES
+    assert heard[-1]["type"] == "finished" and heard[-1]["data"]["result"]["output"]["clean"] is True
