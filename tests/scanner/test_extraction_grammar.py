@@ -265,9 +265,32 @@ def test_invalid_code_names_line_reason_grammar_and_keeps_imports(repo, out):
 def test_every_query_compiles_against_its_grammars():
     extractor = extract.Extractor()
     extractor.compile_all()
-    assert set(extract.QUERY_SOURCES) == {"javascript", "typescript", "tsx"}
-    tsx = extractor._grammar("tsx")
-    assert tsx.parser.language == extractor._language("tsx")  # tsx has its own query and parser
+    assert set(extract.GRAMMARS) == set(extract.QUERY_SOURCES) == {"javascript", "typescript", "tsx"}
+    for grammar in extract.GRAMMARS:
+        made = extractor._grammar(grammar)
+        assert made.parser.language == extractor._language(grammar)  # tsx: its own parser and query
+        captures = {made.query.capture_name(i) for i in range(made.query.capture_count)}
+        walked = {"import", "export", "call_name", "call_member", "call_import", "newee", "func", "name", "class"}
+        assert walked | {"method", "scope"} <= captures, f"{grammar}: the walker reads captures the query lacks"
+        assert made.errors.pattern_count == 2
+
+
+WRITTEN_IN = {"javascript": "a.js", "typescript": "a.ts", "tsx": "a.tsx"}
+
+
+@pytest.mark.parametrize("grammar", sorted(WRITTEN_IN))
+def test_a_broken_query_of_any_grammar_stops_the_scan_before_any_file(repo, out, monkeypatch, grammar):
+    """Each grammar's queries compile before a file of it is read, even a file with no syntax error."""
+    bad = dict(extract.QUERY_SOURCES, **{grammar: extract.QUERY_SOURCES[grammar] + "(no_such_node) @x\n"})
+    monkeypatch.setattr(extract, "QUERY_SOURCES", bad)
+    src = repo({WRITTEN_IN[grammar]: "export const a = 1;\n"})
+    assert "preparing the parsers: QueryError" in internal_error(run_scan(src, out))
+
+
+def test_a_broken_error_query_stops_a_scan_of_clean_files(repo, out, monkeypatch):
+    monkeypatch.setattr(extract, "_ERROR_QUERY", "(ERROR) @error (no_such_node) @missing")
+    src = repo({"a.ts": "export const a = 1;\n"})
+    assert "preparing the parsers: QueryError" in internal_error(run_scan(src, out))
 
 
 def internal_error(run) -> str:
