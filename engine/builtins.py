@@ -14,25 +14,13 @@ from dataclasses import dataclass
 
 from . import text_builtins as T
 from .errors import BudgetExhausted
-from .terms import Term, sort_key
+from .terms import Term, compound, sort_key
 
 # Cost bounds: an integer that arithmetic would make larger than MAX_INT_BITS ends the evaluation
-# partial (a hole), as does a step count that term sizes push past the budget: a head that nests
-# bound terms pays one step per TERM_STEP nodes of what it builds.
+# partial (a hole), as does a step count that term sizes push past the budget: a head pays one step
+# per TERM_STEP compound nodes it builds (bound subterms are shared, not copied, and cost nothing).
 MAX_INT_BITS = 1 << 20
 TERM_STEP = 64
-
-
-def term_cost(value: Term) -> int:
-    """Extra derivation steps for building ``value``: its compound nodes / TERM_STEP (iterative)."""
-    nodes = 0
-    stack = [value]
-    while stack:
-        t = stack.pop()
-        if type(t) is tuple and len(t) > 1:
-            nodes += 1
-            stack.extend(t[1:])
-    return nodes // TERM_STEP
 
 
 def add(a: Term, b: Term):
@@ -146,7 +134,7 @@ CODE_GLOBALS = {**{b.code: b.test for b in TABLE if b.code}, **{ARITH_CODE[op]: 
 
 
 def has_arith(term: Term) -> bool:
-    return type(term) is tuple and len(term) > 1 and (term[0] == "$arith" or any(has_arith(a) for a in term[1:]))
+    return isinstance(term, tuple) and len(term) > 1 and (term[0] == "$arith" or any(has_arith(a) for a in term[1:]))
 
 
 def binds(op: str, left, right, left_vars: set, right_vars: set, bound: set) -> set | None:
@@ -172,8 +160,7 @@ def binds(op: str, left, right, left_vars: set, right_vars: set, bound: set) -> 
 def evaluate(expr: Term, binding: dict) -> Term | None:
     """The value of a term under ``binding`` (name -> term), arithmetic evaluated at any depth;
     None when a variable is unbound or the arithmetic is undefined."""
-    kind = type(expr)
-    if kind is tuple:
+    if isinstance(expr, tuple):
         if expr[0] == "$arith":
             left = evaluate(expr[2], binding)
             right = evaluate(expr[3], binding)
@@ -188,13 +175,13 @@ def evaluate(expr: Term, binding: dict) -> Term | None:
             if v is None:
                 return None
             args.append(v)
-        return (expr[0], *args)
+        return compound(expr[0], *args)
     return expr
 
 
 def substitute(term: Term, binding: dict) -> Term | None:
     """The term with its variables replaced; None when a variable is unbound."""
-    if type(term) is tuple:
+    if isinstance(term, tuple):
         if len(term) == 2 and term[0] == "$var":
             return binding.get(term[1])
         if len(term) == 1:
@@ -205,13 +192,13 @@ def substitute(term: Term, binding: dict) -> Term | None:
             if v is None:
                 return None
             args.append(v)
-        return (term[0], *args)
+        return compound(term[0], *args)
     return term
 
 
 def match(pattern: Term, value: Term, binding: dict) -> bool:
     """One-way unification of a pattern against a ground value, extending ``binding`` in place."""
-    if type(pattern) is tuple:
+    if isinstance(pattern, tuple):
         if len(pattern) == 2 and pattern[0] == "$var":
             name = pattern[1]
             bound = binding.get(name)
@@ -219,7 +206,7 @@ def match(pattern: Term, value: Term, binding: dict) -> bool:
                 binding[name] = value
                 return True
             return bound == value
-        if type(value) is not tuple or len(value) != len(pattern) or value[0] != pattern[0]:
+        if not isinstance(value, tuple) or len(value) != len(pattern) or value[0] != pattern[0]:
             return False
         for p, v in zip(pattern[1:], value[1:]):
             if not match(p, v, binding):

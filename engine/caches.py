@@ -1,5 +1,5 @@
 """What one kernel's evaluations reuse, owned by the kernel and typed: decoded rules, strata, the last
-complete evaluation and dependency cones.  Nothing here changes a result; it only saves work, and the
+complete evaluation, dependency cones and evaluation schedules.  Nothing here changes a result; it only saves work, and the
 steps it saves are charged to the budget as if the work had been done."""
 
 from __future__ import annotations
@@ -42,9 +42,11 @@ class Caches:
     strata: StrataEntry | None = None
     last: Previous | None = None
     cones: dict = field(default_factory=dict)  # head relation -> frozenset of the relations it depends on
-    cone_ids: tuple = ()  # the rule ids the cones were computed for
+    cone_ids: tuple = ()  # the rule ids the cones and schedules were computed for
+    schedules: dict = field(default_factory=dict)  # (strata, goals) -> evaluation order (engine.evaluate._schedule)
 
     def clear(self) -> None:
         self.rules = self.strata = self.last = None
         self.cones = {}
+        self.schedules = {}
         self.cone_ids = ()

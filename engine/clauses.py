@@ -71,7 +71,7 @@ class Clause:
 
 def term_vars(term: Term, out: dict) -> dict:
     """Collect the variable names of ``term`` into the ordered dict ``out`` (insertion order)."""
-    if type(term) is tuple:
+    if isinstance(term, tuple):
         if len(term) == 2 and term[0] == VAR:
             out[term[1]] = None
         else:

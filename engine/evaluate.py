@@ -319,8 +319,8 @@ def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: 
 
     A reused stratification charges the steps it cost; when they do not fit the budget it runs again,
     so a budget cuts exactly where it would cut a fresh evaluation."""
-    needed = cone(decoded, {V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED})
-    key = (tuple(r.rid for r in decoded.rules), tuple(sorted((rel, store.versions.get(rel, 0)) for rel in needed)))
+    needed = cached_cone(decoded, caches, frozenset((V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED)))
+    key = (caches.cone_ids, tuple(sorted((rel, store.versions.get(rel, 0)) for rel in needed)))
     hit = caches.strata
     if hit is not None and hit.key == key and hit.steps <= limit:
         out = Outcome(None, dict(hit.strata), [], False)
@@ -332,6 +332,43 @@ def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: 
     if not strat.unstratified and not strat.partial:
         caches.strata = StrataEntry(key, dict(strat.strata), strat.ctx.steps)
     return strat
+
+
+def cached_cone(decoded: DecodedRules, caches: Caches, goals: frozenset) -> frozenset:
+    """``cone`` of ``goals``, kept while the rules are the same."""
+    ids = tuple(r.rid for r in decoded.rules)
+    if caches.cone_ids != ids:
+        caches.cones, caches.schedules, caches.cone_ids = {}, {}, ids
+    found = caches.cones.get(goals)
+    if found is None:
+        found = caches.cones[goals] = frozenset(cone(decoded, set(goals)))
+    return found
+
+
+def _schedule(decoded: DecodedRules, strata: dict, goals: set[str] | None, caches: Caches) -> tuple:
+    """The bottom-up rules in the order they run: per stratum (ascending, unknown last) the components
+    in dependency order; the @next rules; what demand relations read.  Kept while the rules, the strata
+    and the goals are the same (every tick of a run reuses it)."""
+    wanted = cached_cone(decoded, caches, frozenset(goals)) if goals is not None else None
+    key = (tuple(sorted(strata.items())), None if goals is None else frozenset(goals))
+    hit = caches.schedules.get(key)
+    if hit is not None:
+        return hit
+    groups: dict[int, list[CompiledRule]] = {}
+    staged: list[CompiledRule] = []
+    last = 1 << 30
+    for rule in decoded.rules:
+        head = rule.clause.head
+        if head.rel in decoded.demand or (wanted is not None and head.rel not in wanted):
+            continue
+        if head.temporal == NEXT:
+            staged.append(rule)
+            continue
+        groups.setdefault(strata.get(head.rel, last), []).append(rule)
+    demand_reads = through_demand(decoded)
+    levels = [components(groups[level], demand_reads) for level in sorted(groups)]
+    out = caches.schedules[key] = (levels, staged, demand_reads)
+    return out
 
 
 def _reusable(store: Store, decoded: DecodedRules, naive: bool, caches: Caches):
@@ -352,7 +389,7 @@ def _reusable(store: Store, decoded: DecodedRules, naive: bool, caches: Caches):
     if touched:
         touched |= V.VIRTUAL_RELATIONS
     if caches.cone_ids != ids:
-        caches.cones, caches.cone_ids = {}, ids
+        caches.cones, caches.schedules, caches.cone_ids = {}, {}, ids
     by_head = caches.cones
     init_heads = {
         r.clause.head.rel
@@ -390,27 +427,15 @@ def evaluate(
     ctx.steps = strat.steps
     ctx.saved = strat.steps if strat.ctx is None else 0
     out = Outcome(ctx, strat.strata, [], strat.partial)
-    wanted = cone(decoded, goals) if goals is not None else None
-    groups: dict[int, list[CompiledRule]] = {}
-    staged: list[CompiledRule] = []
-    last = 1 << 30
-    for rule in decoded.rules:
-        head = rule.clause.head
-        if head.rel in decoded.demand or (wanted is not None and head.rel not in wanted):
-            continue
-        if head.temporal == NEXT:
-            staged.append(rule)
-            continue
-        groups.setdefault(strat.strata.get(head.rel, last), []).append(rule)
+    levels, staged, demand_reads = _schedule(decoded, strat.strata, goals, caches)
     reuse = _reusable(store, decoded, naive, caches)
-    demand_reads = through_demand(decoded)
     derived: set[str] = set()
     costs: dict[str, int] = {}
     try:
         if strat.partial:
             raise BudgetExhausted()
-        for level in sorted(groups):
-            for rules in components(groups[level], demand_reads):
+        for level in levels:
+            for rules in level:
                 heads = {r.clause.head.rel for r in rules}
                 derived |= heads
                 if reuse is not None and all(reuse[0](h) for h in heads):

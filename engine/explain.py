@@ -170,7 +170,7 @@ def _builtin_text(item: Builtin, binding: dict) -> str:
 
 def _partial(term, binding: dict):
     """Substitute the bound variables of ``term``, leaving unbound ones (and operators) in place."""
-    if type(term) is not tuple or len(term) == 1:
+    if not isinstance(term, tuple) or len(term) == 1:
         return term
     if len(term) == 2 and term[0] == "$var":
         return binding.get(term[1], term)

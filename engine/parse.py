@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from itertools import count
 
-from . import lexer
-from . import text_builtins
+from . import lexer, text_builtins
 from .clauses import ARITH, COMPARISONS, INIT, NEXT, NOW, WILDCARD_PREFIX, Builtin, Clause, Literal, Negated, var
 from .errors import RoflSyntaxError
 from .lexer import ATOM, EOF, INT, NAME, PUNCT, STRING, VAR, Token
-from .terms import Term
+from .terms import Term, compound
 
 DEFAULT_PERSP = "main"
 _TEMPORALS = {"init": INIT, "now": NOW, "next": NEXT}
@@ -291,7 +290,7 @@ class _Parser:
             self.advance()
             if self.at("("):
                 self.advance()
-                return (tok.text, *self.arguments())
+                return compound(tok.text, *self.arguments())
             return (tok.text,)
         raise self.error(tok, f"expected a term (variable, number, string, atom or f(...)), found {tok.describe()}")
 

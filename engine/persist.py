@@ -30,7 +30,7 @@ from pathlib import Path
 from . import safe_write
 from .errors import RoflError, StoreFormatError
 from .store import Store
-from .terms import fact_key
+from .terms import compound, fact_key
 
 FORMAT = "rofl-store"
 VERSION = 2
@@ -40,7 +40,7 @@ def decode(value):
     if type(value) is list:
         if not value or type(value[0]) is not str:
             raise StoreFormatError("a compound term must start with its name")
-        return (value[0], *[decode(a) for a in value[1:]])
+        return compound(value[0], *[decode(a) for a in value[1:]])
     if type(value) in (int, str):
         return value
     raise StoreFormatError(f"not a term: {value!r}")

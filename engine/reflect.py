@@ -27,14 +27,14 @@ def fact_term(rel: str, row: tuple) -> tuple:
 
 def fact_from_term(term: Term) -> tuple[str, tuple] | None:
     """Inverse of fact_term: ``(rel, row)``, or None when ``term`` is not a fact reference."""
-    if type(term) is tuple and len(term) == 4 and term[0] == FACT:
+    if isinstance(term, tuple) and len(term) == 4 and term[0] == FACT:
         rel, persp, args = term[1], term[2], term[3]
         if (
             type(rel) is tuple
             and len(rel) == 1
             and type(persp) is tuple
             and len(persp) == 1
-            and type(args) is tuple
+            and isinstance(args, tuple)
             and args[0] == ARGS
         ):
             return rel[0], (persp[0], *args[1:])
@@ -43,11 +43,16 @@ def fact_from_term(term: Term) -> tuple[str, tuple] | None:
 
 def well_formed(term: Term) -> bool:
     """Every $var(Name) inside a reified term names its variable with a string."""
-    if type(term) is not tuple:
-        return True
-    if len(term) == 2 and term[0] == "$var":
-        return type(term[1]) is str
-    return all(well_formed(a) for a in term[1:])
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, tuple):
+            if len(t) == 2 and t[0] == "$var":
+                if type(t[1]) is not str:
+                    return False
+            else:
+                stack.extend(t[1:])
+    return True
 
 
 def literal_term(lit: Literal) -> tuple:
@@ -64,7 +69,7 @@ def item_term(item) -> tuple:
 
 
 def literal_from_term(term: Term) -> Literal:
-    if not (type(term) is tuple and len(term) == 5 and term[0] == LIT):
+    if not (isinstance(term, tuple) and len(term) == 5 and term[0] == LIT):
         raise ValueError(f"not a reified literal: {format_term(term)}")
     _, rel, persp, args, temporal = term
     p = persp if is_var(persp) else persp[0]
@@ -72,9 +77,9 @@ def literal_from_term(term: Term) -> Literal:
 
 
 def item_from_term(term: Term):
-    if type(term) is tuple and term and term[0] == NOT:
+    if isinstance(term, tuple) and term and term[0] == NOT:
         return Negated(literal_from_term(term[1]))
-    if type(term) is tuple and term and term[0] == BUILTIN:
+    if isinstance(term, tuple) and term and term[0] == BUILTIN:
         return Builtin(term[1], term[2], term[3])
     return literal_from_term(term)
 

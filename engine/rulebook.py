@@ -45,7 +45,7 @@ def decode(store: Store) -> tuple[list[tuple[str, Clause]], list[tuple[str, str]
             skipped.append((rid, "no premise"))
             continue
         head_term = concl[0]
-        if type(head_term) is tuple and head_term[0] == WANTS:
+        if isinstance(head_term, tuple) and head_term[0] == WANTS:
             continue  # want rules run in the adapter runtime, not in the kernel's fixpoint
         try:
             head = literal_from_term(head_term)

@@ -42,6 +42,18 @@ class Compound(tuple):
     def __hash__(self) -> int:
         return self.h  # type: ignore[attr-defined]
 
+    def __eq__(self, other: object) -> bool:
+        # two Compounds with different hashes differ: never walk two long lists to find their ends
+        if self is other:
+            return True
+        if type(other) is Compound and self.h != other.h:  # type: ignore[attr-defined]
+            return False
+        return tuple.__eq__(self, other)  # type: ignore[return-value]
+
+    def __ne__(self, other: object) -> bool:
+        same = self.__eq__(other)
+        return same if same is NotImplemented else not same
+
     def __reduce__(self):
         return (_rebuild, (tuple(self),))
 

@@ -73,10 +73,17 @@ def write(root: Path, key: str, store: Store, warnings: tuple) -> None:
     for rel in store.relations():
         rows = store.sorted_rows(rel)
         base.append((rel, tuple(rows), tuple(m.who for m in rows.values())))
+    head = (key, store.tick, tuple(sorted(store.counters.items())))
     try:
-        payload = marshal.dumps((key, store.tick, tuple(sorted(store.counters.items())), tuple(base), tuple(warnings)))
-    except ValueError:  # a term nested deeper than marshal writes: the folder goes without a cache
-        return
+        payload = marshal.dumps((*head, tuple(base), tuple(warnings)))
+    except ValueError:  # a deep term is an engine.terms.Compound, which marshal takes as plain tuples only
+        from engine.terms import plain
+
+        base = [(rel, tuple(plain(row) for row in rows), whos) for rel, rows, whos in base]
+        try:
+            payload = marshal.dumps((*head, tuple(base), tuple(warnings)))
+        except ValueError:  # a term nested deeper than marshal writes: the folder goes without a cache
+            return
     path = cache_path(root)
     try:  # an exclusive temporary renamed into place: a link planted in the folder is never followed
         safe_write.write_atomic(str(path), MAGIC + _digest(payload) + b"\n" + payload)

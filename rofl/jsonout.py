@@ -19,7 +19,7 @@ _scalar = json.JSONEncoder(ensure_ascii=False).encode
 
 def term(value: Term) -> Any:
     """A ground term as a JSON-ready value (iterative: any depth)."""
-    if type(value) is not tuple:
+    if not isinstance(value, tuple):  # a deep compound is an engine.terms.Compound (a tuple subclass)
         return value
     if len(value) == 1:
         return value[0]
@@ -28,7 +28,7 @@ def term(value: Term) -> Any:
     while stack:
         t, out = stack.pop()
         for a in t[1:]:
-            if type(a) is not tuple:
+            if not isinstance(a, tuple):
                 out.append(a)
             elif len(a) == 1:
                 out.append(a[0])

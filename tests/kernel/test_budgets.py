@@ -22,21 +22,27 @@ def test_an_integer_squared_without_end_ends_partial():
     assert max(r[1].bit_length() for r in result.rows("s")) <= B.MAX_INT_BITS
 
 
-def test_a_term_grown_by_every_firing_pays_for_its_size():
+def test_a_term_grown_by_every_firing_ends_partial_with_its_cells_shared():
     k = Kernel(BOOT)
     start = time.perf_counter()
     result = k.load_text("n(0, nil).\nn(M, cons(x, T)) :- n(N, T), N < 100000, M is N + 1.")
     assert result.partial and result.holes == HOLE
-    assert time.perf_counter() - start < 20
-    deepest = max(r[1] for r in result.rows("n"))
-    assert 1000 < deepest < 10_000  # one step per firing would have reached 100,000
+    assert time.perf_counter() - start < 20  # a firing costs O(1) however deep its term: no quadratic walk
+    rows = {r[1]: r[2] for r in result.rows("n")}
+    deepest = max(rows)
+    assert 90_000 < deepest < 100_000  # the step budget ends it, one step per firing
+    assert rows[deepest][2] is rows[deepest - 1]  # each new cell shares the list it extends
 
 
-def test_term_cost_counts_compound_nodes():
-    t = ("nil",)
-    for _ in range(640):
-        t = ("cons", ("x",), t)
-    assert B.term_cost(t) == 10 and B.term_cost(("f", 1, 2)) == 0
+def test_a_head_pays_one_step_per_64_nodes_it_builds():
+    def steps(depth: int) -> int:
+        head = "s(" * depth + "X" + ")" * depth
+        k = Kernel(BOOT, budget=10**7)
+        facts = "".join(f"q({i}).\n" for i in range(1000))
+        base = k.load_text(facts).steps
+        return k.load_text(f"p({head}) :- q(X).").steps - base
+
+    assert steps(128) - steps(1) == 2 * 1000  # 128 built nodes per firing: two more steps each, 1,000 firings
 
 
 @pytest.mark.parametrize("n", [2_000, pytest.param(10_000, marks=pytest.mark.slow)])
