@@ -82,7 +82,7 @@ def unchanged(src: str, out: str, saved: dict[str, Any], listing: Listing, prese
     files = saved.get("files")
     if not isinstance(files, dict) or saved.get("unreadable") or saved.get("workspace") != list(listing.packages):
         return None
-    aliases = len(listing.sources) - len(files)  # listed symlinks to another listed source (scanner.plan)
+    aliases = len(listing.sources) - len(files)  # listed symlinks to another listed source (scanner.worklist)
     if aliases < 0 or len(present) != len(files):
         return None
     cut = len(layout.FACTS_FOLDER) + 1
