@@ -21,7 +21,7 @@ import struct
 from collections.abc import Iterator
 
 from scanner.errors import ExtractorFailure
-from scanner.materialize import Materializer, FileResult
+from scanner.materialize import FileResult, Materializer
 
 MIN_FILES_FOR_POOL = 48
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
