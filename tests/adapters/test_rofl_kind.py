@@ -126,11 +126,11 @@ def test_audit_and_run_run_the_rounds_too(adapter_env, rofl):
     assert json.loads(out)["collected"][0]["facts"] == ["step[main](1)", "step[main](2)", "step[main](3)"]
 
 
-def hostile_server_world(adapter_env, body: str) -> str:
+def hostile_server_world(adapter_env, body: str, timeout_ms: int = 20_000) -> str:
     from tests.adapters.conftest import python_adapter
 
     cmd = python_adapter(adapter_env / "server.py", body)
-    return world(cmd) + "adapter_timeout(team, 1000).\n"
+    return world(cmd) + f"adapter_timeout(team, {timeout_ms}).\n"
 
 
 def test_a_server_that_answers_garbage_or_nothing_fails_its_wants(adapter_env):
@@ -146,7 +146,7 @@ def test_a_server_that_answers_garbage_or_nothing_fails_its_wants(adapter_env):
         for line in sys.stdin:
             time.sleep(30)
     """
-    report = session(hostile_server_world(adapter_env, silent)).run()
+    report = session(hostile_server_world(adapter_env, silent, 1000)).run()
     assert [w for _, w in report.failed] == ["ADP_HOST_CALL_FAILED: world server team: no answer before the timeout"]
     gone = "import sys; sys.exit(0)"
     report = session(hostile_server_world(adapter_env, gone)).run()
