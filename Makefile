@@ -10,7 +10,8 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
+# a new top-level package (its __init__.py) needs the editable install to map it: reinstall then too
+$(STAMP): pyproject.toml $(wildcard */__init__.py) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
