@@ -6,6 +6,8 @@ same size: issue 9's bounds as numbers), audits (audit --reextract beside a cold
 monorepos (zod, excalidraw, TanStack/query, vite, vs dependency-cruiser; each used when its work tree
 is under bench/.cache/repos).  Pass section names to run only some:
 ``python bench/run.py kernel kernel_scale ticks scan hostile audit impact cycles monorepos``.
+Section ``server`` (bench/server_bench.py, issue 14): requests per second and median latency of `impact` through
+`rofl server` on three/src, beside a fresh `rofl impact` process in the same run.
 Section ``cycles`` (bench/cycles_bench.py): `rofl cycles` on rxjs/src and the shop against madge's graph and `madge --circular`.
 Section ``adapters`` (bench/adapter_bench.py, issue 13): wants per second through exec and sql and rounds per second for a recursive tree, beside plain Python.
 Section ``kernel_scale`` (bench/kernel_scale_bench.py, issue 11): the growing list over many ticks
@@ -20,7 +22,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SECTIONS = ("kernel", "kernel_scale", "ticks", "scan", "hostile", "audit", "impact", "cycles", "monorepos", "adapters")
+SECTIONS = (
+    "kernel",
+    "kernel_scale",
+    "ticks",
+    "scan",
+    "hostile",
+    "audit",
+    "impact",
+    "server",
+    "cycles",
+    "monorepos",
+    "adapters",
+)
 
 
 def main(argv: list[str]) -> int:
@@ -83,6 +97,11 @@ def main(argv: list[str]) -> int:
         from bench import impact_bench
 
         impact_bench.main()
+    if "server" in wanted:
+        print("\n## impact through `rofl server` on three/src, against a fresh `rofl impact` process\n", flush=True)
+        from bench import server_bench
+
+        server_bench.main()
     if "cycles" in wanted:
         print("\n## Cycles on rxjs/src and examples/shop, against madge --circular\n", flush=True)
         from bench import cycles_bench
