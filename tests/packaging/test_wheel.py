@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from rofl import __version__
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 NOT_SHIPPED = {"tests", "bench", "examples", "facts", "build", ".venv", ".git"}
 COPY_IGNORE = shutil.ignore_patterns(
@@ -114,6 +116,9 @@ def check_installed(bin_dir: Path, tmp_path: Path) -> None:
     assert where.returncode == 0, where.stderr
     assert Path(where.stdout.strip()).is_file()
     assert Path(where.stdout.strip()).is_relative_to(bin_dir.parent), where.stdout  # not the checkout
+
+    version = run(bin_dir, work, "rofl", "--version")
+    assert version.returncode == 0 and f"rofl, version {__version__}" in version.stdout, version.stdout + version.stderr
 
     scan = run(bin_dir, work, "rofl", "scan", "shop", "--out", "facts")
     assert scan.returncode == 0, scan.stderr
