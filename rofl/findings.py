@@ -47,6 +47,13 @@ class Finding:
             return self.fact
         return f"{self.audit}\t{self.file}\t{self.message}"
 
+    def row_text(self) -> str:
+        """The finding as `rofl audit` lists its relation's rows: the fact, else ``file[:line]: message``."""
+        if self.fact is not None:
+            return self.fact
+        where = f"{self.file}:{self.line}" if self.line is not None else str(self.file)
+        return f"{where}: {self.message}"
+
     def fails(self, threshold: str) -> bool:
         """Does this finding fail a run that fails on ``threshold`` (error, warn or info) and above?"""
         return RANK[self.severity] <= RANK[threshold]

@@ -303,26 +303,23 @@ def command(
             ]
     findings = as_findings(kernel, objects, where)
     fixed: tuple[dict, ...] = ()
-    reported = findings
+    reported = known = findings
     if entries is not None:
         comparison = baselines.compare(findings, entries)
-        reported, fixed = list(comparison.new), comparison.fixed
-        kept = {f.fact for f in comparison.known}
-        found = {
-            rel: [t for t in texts if t not in kept or t in {f.fact for f in reported}] for rel, texts in found.items()
-        }
-        found = {rel: texts for rel, texts in found.items() if texts}
-    partial = kernel.current is not None and kernel.current.partial
+        reported, known, fixed = list(comparison.new), list(comparison.known), comparison.fixed
+        found = {}  # the audit rows still to report, as `found` lists them
+        for f in reported:
+            found.setdefault(f.audit, []).append(f.row_text())
     if write_baseline is not None:
-        if partial:
+        if kernel.current is not None and kernel.current.partial:
             fail(
                 "rofl audit: the budget ran out, so the findings are incomplete; no baseline written (raise --budget)",
                 3,
             )
-        written = baselines.write(write_baseline, comparison.known if entries is not None else findings)
+        written = baselines.write(write_baseline, known)
         click.echo(f"rofl audit: {written} finding{'s' if written != 1 else ''} written to {write_baseline}", err=True)
-        if entries is None:
-            reported, found = [], {}  # everything just written is known
+        if entries is None:  # everything just written is known: nothing to report
+            sys.exit(0)
     failing = any(f.fails(fail_on) for f in reported)
     if output_format == "json":
         emit_json(
