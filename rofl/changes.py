@@ -215,8 +215,6 @@ def _all_external_importers(ctx: Context, folder: str) -> set[str]:
 def classify_one(path: str, ctx: Context) -> Change | None:
     """How one changed path (relative to SRC) is treated; None when it exists nowhere (the caller
     refuses it with suggestions)."""
-    deps = ctx.deps_index()
-    readers = sorted(deps.get(path, ()))
     files = ctx.files
     if not _inside_src(path) or _in_facts_dir(path, ctx):
         outside = ctx.exists(path) or os.path.lexists(path)  # relative to SRC or to the working folder
@@ -224,15 +222,17 @@ def classify_one(path: str, ctx: Context) -> Change | None:
     base = posixpath.basename(path)
     if is_lock_file(path):
         return _lock_change(path, ctx)
+    if path in files and ctx.exists(path):  # the common case; a source is never a config or lock file
+        return Change(path, SOURCE, "scanned source", changed=(path,))
+    deps = ctx.deps_index()  # built only for the cases below (a walk over every file's resolution)
+    readers = sorted(deps.get(path, ()))
     if (
         base == "package.json"
         or base in WORKSPACE_FILES
         or (base.startswith(("tsconfig", "jsconfig")) and base.endswith(".json"))
     ):
         return _config_change(path, ctx, readers)
-    if path in files:
-        if ctx.exists(path):
-            return Change(path, SOURCE, "scanned source", changed=(path,))
+    if path in files:  # and gone from disk
         touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
         return Change(
             path,
