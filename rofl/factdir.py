@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import RoflError
+from scanner.errors import shown
 from scanner.hashing import hash_bytes
 from scanner.layout import MANIFEST_NAME
 from scanner.manifest import read as read_manifest  # the one manifest reader, shared with the scanner
@@ -118,9 +119,9 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
     for rel in sorted(set(expected) - seen):
         warnings.append(f"{root / rel}: listed in the manifest but missing; run `rofl scan` again")
     if leftovers:
-        shown = _printable(leftovers[0]) + (f" and {len(leftovers) - 1} more" if len(leftovers) > 1 else "")
+        first = shown(leftovers[0]) + (f" and {len(leftovers) - 1} more" if len(leftovers) > 1 else "")
         warnings.append(
-            f"{shown}: left by an interrupted scan (not in the manifest), not loaded; run `rofl scan` to remove"
+            f"{first}: left by an interrupted scan (not in the manifest), not loaded; run `rofl scan` to remove"
             f" {'it' if len(leftovers) == 1 else 'them'}"
         )
     return FactFolder(
@@ -132,7 +133,3 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         tuple(leftovers),
         tuple(foreign),
     )
-
-
-def _printable(text: str) -> str:
-    return text if text.isprintable() else ascii(text)[1:-1]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from engine import safe_write
 from scanner import layout, manifest, state
 from scanner.commit import Extracted, Found, commit, remove_stale_temporaries
-from scanner.errors import ScanError
+from scanner.errors import ScanError, shown
 from scanner.files import Listing, PathFilter, list_files
 from scanner.lock import LockHeld, acquire
 from scanner.manifest import DEFAULT_MAX_BYTES, ScanOptions
@@ -102,11 +102,6 @@ class ScanSummary:
             out=run.out,
             manifest_written=written,
         )
-
-
-def _shown(text: str) -> str:
-    """``text`` for a one-line message: control characters and lone surrogates escaped."""
-    return text if text.isprintable() else ascii(text)[1:-1]
 
 
 def _inside_folder(rel: str, folder: str) -> bool:
@@ -185,7 +180,7 @@ def scan(
         lock = acquire(out_abs)
     except safe_write.UnsafePath as err:
         raise ScanError(
-            f"{_shown(str(err.filename))} {err.strerror}, nothing was written",
+            f"{shown(str(err.filename))} {err.strerror}, nothing was written",
             "remove it (the scan creates its own lock file)",
         ) from None
     except LockHeld as held:
@@ -201,7 +196,7 @@ def scan(
             return _scan_locked(replace(run, lock_fd=lock.fd))
         except safe_write.UnsafePath as err:  # a symlink or special file planted where the scan writes
             raise ScanError(
-                f"{_shown(str(err.filename))} {err.strerror}, the scan stopped before writing it",
+                f"{shown(str(err.filename))} {err.strerror}, the scan stopped before writing it",
                 "remove it and scan again; the previous scan's manifest is intact",
             ) from None
         except OSError as err:  # the output folder failed us (full disk, read-only, removed)
@@ -228,7 +223,7 @@ def _make_out(run: ScanRun, out: str) -> None:
         safe_write.check_folder(os.path.join(run.out, layout.FACTS_FOLDER))
     except safe_write.UnsafePath as err:
         raise ScanError(
-            f"{_shown(str(err.filename))} {err.strerror}, nothing was written",
+            f"{shown(str(err.filename))} {err.strerror}, nothing was written",
             "remove it so that the scan can create the folder itself",
         ) from None
     except OSError as err:

@@ -5,6 +5,11 @@ from __future__ import annotations
 from engine.errors import RoflError
 
 
+def shown(text: str) -> str:
+    """``text`` for a one-line message: control characters and lone surrogates escaped."""
+    return text if text.isprintable() else ascii(text)[1:-1]
+
+
 class ScanError(RoflError):
     """A user error: what is wrong and how to fix it (printed as one line, exit status 2)."""
 
