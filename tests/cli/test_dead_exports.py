@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.cli.impact_fixtures import run, scan_tree
 
 FIXTURE = {
@@ -81,3 +85,119 @@ def test_an_entry_fact_from_a_rules_file_makes_a_files_exports_public(tmp_path):
     code, out, err = run("ask", "unused_export(F, N)", "--facts", facts, "--rules", rules, "--json")
     found = {(a["F"], a["N"]) for a in json.loads(out)["answers"]}
     assert found == EXPECTED - {("src/internal.ts", "internalUnused"), ("src/internal.ts", "localAndExported")}
+
+
+# -- a differential property: random module graphs against a direct reading of the statements -------
+
+
+MODULES = 4
+NAMES = ("a", "b", "c", "default")
+RENAME = {"a": "c", "b": "a", "c": "b", "default": "b"}  # export { x as RENAME[x] } from
+statement = st.tuples(
+    st.sampled_from(("import", "import_default", "import_ns", "reexport", "reexport_as", "star", "star_as")),
+    st.integers(0, MODULES - 1),
+    st.sampled_from(NAMES),
+)
+programs = st.tuples(
+    st.lists(st.lists(st.sampled_from(NAMES), unique=True, max_size=3), min_size=MODULES, max_size=MODULES),
+    st.lists(st.lists(statement, max_size=4), min_size=MODULES, max_size=MODULES),
+    st.booleans(),
+)
+
+
+def source_of(i: int, local: list[str], stmts: list[tuple[str, int, str]]) -> str:
+    lines = []
+    for k, (op, j, name) in enumerate(stmts):
+        spec = f'"./m{j}"'
+        imported = "default as " + f"i{k}" if name == "default" else f"{name} as i{k}"
+        lines.append(
+            {
+                "import": f"import {{ {imported} }} from {spec};",
+                "import_default": f"import i{k} from {spec};",
+                "import_ns": f"import * as i{k} from {spec};",
+                "reexport": f"export {{ {name} }} from {spec};",
+                "reexport_as": f"export {{ {name} as {RENAME[name]} }} from {spec};",
+                "star": f"export * from {spec};",
+                "star_as": f"export * as n{i}_{k} from {spec};",
+            }[op]
+        )
+    for name in local:
+        lines.append("export default 0;" if name == "default" else f"export const {name} = 0;")
+    return "\n".join(lines) + "\n"
+
+
+def expected_unused(local, stmts, entry) -> set[tuple[str, str]]:
+    """What the statements mean, read directly: an independent oracle for unused_export."""
+    n = len(local)
+    exports = [set(local[i]) for i in range(n)]
+    rows = []  # (importer, target, imported name or *, exported name or None for a plain import)
+    for i in range(n):
+        imports_from = {j for op, j, _ in stmts[i] if op.startswith("import")}
+        for k, (op, j, name) in enumerate(stmts[i]):
+            if op == "import":
+                rows.append((i, j, name, None))
+            elif op == "import_default":
+                rows.append((i, j, "default", None))
+            elif op == "import_ns":
+                rows.append((i, j, "*", None))
+            elif op in ("reexport", "reexport_as"):
+                alias = name if op == "reexport" else RENAME[name]
+                exports[i].add(alias)
+                rows.append((i, j, name, None if j in imports_from else alias))
+            elif op == "star":
+                rows.append((i, j, "**", None))
+            else:
+                alias = f"n{i}_{k}"
+                exports[i].add(alias)
+                rows.append((i, j, "*", None if j in imports_from else alias))
+    provided = [set(e) for e in exports]
+    changed = True
+    while changed:
+        changed = False
+        for i, j, name, _ in rows:
+            if name == "**":
+                extra = {x for x in provided[j] if x != "default"} - provided[i]
+                if extra:
+                    provided[i] |= extra
+                    changed = True
+    used: set[tuple[int, str]] = set()
+    every = {0} if entry else set()
+    changed = True
+    while changed:
+        changed = False
+        for i, j, name, alias in rows:
+            if name == "**":
+                new = {(j, x) for x in provided[j] if ((i, x) in used or (i in every and x != "default"))}
+            elif name == "*":
+                new_all = alias is None or (i, alias) in used or i in every
+                if new_all and j not in every:
+                    every.add(j)
+                    changed = True
+                continue
+            else:
+                new = {(j, name)} if alias is None or (i, alias) in used or i in every else set()
+            if not new <= used:
+                used |= new
+                changed = True
+    return {(f"m{i}.ts", x) for i in range(n) for x in exports[i] if (i, x) not in used and i not in every}
+
+
+def check_program(tmp_path_factory, program) -> None:
+    local, stmts, entry = program
+    files = {f"m{i}.ts": source_of(i, local[i], stmts[i]) for i in range(MODULES)}
+    files["package.json"] = '{"name": "p", "main": "m0.ts"}\n' if entry else '{"name": "p"}\n'
+    _, facts = scan_tree(tmp_path_factory.mktemp("dead"), files)
+    assert unused(facts) == expected_unused(local, stmts, entry)
+
+
+@settings(max_examples=15, deadline=None)
+@given(programs)
+def test_unused_exports_agree_with_a_direct_reading_of_the_statements(tmp_path_factory, program):
+    check_program(tmp_path_factory, program)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(programs)
+def test_unused_exports_agree_with_a_direct_reading_many_programs(tmp_path_factory, program):
+    check_program(tmp_path_factory, program)
