@@ -16,20 +16,18 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import RoflError
 from scanner.errors import shown
+from scanner.factfile import is_fact_name
 from scanner.hashing import hash_bytes
 from scanner.layout import MANIFEST_NAME
 from scanner.manifest import read as read_manifest  # the one manifest reader, shared with the scanner
 
 SCANNER = "scanner"
 UNVERIFIED = "unverified"
-# the names scanner.factfile.fact_name gives: code/<slug>.<content hash 12>-<fact digest 16>.rofl
-_SCANNER_NAME = re.compile(r"code/[A-Za-z0-9._-]*\.[0-9a-f]{12}-[0-9a-f]{16}\.rofl\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +94,7 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         rel = path.relative_to(root).as_posix()
         seen.add(rel)
         want = expected.get(rel)
-        if want is None and _SCANNER_NAME.match(rel):
+        if want is None and is_fact_name(rel):
             leftovers.append(str(path))
             continue
         data = path.read_bytes()

@@ -107,6 +107,14 @@ def fact_name(path: str, content_hash: str, data: bytes) -> tuple[str, str]:
     return f"{FACTS_FOLDER}/{slug}.{content_hash[:12]}-{digest}.rofl", digest
 
 
+_FACT_NAME = re.compile(re.escape(FACTS_FOLDER) + r"/[A-Za-z0-9._-]*\.[0-9a-f]{12}-[0-9a-f]{16}\.rofl\Z")
+
+
+def is_fact_name(rel_name: str) -> bool:
+    """True when ``rel_name`` (relative to the output folder) has the shape ``fact_name`` gives."""
+    return _FACT_NAME.match(rel_name) is not None
+
+
 def write_fact_file(out: str, rel_name: str, data: bytes) -> None:
     """Write a fact file straight to its final name (no temporary file, no rename).
 
