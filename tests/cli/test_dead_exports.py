@@ -190,7 +190,7 @@ def check_program(tmp_path_factory, program) -> None:
     assert unused(facts) == expected_unused(local, stmts, entry)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(programs)
 def test_unused_exports_agree_with_a_direct_reading_of_the_statements(tmp_path_factory, program):
     check_program(tmp_path_factory, program)
