@@ -77,6 +77,9 @@ def serve_app(app: Any, host: str, port: int, what: str, executions: Executions)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # inherited by each accepted connection: a response written in two parts is not held back ~40 ms
+    # by Nagle's algorithm waiting for the client's delayed ACK
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     shown = f"[{host}]" if ":" in host else host
     real_stderr = sys.__stderr__ or sys.stderr  # not the per-thread capture of servers.capture
