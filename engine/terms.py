@@ -48,7 +48,7 @@ class Compound(tuple):
             return True
         if type(other) is Compound and self.h != other.h:  # type: ignore[attr-defined]
             return False
-        return tuple.__eq__(self, other)  # type: ignore[return-value]
+        return tuple.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
         same = self.__eq__(other)
@@ -69,7 +69,7 @@ def compound(name: str, *args: Term) -> tuple:
     for a in args:
         kind = type(a)
         if kind is Compound:
-            d = a.depth  # type: ignore[attr-defined]
+            d = a.depth
         elif kind is tuple and len(a) > 1:
             d = shallow_depth(a)
         else:
@@ -95,8 +95,8 @@ def shallow_depth(term: tuple) -> int:
         for a in t[1:]:
             kind = type(a)
             if kind is Compound:
-                if d + a.depth > best:  # type: ignore[attr-defined]
-                    best = d + a.depth  # type: ignore[attr-defined]
+                if d + a.depth > best:
+                    best = d + a.depth
             elif kind is tuple and len(a) > 1:
                 stack.append((a, d + 1))
     return best

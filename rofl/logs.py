@@ -24,7 +24,7 @@ class _StderrHandler(logging.StreamHandler):
         super().__init__()
         self.setFormatter(logging.Formatter(FORMAT))
 
-    @property  # type: ignore[override]
+    @property
     def stream(self):
         return sys.stderr
 
