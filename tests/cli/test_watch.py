@@ -123,3 +123,26 @@ def test_a_fact_folder_inside_src_does_not_retrigger_scans(tmp_path):
 )
 def test_which_changes_count(changed, expected):
     assert relevant(changed, Path("/r/src"), Path("/r/src/facts")) == expected
+
+
+def test_ctrl_c_while_a_batch_is_being_scanned_leaves_a_complete_scan(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "facts"
+    src.mkdir()
+    for i in range(150):
+        (src / f"m{i}.ts").write_text(f'import {{ x }} from "./m{(i + 1) % 150}";\nexport const v{i} = x;\n')
+    watcher = Watcher(src, out)
+    try:
+        watcher.summary()
+        for i in range(150):  # every file changes: the batch takes a while to scan
+            (src / f"m{i}.ts").write_text(f"export const x = {i};\n")
+        time.sleep(0.45)  # the batch closes after 300 ms of quiet; Ctrl-C lands before, during or after its scan
+    finally:
+        code, err = watcher.stop()
+    assert code == 0, err
+    assert "Traceback" not in err
+    files = manifest_files(out)  # names only fact files that are there
+    assert files == {f"m{i}.ts" for i in range(150)}
+    from tests.cli.impact_fixtures import run
+
+    code, text, err = run("audit", "--facts", out)
+    assert code == 0, text + err  # every fact file matches the digest the manifest recorded
