@@ -35,9 +35,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .commands import QUICK, BadRequest, schema, served
 from .executions import Busy, Executions
+from .setup import TOKEN_ENV
 
 MAX_BODY = 64 * 1024
-TOKEN_ENV = "ROFL_SERVER_TOKEN"
 HEARTBEAT_SECONDS = 15.0
 
 
