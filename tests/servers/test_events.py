@@ -103,3 +103,20 @@ def test_a_run_reports_each_tick_and_stops_between_ticks_when_cancelled():
     with reporting(reporter), pytest.raises(ExecutionCancelled):
         fresh.run()
     assert fresh.store.tick == 9  # it stopped after the tenth tick (ticks count from 0), not at the 1,000th
+
+
+def test_the_command_lines_progress_bar_is_a_listener_of_the_events():
+    import io
+
+    from scanner.progress import BarListener
+
+    screen = io.StringIO()
+    bar = BarListener("scanning", screen)
+    reporter = Reporter("scan", (bar,))
+    reporter.progress(1, 4, "other")  # another label: not this bar's
+    for done in range(1, 5):
+        reporter.progress(done, 4, "scanning")
+    bar.close()
+    drawn = screen.getvalue()
+    assert "scanning [" in drawn and "4/4" in drawn and "other" not in drawn
+    assert drawn.endswith("\r\x1b[2K")  # closed: the line is cleared

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -278,3 +280,35 @@ def test_an_audit_with_re_extraction_reports_its_progress_as_events(server):
     assert progress and {p["label"] for p in progress} == {"re-extracting"}
     assert progress[-1]["done"] == progress[-1]["total"] == FILES
     assert heard[-1]["type"] == "finished" and heard[-1]["data"]["result"]["output"]["clean"] is True
+
+
+THREE = Path(__file__).resolve().parents[2] / "bench" / ".cache" / "corpora" / "three" / "src"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not THREE.is_dir(), reason="three/src is not under bench/.cache/corpora (make bench fetches it)")
+def test_cancelling_a_scan_of_three_stops_it_and_leaves_the_previous_scan_valid(tmp_path):
+    src, facts = tmp_path / "three", tmp_path / "facts"
+    shutil.copytree(THREE, src)
+    assert rofl("scan", str(src), "--out", str(facts)).returncode == 0
+    before = (facts / "manifest.json").read_bytes()
+    answer_before = rofl("impact", "--facts", str(facts), "--changed", "math/Vector3.js", "--json", "--no-rescan")
+    for path in src.rglob("*.js"):  # every file changed: the scan would parse all 757 again
+        path.write_text(path.read_text(encoding="utf-8") + "\n// changed\n", encoding="utf-8")
+    running = start("server", facts, src, env={k: v for k, v in os.environ.items() if k != "ROFL_SERVER_TOKEN"})
+    try:
+        with httpx.Client(base_url=running.url, timeout=120) as client:
+            ident = client.post("/executions", json={"command": "scan", "args": {}}).json()["id"]
+            for event in stream(client, ident):
+                if event["data"]["type"] == "progress":
+                    assert client.delete(f"/executions/{ident}").status_code == 202
+                    break
+            view = wait_ended(client, ident)
+            assert client.get("/health").status_code == 200
+    finally:
+        stop(running)
+    assert view["state"] == "cancelled", view
+    assert (facts / "manifest.json").read_bytes() == before
+    assert rofl("audit", "--facts", str(facts)).returncode == 0
+    answer_after = rofl("impact", "--facts", str(facts), "--changed", "math/Vector3.js", "--json", "--no-rescan")
+    assert json.loads(answer_after.stdout)["affected"] == json.loads(answer_before.stdout)["affected"]
