@@ -7,16 +7,17 @@ graph to text and add it there; ``rofl export --format`` and its errors follow.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from engine.errors import RoflError
-from engine.terms import canonical_rows, format_term
+from engine.terms import Term, canonical_rows, format_term
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
     from engine.kernel import Kernel
+    from engine.result import Result
 
 # per-file facts from the scanner that become node attributes: relation -> attribute name
 # the kinds an edge can carry, most significant first: `import_kind` is the first one an edge has
@@ -30,7 +31,7 @@ _FILE_COUNTS = {
 }
 
 
-def node_id(term) -> str:
+def node_id(term: Term) -> str:
     return term if type(term) is str else format_term(term)
 
 
@@ -80,11 +81,11 @@ def build_graph(kernel: Kernel, relation: str) -> nx.DiGraph:
     return graph
 
 
-def _annotate(result, graph: nx.DiGraph) -> None:
+def _annotate(result: Result, graph: nx.DiGraph) -> None:
     """Attach what the facts say about each node: kind, hash, line of a declaration, counts, flags."""
     nodes = set(graph.nodes)
 
-    def rows(rel: str):
+    def rows(rel: str) -> Iterable[tuple]:
         return result.rows(rel, "code")
 
     for node in graph.nodes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO
 
 import click
 
@@ -25,11 +26,11 @@ class _StderrHandler(logging.StreamHandler):
         self.setFormatter(logging.Formatter(FORMAT))
 
     @property
-    def stream(self):
+    def stream(self) -> TextIO:
         return sys.stderr
 
     @stream.setter
-    def stream(self, _value) -> None:  # logging sets it once in __init__; the property always answers stderr
+    def stream(self, _value: object) -> None:  # logging sets it once in __init__; the property always answers stderr
         pass
 
 

@@ -15,9 +15,13 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import RoflError
 from engine.safe_write import write_atomic
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 SIG_NAME = "manifest.sig"
 DOMAIN = b"rofl-scan-signature-1\n"  # so that a signature over anything else never verifies here
@@ -54,7 +58,7 @@ def canonical_content(manifest: dict) -> bytes:
     return DOMAIN + json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
-def private_key_from_env(env: str):
+def private_key_from_env(env: str) -> Ed25519PrivateKey:
     """The Ed25519 private key whose PEM text is in environment variable ``env`` (never echoed)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
@@ -75,7 +79,7 @@ def private_key_from_env(env: str):
     return key
 
 
-def public_key_from_file(path: str | Path):
+def public_key_from_file(path: str | Path) -> Ed25519PublicKey:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
@@ -94,7 +98,7 @@ def public_key_from_file(path: str | Path):
     return key
 
 
-def _key_id(public_key) -> str:
+def _key_id(public_key: Ed25519PublicKey) -> str:
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
     raw = public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
