@@ -118,6 +118,7 @@ def render(model: ReportModel) -> str:
     comp_of = {f: i for i, c in enumerate(model.cycles) for f in c.files}
     cut = {(e.source, e.target) for c in model.cycles for e in c.cut}
     violation_edges = {f.edge for f in model.findings if f.kind == "violation" and f.edge}
+    violating = {path for f in model.findings if f.kind == "violation" for path in f.files}
     flagged: dict[str, set[str]] = {}
     for f in model.findings:
         for path in f.files:
@@ -184,8 +185,7 @@ def render(model: ReportModel) -> str:
                 if k:
                     classes.append(mark)
                     extra.append({"cyc": "on cycles", "chg": "changed", "aff": "affected"}[mark] + f": {k}")
-            kinds = flagged.get(c, set()) if not is_folder else set()
-            if "violation" in kinds:
+            if under(c, view, violating):
                 classes.append("vio")
             click = f'data-open="{escape(c)}"' if is_folder else f'data-file="{escape(c)}"'
             tip = c + (f" ({counts.get(c, 0)} files)" if is_folder else "") + "".join(f"; {e}" for e in extra)
@@ -328,7 +328,7 @@ main{display:flex;gap:0;height:calc(100vh - 120px)}
 #crumbs a{margin-right:4px}#crumbs span{margin-right:4px;color:#888}
 .node rect{fill:#eef3fb;stroke:#7a93b8;stroke-width:1}.node.folder rect{fill:#dfe9f7}
 .node{cursor:pointer}.node text{font-size:12px;fill:#123}
-.node.cyc rect{stroke:#d11;stroke-width:2.5}.node.chg rect{fill:#9cc3ff}.node.aff rect{fill:#ffe680}
+.node.cyc rect{stroke:#d11;stroke-width:2.5}.node.aff rect{fill:#ffe680}.node.chg rect{fill:#9cc3ff}
 .node.vio rect{stroke:#e67e00;stroke-width:2.5;stroke-dasharray:4 2}.node.sel rect{stroke:#000;stroke-width:3}
 .edge{fill:none;stroke:#9aa7b8;stroke-width:1.2}.edge.imp{stroke:#d4a800;stroke-width:2}
 .edge.cyc{stroke:#d11;stroke-width:1.8}.edge.cut{stroke-dasharray:6 4;stroke-width:2.5}

@@ -123,3 +123,21 @@ def test_git_base_and_changed_are_exclusive_and_out_is_required(tmp_path):
     assert code == 2 and "nowhere.ts" in err
     code, _, err = run("report", "--facts", facts, "--out", tmp_path / "no" / "such" / "dir" / "r.html")
     assert code == 2 and "cannot write" in err
+
+
+def test_git_base_marks_the_work_tree_change(tmp_path):
+    from tests.cli.impact_fixtures import git
+
+    src, facts = scan_tree(
+        tmp_path,
+        {"a.ts": 'import { b } from "./b";\nexport const a = b;\n', "b.ts": "export const b = 1;\n"},
+        in_git=True,
+    )
+    (src / "b.ts").write_text("export const b = 2;\n")
+    assert "b.ts" in git(src, "status", "--porcelain")
+    out = tmp_path / "r.html"
+    code, text, err = run("report", "--facts", facts, "--out", out, "--git-base", "HEAD")
+    assert code == 0, err
+    assert "1 affected" in text
+    classes = {a.get("data-path"): (a.get("class") or "").split() for t, a in parse(out).tags if t == "g"}
+    assert "chg" in classes["b.ts"] and "aff" in classes["a.ts"] and "aff" not in classes["b.ts"]
