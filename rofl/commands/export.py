@@ -47,10 +47,27 @@ def command(
     text = write(graph, fmt)
     if output:
         try:
-            with open(output, "w", encoding="utf-8", errors="surrogateescape") as fh:
-                fh.write(text)
+            _write_output(output, text.encode("utf-8", "surrogateescape"))
         except OSError as exc:
             fail(f"rofl export: cannot write {output} ({exc.strerror}); choose another -o path")
         click.echo(f"wrote {output}: {graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges", err=True)
     else:
         sys.stdout.write(text)
+
+
+def _write_output(output: str, data: bytes) -> None:
+    """A file is replaced whole (a failed write leaves the old one); a pipe or a device is written to."""
+    import os
+    import stat
+
+    from engine.safe_write import write_atomic
+
+    try:
+        regular = stat.S_ISREG(os.stat(output).st_mode)
+    except FileNotFoundError:
+        regular = True
+    if regular:
+        write_atomic(os.path.realpath(output), data)  # through a symlink, as a shell redirection would
+    else:
+        with open(output, "wb") as fh:
+            fh.write(data)

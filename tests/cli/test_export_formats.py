@@ -55,3 +55,41 @@ def test_the_readme_names_exactly_the_formats():
     )
     listed = re.search(r"--format ([a-z|]+)", heading).group(1).split("|")
     assert tuple(listed) == FORMATS
+
+
+def test_export_to_a_file_replaces_it_whole_or_leaves_it(rofl, tmp_path, monkeypatch):
+    target = tmp_path / "deps.dot"
+    target.write_text("the previous export\n")
+    assert rofl("export", "edge", TC, "--format", "dot", "-o", target)[0] == 0
+    assert _edges("dot", target.read_text()) == EDGES
+
+    def full_disk(fd: int, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("engine.safe_write._write_all", full_disk)
+    before = target.read_bytes()
+    code, out, err = rofl("export", "edge", TC, "--format", "json", "-o", target)
+    assert (code, out) == (2, "") and "No space left on device" in err and len(err.strip().splitlines()) == 1
+    assert target.read_bytes() == before  # the earlier export is whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deps.dot"]  # no temporary left
+
+
+def test_export_through_a_symlink_writes_its_target(rofl, tmp_path):
+    (tmp_path / "link.dot").symlink_to("real.dot")
+    assert rofl("export", "edge", TC, "--format", "dot", "-o", tmp_path / "link.dot")[0] == 0
+    assert (tmp_path / "link.dot").is_symlink() and _edges("dot", (tmp_path / "real.dot").read_text()) == EDGES
+
+
+def test_export_to_a_pipe_writes_into_it(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "rofl.cli", "export", "edge", str(TC), "--format", "mermaid", "-o", "/dev/stdout"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert _edges("mermaid", proc.stdout) == EDGES
