@@ -228,7 +228,7 @@ class Automaton:
     sets: tuple[CharSet, ...]
     outs: tuple[tuple[int, ...], ...]
     start: int
-    dfa: dict = field(default_factory=dict)  # (state set, char, at end) -> state set
+    dfa: dict = field(default_factory=dict)  # (state set, char, at end, before a final newline) -> (next, accepts)
     closures: dict = field(default_factory=dict)  # (state set, at begin, at end, newline end) -> closure
 
     def closure(self, states: frozenset[int], begin: bool, end: bool, before_final_newline: bool) -> frozenset[int]:
@@ -265,21 +265,24 @@ class Automaton:
         final_nl = n > 0 and text[-1] == "\n"
         start = frozenset((self.start,))
         current = self.closure(start, True, n == 0, final_nl and n == 1)
+        if self._accepting(current):
+            return True
+        dfa = self.dfa
         for i, ch in enumerate(text):
-            if self._accepting(current):
-                return True
             key = (current, ch, i + 1 == n, final_nl and i + 2 == n)
-            nxt = self.dfa.get(key)
-            if nxt is None:
+            step = dfa.get(key)
+            if step is None:
                 moved = frozenset(
                     o for s in current if self.kinds[s] == STEP and self.sets[s].accepts(ch) for o in self.outs[s]
                 )
                 nxt = self.closure(moved | start, False, key[2], key[3])  # | start: a match may begin anywhere
-                if len(self.dfa) > MAX_DFA:
-                    self.dfa.clear()
-                self.dfa[key] = nxt
-            current = nxt
-        return self._accepting(current)
+                if len(dfa) > MAX_DFA:
+                    dfa.clear()
+                step = dfa[key] = (nxt, self._accepting(nxt))
+            if step[1]:
+                return True
+            current = step[0]
+        return False
 
     def _accepting(self, states: frozenset[int]) -> bool:
         return any(self.kinds[s] == ACCEPT for s in states)

@@ -138,26 +138,13 @@ def import_lines(kernel, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], i
     src_workspace_import).  Pairs with no import (an orphan: From == To) are left out."""
     if not pairs:
         return {}
-    from engine.errors import UnknownRelation
-
     sources = {a for a, _ in pairs}
     spec_targets: dict[tuple[str, str], set[str]] = {}
-    for question in (
-        "src_resolves[code](F, S, T)",
-        "src_external[code](F, S, T)",
-        "src_workspace_import[code](F, S, T)",
-    ):
-        try:
-            rows = kernel.query(question).rows
-        except UnknownRelation:
-            continue
-        for f, s, t in rows:
+    for rel in ("src_resolves", "src_external", "src_workspace_import"):
+        for f, s, t in code_rows(kernel, rel, 3):
             if f in sources and (f, _plain(t)) in pairs:
                 spec_targets.setdefault((f, s), set()).add(_plain(t))
-    try:
-        line_rows = kernel.query("src_import_line[code](F, S, L)").rows
-    except UnknownRelation:
-        return {}
+    line_rows = code_rows(kernel, "src_import_line", 3)
     out: dict[tuple[str, str], int] = {}
     for f, s, line in line_rows:
         if f not in sources or type(line) is not int:
@@ -167,6 +154,14 @@ def import_lines(kernel, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], i
             if key not in out or line < out[key]:
                 out[key] = line
     return out
+
+
+def code_rows(kernel, rel: str, arity: int) -> list[tuple]:
+    """The base rows of a scanner relation in [code] (read from the store: no evaluation needed)."""
+    from engine.namespace import stored_name
+
+    table = kernel.store.base.get(stored_name(rel, "code"), ())
+    return [row[1:] for row in table if row[0] == "code" and len(row) == arity + 1]
 
 
 def located_violations(kernel, rows: list[tuple[str, str, str, str]], rules: dict[str, RuleInfo]) -> list[Finding]:

@@ -131,6 +131,25 @@ def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tupl
     return out
 
 
+class LazyWhere:
+    """``rofl.locate.Where``, built (by parsing every audited source again) only when a finding asks."""
+
+    def __init__(self, build) -> None:
+        self._build = build
+        self._where = None
+
+    def _index(self):
+        if self._where is None:
+            self._where = self._build()
+        return self._where
+
+    def fact(self, rel: str, row: tuple):
+        return self._index().fact(rel, row)
+
+    def rule(self, rid: str):
+        return self._index().rule(rid)
+
+
 def load_presets(kernel, facts: str, src: str | None) -> None:
     """Load rules/presets.rofl and the package.json facts its package presets read (from ``src`` or the
     folder the scan's manifest names) when some use(Preset) fact turns a preset on."""
@@ -281,7 +300,7 @@ def command(
         from ..locate import index_sources
 
         presets = [shipped_presets()] if facts is not None else []
-        where = index_sources(audited_sources((*files, *presets), load_as, facts, rules))
+        where = LazyWhere(lambda: index_sources(audited_sources((*files, *presets), load_as, facts, rules)))
         objects = finding_objects(kernel, where, {})
         for text, rid in derived:  # where the usurping rule is written
             spot = where.rule(rid)
