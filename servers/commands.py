@@ -33,6 +33,8 @@ REFUSED = {
     "watch": "it never ends; start a scan execution after each change instead",
     "verbose": "the server's own log is set when it starts (rofl server -v)",
 }
+# integer arguments bounded for a client: a scan forks this many parser processes at most
+MAX_INT = {"jobs": os.cpu_count() or 1}
 # commands that answer synchronously as well (they only read the loaded store)
 QUICK = ("ask", "why", "whynot", "impact", "relations")
 
@@ -252,6 +254,8 @@ def _word(command: str, key: str, param: click.Parameter, part: Any, folders: Fo
     if isinstance(kind, (click.IntRange, click.types.IntParamType)) and not getattr(param, "is_flag", False):
         if type(part) is not int:
             raise BadRequest(f"{command}: '{key}' must be an integer")
+        if key in MAX_INT and part > MAX_INT[key]:
+            raise BadRequest(f"{command}: '{key}' {part} is over {MAX_INT[key]} (this machine's cores); give fewer")
         return str(part)
     text = _text(command, key, part)
     if isinstance(kind, click.Choice) and text not in kind.choices:

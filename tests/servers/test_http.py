@@ -126,6 +126,7 @@ def test_an_execution_has_an_id_a_state_and_its_result(server):
         ("POST", "/executions", b'{"command": "impact", "args": {"changed": "a.ts"}}', 400, "must be a list"),
         ("POST", "/executions", b'{"command": "impact", "args": {"bogus": 1}}', 400, "unknown argument 'bogus'"),
         ("POST", "/executions", b'{"command": "scan", "args": {"watch": true}}', 400, "never ends"),
+        ("POST", "/executions", b'{"command": "scan", "args": {"jobs": 100000}}', 400, "cores"),
         (
             "POST",
             "/executions",
@@ -245,6 +246,8 @@ def test_a_cancelled_scan_stops_and_leaves_the_previous_scan_valid(scanning):
         ident = client.post("/executions", json={"command": "scan", "args": {"jobs": 1}}).json()["id"]
         for event in stream(client, ident):
             if event["data"]["type"] == "progress":
+                second = client.post("/executions", json={"command": "scan", "args": {}})
+                assert second.status_code == 409 and ident in second.json()["error"]  # one scan at a time
                 assert client.delete(f"/executions/{ident}").status_code == 202
                 break
         view = wait_ended(client, ident)
