@@ -36,6 +36,7 @@ def command(
 ) -> None:
     """Write RELATION (e.g. dependency, depends_on, or one a rule file derives) as a networkx graph."""
     from ..export import build_graph, parse_relation, write
+    from ..outfile import write_output
 
     rel, _ = parse_relation(relation)
     if facts is None and not files:
@@ -47,27 +48,9 @@ def command(
     text = write(graph, fmt)
     if output:
         try:
-            _write_output(output, text.encode("utf-8", "surrogateescape"))
+            write_output(output, text.encode("utf-8", "surrogateescape"))
         except OSError as exc:
             fail(f"rofl export: cannot write {output} ({exc.strerror}); choose another -o path")
         click.echo(f"wrote {output}: {graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges", err=True)
     else:
         sys.stdout.write(text)
-
-
-def _write_output(output: str, data: bytes) -> None:
-    """A file is replaced whole (a failed write leaves the old one); a pipe or a device is written to."""
-    import os
-    import stat
-
-    from engine.safe_write import write_atomic
-
-    try:
-        regular = stat.S_ISREG(os.stat(output).st_mode)
-    except FileNotFoundError:
-        regular = True
-    if regular:
-        write_atomic(os.path.realpath(output), data)  # through a symlink, as a shell redirection would
-    else:
-        with open(output, "wb") as fh:
-            fh.write(data)

@@ -60,7 +60,9 @@ def command(
     model = gather(kernel, str(manifest.get("src", facts)), runtime, impact)
     text = render(model)
     try:
-        Path(out).write_text(text, encoding="utf-8", errors="surrogateescape")
+        from ..outfile import write_output
+
+        write_output(out, text.encode("utf-8", "surrogateescape"))  # replaced whole: a failed write keeps the old
     except OSError as exc:
         fail(f"rofl report: cannot write {out} ({exc.strerror}); choose another --out path")
     click.echo(
