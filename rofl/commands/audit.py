@@ -152,7 +152,7 @@ class LazyWhere:
 
 def load_presets(kernel, facts: str, src: str | None) -> None:
     """Load rules/presets.rofl and the package.json facts its package presets read (from ``src`` or the
-    folder the scan's manifest names) when some use(Preset) fact turns a preset on."""
+    folder the scan's manifest names) when some use(Preset) or forbidden fact turns a rule on."""
     from pathlib import Path
 
     from rules import path as shipped
@@ -160,8 +160,9 @@ def load_presets(kernel, facts: str, src: str | None) -> None:
     from ..factdir import read_manifest
     from ..packagefacts import package_facts
 
-    used = {row[1][0] for row in kernel.store.base.get("use", {}) if len(row) == 2 and type(row[1]) is tuple}
-    if not used:
+    base = kernel.store.base
+    used = {row[1][0] for row in base.get("use", {}) if len(row) == 2 and type(row[1]) is tuple}
+    if not used and not any(base.get(rel) for rel in FORBIDDEN):
         return  # nothing turned on: the presets would find nothing, and cost an evaluation of cycles and orphans
     manifest = read_manifest(Path(facts))
     root = src if src is not None else manifest.get("src")
@@ -179,6 +180,7 @@ def load_presets(kernel, facts: str, src: str | None) -> None:
     kernel.load_sources(sources, evaluate_now=False)
 
 
+FORBIDDEN = ("forbidden", "forbidden_runtime", "forbidden_package")  # presets.rofl's rules without a join
 PACKAGE_PRESETS = {"no_dev_dependencies", "no_undeclared_packages", "no_deep_workspace_imports"}
 
 

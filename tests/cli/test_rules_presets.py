@@ -247,3 +247,32 @@ def test_package_presets_read_the_source_folder_named_by_src(rofl, monorepo, tmp
     shutil.copytree(src, moved)
     code, out, _ = audit(rofl, facts, tmp_path, "use(no_dev_dependencies).\n", "--src", moved, "--json")
     assert findings_of(out) == {"no_dev_dependencies": EXPECTED["no_dev_dependencies"]}
+
+
+FORBIDDEN = """
+rule(element_not_to_math, error, "element reaches math only through its public entry").
+forbidden(element_not_to_math, "packages/element/", "packages/math/src/point.ts").
+rule(math_not_to_common_at_runtime, warn, "math needs common only for types").
+forbidden_runtime(math_not_to_common_at_runtime, "packages/math/", "packages/common/").
+rule(no_node_in_element, info, "element runs in the browser").
+forbidden_package(no_node_in_element, "packages/element/", "node:*").
+forbidden_package(no_node_in_element, "packages/element/", "fs").
+"""
+
+
+def test_forbidden_rules_need_no_join(rofl, monorepo, tmp_path):
+    code, out, _ = audit(rofl, monorepo[1], tmp_path, FORBIDDEN, "--json")
+    assert findings_of(out) == {
+        "element_not_to_math": {(E + "bounds.ts", "packages/math/src/point.ts")},
+        "math_not_to_common_at_runtime": {("packages/math/src/point.ts", "packages/common/src/index.ts")},
+        "no_node_in_element": {(E + "render.ts", "node:path"), (E + "render.ts", "fs")},
+    }
+    assert code == 1
+    severities = {f["rule"]: f["severity"] for f in json.loads(out)["findings"]}
+    assert severities == {
+        "element_not_to_math": "error",
+        "math_not_to_common_at_runtime": "warn",
+        "no_node_in_element": "info",
+    }
+    lines = {(f["to"], f["line"]) for f in json.loads(out)["findings"] if f["rule"] == "no_node_in_element"}
+    assert lines == {("node:path", 3), ("fs", 4)}
