@@ -47,6 +47,7 @@ class CycleComponent:
     cycles: tuple[tuple[str, ...], ...]
     cut: tuple[CutEdge, ...]
     exact: bool  # the cut is a minimum feedback arc set (False: greedy, each edge needed, maybe not fewest)
+    lower_bound: int  # no cut has fewer imports (edge-disjoint cycles found; len(cut) when exact)
 
 
 def components(edges: Iterable[Edge]) -> list[CycleComponent]:
@@ -75,7 +76,19 @@ def analyse(succ: dict[str, list[str]]) -> CycleComponent:
         breaks = tuple(c for c in cycles if edge in set(zip(c, c[1:])))
         witness = _cycle_through(succ, edge, cut - {edge})
         proofs.append(CutEdge(edge[0], edge[1], breaks, witness))
-    return CycleComponent(tuple(sorted(succ)), cycles, tuple(proofs), exact)
+    bound = len(cut) if exact else disjoint_cycles(succ)
+    return CycleComponent(tuple(sorted(succ)), cycles, tuple(proofs), exact, bound)
+
+
+def disjoint_cycles(succ: dict[str, list[str]]) -> int:
+    """How many edge-disjoint cycles a greedy packing finds (short cycles first): every cut must
+    remove one import of each, so this many imports at least must go."""
+    removed: frozenset[Edge] = frozenset()
+    count = 0
+    while (cycle := _any_cycle(succ, removed)) is not None:
+        removed |= cycle
+        count += 1
+    return count
 
 
 def shortest_cycle(succ: dict[str, list[str]], start: str, banned: frozenset[Edge] = frozenset()) -> list[str] | None:

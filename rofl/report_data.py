@@ -53,7 +53,7 @@ def gather(kernel: Kernel, src: str, runtime: bool, impact: ImpactView | None) -
         for e in comp.cut:
             sites = "; ".join(i.text() for i in graph.why(e.source, e.target))
             proof.append(f"remove {e.source} -> {e.target} ({sites}): without it {' -> '.join(e.witness)} remains")
-        how = "minimum" if comp.exact else "greedy, each needed"
+        how = "minimum" if comp.exact else f"greedy, each needed; at least {comp.lower_bound} must go"
         title = f"import cycle {n}: {len(comp.files)} files; {len(comp.cut)} import(s) to remove ({how})"
         findings.append(Finding("cycle", title, comp.files, tuple(proof)))
     result = kernel.evaluate(goals={"audit$violation", "unused_export", "orphan", "unresolved_import"})

@@ -46,6 +46,7 @@ def command(facts: str | None, runtime: bool, as_json: bool, rules: tuple, budge
                         "cycles": [list(cycle) for cycle in c.cycles],
                         "cut": [[e.source, e.target] for e in c.cut],
                         "exact": c.exact,
+                        "lower_bound": c.lower_bound,
                         "proofs": [
                             {
                                 "cut": [e.source, e.target],
@@ -81,7 +82,7 @@ def command(facts: str | None, runtime: bool, as_json: bool, rules: tuple, budge
             how = (
                 "a minimum set"
                 if c.exact
-                else f"greedy Eades-Lin-Smyth, each import needed, maybe not the fewest: the exact search stops after {EXACT_STEPS:,} steps and is not tried over {EXACT_MAX_IMPORTS} imports"
+                else f"greedy Eades-Lin-Smyth, each import needed, at least {c.lower_bound} must go: the exact search stops after {EXACT_STEPS:,} steps and is not tried over {EXACT_MAX_IMPORTS} imports"
             )
             click.echo(f"  remove {len(c.cut)} import(s) to break every cycle ({how}):")
             for e in c.cut:
