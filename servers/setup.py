@@ -91,3 +91,27 @@ def serve_app(app: Any, host: str, port: int, what: str, executions: Executions)
         uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="auto")).run(sockets=[sock])
     finally:
         executions.shutdown()
+
+
+def folder_options(fn: Any) -> Any:
+    """--facts and --src, as both servers take them."""
+    import click
+
+    fn = click.option(
+        "--src", default=None, type=click.Path(file_okay=False), help="The scanned sources (default: the scan's)."
+    )(fn)
+    return click.option(
+        "--facts", required=True, type=click.Path(file_okay=False), help="The fact folder `rofl scan` wrote."
+    )(fn)
+
+
+def start(facts: str, src: str | None, host: str | None, workers: int = 4) -> tuple[Executions, str | None]:
+    """Check the folders (and, when ``host`` is given, the token its address needs), set up the process,
+    load the session: the executions to serve, and the bearer token."""
+    from .executions import Executions
+    from .http import is_loopback
+
+    where = folders(facts, src)
+    token = token_for(host, is_loopback(host)) if host is not None else None
+    prepare_process()
+    return Executions(open_session(where), workers=workers), token

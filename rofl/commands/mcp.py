@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from servers.setup import folder_options
+
 from ..session import examples, user_errors
 
 EPILOG = examples(
@@ -14,10 +16,7 @@ EPILOG = examples(
 
 
 @click.command("mcp", epilog=EPILOG)
-@click.option("--facts", required=True, type=click.Path(file_okay=False), help="The fact folder `rofl scan` wrote.")
-@click.option(
-    "--src", default=None, type=click.Path(file_okay=False), help="The scanned sources (default: the scan's)."
-)
+@folder_options
 @click.option("--http", "over_http", is_flag=True, help="Serve streamable HTTP at /mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="With --http: address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8732, show_default=True, help="With --http: port.")
@@ -25,24 +24,17 @@ EPILOG = examples(
 def command(facts: str, src: str | None, over_http: bool, host: str, port: int) -> None:
     """Serve the tools impact, why, whynot, ask, relations, audit and scan to a coding agent over the
     Model Context Protocol (stdio by default); long tools report MCP progress notifications."""
-    from servers.executions import Executions
-    from servers.http import is_loopback
-    from servers.setup import folders, open_session, prepare_process, token_for
+    from servers.setup import start
 
-    where = folders(facts, src)
-    token = token_for(host, is_loopback(host)) if over_http else None
-    prepare_process()
-    executions = Executions(open_session(where))
-    if over_http:
-        from servers.mcp import serve_http
-
-        try:
-            serve_http(executions, host, port, token)
-        except OSError as err:
-            raise click.ClickException(
-                f"cannot listen on {host}:{port} ({err.strerror}); choose another --port"
-            ) from None
-    else:
+    executions, token = start(facts, src, host if over_http else None)
+    if not over_http:
         from servers.mcp import serve_stdio
 
         serve_stdio(executions)
+        return
+    from servers.mcp import serve_http
+
+    try:
+        serve_http(executions, host, port, token)
+    except OSError as err:
+        raise click.ClickException(f"cannot listen on {host}:{port} ({err.strerror}); choose another --port") from None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from servers.setup import folder_options
+
 from ..session import examples, user_errors
 
 EPILOG = examples(
@@ -15,10 +17,7 @@ EPILOG = examples(
 
 
 @click.command("server", epilog=EPILOG)
-@click.option("--facts", required=True, type=click.Path(file_okay=False), help="The fact folder `rofl scan` wrote.")
-@click.option(
-    "--src", default=None, type=click.Path(file_okay=False), help="The scanned sources (default: the scan's)."
-)
+@folder_options
 @click.option(
     "--host", default="127.0.0.1", show_default=True, help="Address to bind; off loopback a token is required."
 )
@@ -28,14 +27,10 @@ EPILOG = examples(
 def command(facts: str, src: str | None, host: str, port: int, workers: int) -> None:
     """Serve the commands over --facts: POST /executions, GET/DELETE /executions/ID, GET /executions/ID/events
     (Server-Sent Events, resumable with Last-Event-ID), POST /commands/NAME for quick questions."""
-    from servers.executions import Executions
-    from servers.http import is_loopback, serve
-    from servers.setup import folders, open_session, prepare_process, token_for
+    from servers.http import serve
+    from servers.setup import start
 
-    where = folders(facts, src)
-    token = token_for(host, is_loopback(host))
-    prepare_process()
-    executions = Executions(open_session(where), workers=workers)
+    executions, token = start(facts, src, host, workers)
     try:
         serve(executions, host, port, token)
     except OSError as err:
