@@ -19,7 +19,7 @@ from scanner import layout
 from scanner.files import Listing, source_stat
 
 if TYPE_CHECKING:
-    from scanner.configs import ConfigStore, Signature
+    from scanner.configs import Signature
 
 PACKAGE_DEP = "package:"  # scanner.resolve.PACKAGE_DEP, repeated to keep this module's imports light
 PNPM_WORKSPACE = "pnpm-workspace.yaml"  # scanner.workspaces.PNPM_WORKSPACE, likewise
@@ -102,13 +102,6 @@ def _config_changed(src: str, key: str, old: Signature) -> tuple[bool, Signature
     if current is None:
         return old is not None, None
     return old is None or old[2] != current[2], current
-
-
-def workspace_packages(src: str, listing: Listing, store: ConfigStore) -> dict[str, str]:
-    """Workspace package name -> folder (relative to SRC): ``scanner.workspaces`` over the listed package.json files."""
-    from scanner.workspaces import workspace_packages as packages_of
-
-    return packages_of(src, listing.packages, store)
 
 
 def _one_node_per_file(src: str, stats: dict[str, os.stat_result]) -> dict[str, str]:
@@ -280,9 +273,10 @@ def _resolution_changes(src: str, listing: Listing, sizes: dict[str, int], previ
         or any(k == "package.json" or k.endswith("/package.json") or k == PNPM_WORKSPACE for k in changed)
     ):
         from scanner.configs import ConfigStore
+        from scanner.workspaces import workspace_packages
 
         store = ConfigStore(src)
-        packages = workspace_packages(src, listing, store)
+        packages = workspace_packages(src, listing.packages, store)
         store_seen = dict(store.seen)
         configs.update(store_seen)
         for name in set(packages) | set(old_packages):
