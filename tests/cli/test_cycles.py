@@ -150,3 +150,23 @@ def test_no_cycle_exits_0_and_missing_facts_exits_2(tmp_path):
     assert code == 2 and "--facts DIR is required" in err
     code, _, err = run("cycles", "--facts", tmp_path / "nowhere")
     assert code == 2 and "no manifest.json" in err
+
+
+@settings(max_examples=100, deadline=None)
+@given(graphs, st.randoms(use_true_random=False))
+def test_sifting_an_order_never_adds_backward_imports(edges, rnd):
+    from rofl.cycles_report import sift
+
+    succ: dict[str, list[str]] = {n: [] for n in NODES}
+    for a, b in edges:
+        succ[a].append(b)
+    order = list(NODES)
+    rnd.shuffle(order)
+
+    def backward(o: list[str]) -> int:
+        at = {n: i for i, n in enumerate(o)}
+        return sum(1 for a, b in edges if a != b and at[b] < at[a])
+
+    sifted = sift(order, succ, frozenset())
+    assert sorted(sifted) == sorted(order)
+    assert backward(sifted) <= backward(order)
