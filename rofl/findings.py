@@ -87,10 +87,10 @@ def declared_rules(kernel, where=None) -> dict[str, RuleInfo]:
     """Every ``rule(Name, Severity, Message)`` fact, with ``severity(Name, Level)`` applied.  A severity
     that is not error, warn or info is a user error naming the file and line."""
     base = kernel.store.base
-    overrides = {
-        row[1][0]: row[2][0]
+    overrides = {  # severity(Name, Level): the level and the row, to say where it is written
+        row[1][0]: (row[2][0] if _atom(row[2]) else str(row[2]), row)
         for row in base.get("severity", {})
-        if len(row) == 3 and row[0] == "main" and _atom(row[1]) and _atom(row[2])
+        if len(row) == 3 and row[0] == "main" and _atom(row[1])
     }
     rules: dict[str, RuleInfo] = {}
     for row in base.get("rule", {}):
@@ -99,9 +99,9 @@ def declared_rules(kernel, where=None) -> dict[str, RuleInfo]:
         name, level, message = row[1:]
         if not _atom(name):
             continue
-        level_name = overrides.get(name[0], level[0] if _atom(level) else str(level))
+        level_name, written = overrides.get(name[0], (level[0] if _atom(level) else str(level), row))
         if level_name not in RANK:
-            spot = where.fact("severity" if name[0] in overrides else "rule", row) if where is not None else None
+            spot = where.fact("severity" if written is not row else "rule", written) if where is not None else None
             at = f"{spot[0]}:{spot[1]}: " if spot else ""
             raise RoflError(
                 f"{at}rule {name[0]}: severity {level_name!r} is not one of {', '.join(SEVERITIES)}; write one of them"

@@ -276,3 +276,8 @@ def test_forbidden_rules_need_no_join(rofl, monorepo, tmp_path):
     }
     lines = {(f["to"], f["line"]) for f in json.loads(out)["findings"] if f["rule"] == "no_node_in_element"}
     assert lines == {("node:path", 3), ("fs", 4)}
+
+
+def test_a_bad_severity_override_names_its_line(rofl, monorepo, tmp_path):
+    code, _, err = audit(rofl, monorepo[1], tmp_path, "use(no_orphans).\n\nseverity(no_orphans, loud).\n")
+    assert code == 2 and "rules.rofl:3" in err and "'loud'" in err
