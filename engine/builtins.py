@@ -62,10 +62,6 @@ def mod(a: Term, b: Term):
     return None
 
 
-def num(a: Term):
-    return a if type(a) is int else None
-
-
 ARITH_FUNCS = {"+": add, "-": sub, "*": mul, "/": div, "mod": mod}
 
 

@@ -28,9 +28,6 @@ class Demand:
         """Drop memoised answers (the relations they read grew); materialised firings stay counted once."""
         self.memo.clear()
 
-    def is_demand(self, rel: str) -> bool:
-        return rel in self.rules
-
     def step(self) -> None:
         ctx = self.ctx
         if ctx.steps >= ctx.limit:

@@ -102,21 +102,20 @@ class Kernel:
         return self._evaluated()
 
     def load_sources(self, sources: list, evaluate_now: bool = True, private: bool = False) -> Result | None:
-        """Parse every file first (a syntax error loads nothing), then add them all and evaluate once.
+        """Parse and add the files one by one (a syntax error in any of them loads nothing: what the
+        others added is rolled back), then evaluate once.  Only one file's clauses are alive at a time,
+        so loading a large scan costs its facts, not their parsed form too.
 
         A source is ``(path, who)``, or ``(path, who, text)`` when the caller has read the file already.
         Only a ``private`` load (boot's) may conclude into perspective [boot].
         """
-        parsed = []
-        for source in sources:
-            path, who = source[0], source[1]
-            text = source[2] if len(source) > 2 else _read_text(path)
-            parsed.append((parse_program(text, str(path)), who, str(path)))
         journal: list = []
         try:
-            for clauses, who, source in parsed:
-                self._add_clauses(clauses, who, source, journal, private)
-        except LoadRejected:
+            for source in sources:
+                path, who = source[0], source[1]
+                text = source[2] if len(source) > 2 else _read_text(path)
+                self._add_clauses(parse_program(text, str(path)), who, str(path), journal, private)
+        except RoflError:  # a syntax error, an unreadable file, a rejected rule
             self.store.rollback(journal)
             self._result = None
             raise
@@ -380,16 +379,6 @@ class Kernel:
 
         rel = self._checked(rel, persp, args)
         return whynot(self.evaluate(goals=goals)._ctx, self.store, rel, (persp, *args))
-
-    def holds(self, rel: str, row: tuple) -> bool:
-        ctx = self.evaluate()._ctx
-        if rel in ctx.demand.rules:
-            return row in ctx.call(rel, row[0], row[1:])
-        t = ctx.tables.get(rel)
-        if rel in V.VIRTUAL_RELATIONS:
-            ctx.refresh_virtual()
-            t = ctx.table(rel)
-        return t is not None and row in t.rows
 
     def relations(self) -> list:
         """Every relation that is defined or holds rows (``engine.catalog.RelationInfo``), with row counts."""

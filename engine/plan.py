@@ -10,7 +10,7 @@ negations run as soon as their inputs are bound.  Facts are rows ``(persp, *args
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -101,7 +101,6 @@ class CompiledRule:
     index: int
     clause: Clause
     positive: tuple[int, ...]  # body positions of positive literals: the witness order
-    variants: dict = field(default_factory=dict)  # delta position (or -1 for full) -> function
 
 
 def _vname(name: str) -> str:

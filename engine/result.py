@@ -143,12 +143,6 @@ class Result:
         table = self._ctx.tables.get(V.HOLE)
         return tuple(Hole(row[1], row[2][0]) for row in (table.rows if table else ()) if len(row) == 3)
 
-    @property
-    def ctx(self):
-        """Compatibility for code outside engine/ and tests that still reads the working state
-        (bench/kernel_bench.py); use rows(), provenance() and derived() instead."""
-        return self._ctx
-
 
 def _max_arity(ctx, rel: str) -> int:
     widths = [len(row) - 1 for row in ctx.store.base.get(rel, ())]

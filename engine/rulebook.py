@@ -159,7 +159,3 @@ def _body_rels(clause: Clause) -> frozenset:
         elif isinstance(item, Negated):
             out.add(item.lit.rel)
     return frozenset(out)
-
-
-def is_next_rule(rule: CompiledRule) -> bool:
-    return rule.clause.head.temporal == NEXT

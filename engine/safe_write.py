@@ -60,13 +60,16 @@ def _temporary(path: str, mode: int = 0o644) -> tuple[str, int]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", base)
 
 
-def write_atomic(path: str, data: bytes, mode: int = 0o644) -> None:
-    """Replace ``path`` with ``data`` through an exclusive temporary file and a rename; on any error the
-    temporary is removed and ``path`` is left as it was.  ``mode``: the new file's permissions (0o600 for a key)."""
+def write_atomic(path: str, data: bytes | tuple[bytes, ...], mode: int = 0o644) -> None:
+    """Replace ``path`` with ``data`` (bytes, or a tuple of byte strings written one after the other, so
+    a large payload is never copied to add a header) through an exclusive temporary file and a rename;
+    on any error the temporary is removed and ``path`` is left as it was.  ``mode``: the new file's
+    permissions (0o600 for a key)."""
     name, fd = _temporary(path, mode)
     try:
         try:
-            _write_all(fd, data)
+            for chunk in data if isinstance(data, tuple) else (data,):
+                _write_all(fd, chunk)
         finally:
             os.close(fd)
         os.replace(name, path)

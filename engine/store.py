@@ -59,8 +59,8 @@ class Store:
             return False
         facts[row] = self.meta(who, None if rel in V.TIMELESS_RELATIONS else self.tick)
         self.touch(rel)
-        if journal is not None:
-            journal.append((rel, row))
+        if journal is not None:  # flat (rel, row, rel, row, ...): a loaded scan journals millions of facts
+            journal += (rel, row)
         return True
 
     def remove(self, rel: str, row: tuple) -> bool:
@@ -74,8 +74,9 @@ class Store:
         return True
 
     def rollback(self, journal: list) -> None:
-        for rel, row in reversed(journal):
-            self.remove(rel, row)
+        """Remove what ``add`` journaled, newest first."""
+        for i in range(len(journal) - 2, -1, -2):
+            self.remove(journal[i], journal[i + 1])
 
     def sorted_rows(self, rel: str) -> dict:
         """The relation's base facts, re-ordered canonically (cached until the relation changes)."""

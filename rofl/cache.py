@@ -86,6 +86,6 @@ def write(root: Path, key: str, store: Store, warnings: tuple) -> None:
             return
     path = cache_path(root)
     try:  # an exclusive temporary renamed into place: a link planted in the folder is never followed
-        safe_write.write_atomic(str(path), MAGIC + _digest(payload) + b"\n" + payload)
+        safe_write.write_atomic(str(path), (MAGIC, _digest(payload), b"\n", payload))  # no copy of the payload
     except OSError:
         pass  # a read-only fact folder just goes without a cache
