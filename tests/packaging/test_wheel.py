@@ -143,3 +143,26 @@ def test_installed_wheel_scans_and_answers_impact_outside_the_checkout(wheel, tm
 def test_wheel_installed_with_its_dependencies_from_the_index(wheel, tmp_path):
     """As ``pip install``/``pipx install`` does: the declared dependencies alone are enough."""
     check_installed(fresh_venv(tmp_path, wheel, "index"), tmp_path)
+
+
+@pytest.mark.slow
+def test_pipx_installs_the_checkout(tmp_path):
+    """``pipx install .`` from a checkout (a copy of it): the command pipx exposes scans and answers impact."""
+    source = tmp_path / "checkout"
+    shutil.copytree(ROOT, source, ignore=COPY_IGNORE)
+    tools = tmp_path / "tools"
+    subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True)
+    got = subprocess.run([str(tools / "bin" / "pip"), "install", "-q", "pipx"], capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON") and k != "VIRTUAL_ENV"}
+    env.update(PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(tmp_path / "bin"))
+    done = subprocess.run(
+        [str(tools / "bin" / "pipx"), "install", "--python", sys.executable, "."],
+        cwd=source,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "bin" / "rofl").exists()
+    check_installed(tmp_path / "pipx" / "venvs" / "rofl" / "bin", tmp_path)
