@@ -141,8 +141,12 @@ def watch_command(src: str, out: str, finish: Callable[[Any], None], options: di
         if batch.error is not None:
             click.echo(f"rofl scan --watch: [{_stamp()}] {shown}: rescan failed: {batch.error}", err=True)
             return
+        summary = batch.summary
+        if not (summary.parsed or summary.removed or summary.resolved or summary.manifest_written):
+            click.echo(f"rofl scan --watch: [{_stamp()}] {shown}: no source changed", err=True)
+            return  # nothing to sign or print: the facts on disk are those of the last summary
         click.echo(f"rofl scan --watch: [{_stamp()}] {len(batch.paths)} path(s) changed: {shown}", err=True)
-        finish(batch.summary)
+        finish(summary)
 
     watch(src, out, lambda: scan(src, out, **options), report)
     click.echo("rofl scan --watch: stopped; the manifest is the last complete scan", err=True)
