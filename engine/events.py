@@ -189,6 +189,11 @@ class Reporter:
         with self._lock:
             self._listeners.append(listener)
 
+    def unsubscribe(self, listener: Listener) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
     def emit(self, payload: Payload) -> Event | None:
         """Number ``payload`` and deliver it; None (and no number used) when nobody listens."""
         with self._lock:
@@ -238,44 +243,34 @@ class Reporter:
 
 
 class Recorder:
-    """A listener that keeps every event, lets readers wait for the ones after a sequence number, and
-    says when the execution ended.  Servers replay from it; tests read it."""
+    """A listener that keeps every event of an execution, from its first: servers replay from it (a
+    client resuming after a sequence number), tests read it."""
 
     def __init__(self) -> None:
         self._events: list[Event] = []
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()
 
     def __call__(self, event: Event) -> None:
-        with self._changed:
+        with self._lock:
             self._events.append(event)
-            self._changed.notify_all()
 
     @property
     def events(self) -> tuple[Event, ...]:
-        with self._changed:
+        with self._lock:
             return tuple(self._events)
 
     def after(self, seq: int) -> tuple[Event, ...]:
-        """The events numbered above ``seq``, in order (numbers are dense, so this is a slice)."""
-        with self._changed:
+        """The events numbered above ``seq``, in order (numbers are dense from 1, so this is a slice)."""
+        with self._lock:
             return tuple(self._events[max(seq, 0) :])
 
     def last(self) -> Event | None:
-        with self._changed:
+        with self._lock:
             return self._events[-1] if self._events else None
 
     def ended(self) -> bool:
-        with self._changed:
+        with self._lock:
             return bool(self._events) and self._events[-1].terminal
-
-    def wait_after(self, seq: int, timeout: float) -> tuple[Event, ...]:
-        """The events above ``seq``; blocks up to ``timeout`` seconds while there are none and the
-        execution has not ended."""
-        with self._changed:
-            self._changed.wait_for(
-                lambda: len(self._events) > seq or (bool(self._events) and self._events[-1].terminal), timeout
-            )
-            return tuple(self._events[max(seq, 0) :])
 
 
 _CURRENT: contextvars.ContextVar[Reporter | None] = contextvars.ContextVar("rofl_reporter", default=None)

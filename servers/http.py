@@ -158,16 +158,30 @@ def build_app(executions: Executions, token: str | None = None) -> Starlette:
         after = int(cursor)
 
         async def events() -> AsyncIterator[ServerSentEvent]:
+            # woken on the event loop by each new event: no thread waits per open stream
+            loop = asyncio.get_running_loop()
+            arrived = asyncio.Event()
+
+            def wake(_event: object) -> None:
+                loop.call_soon_threadsafe(arrived.set)
+
+            execution.reporter.subscribe(wake)
             seen = after
-            while True:
-                batch = await asyncio.to_thread(execution.recorder.wait_after, seen, HEARTBEAT_SECONDS)
-                for event in batch:
-                    seen = event.seq
-                    yield ServerSentEvent(dumps(event.as_json()), event=event.type, id=str(event.seq))
-                if execution.recorder.ended() and seen >= execution.reporter.last_seq:
-                    return
-                if await request.is_disconnected():
-                    return
+            try:
+                while True:
+                    arrived.clear()
+                    for event in execution.recorder.after(seen):
+                        seen = event.seq
+                        yield ServerSentEvent(dumps(event.as_json()), event=event.type, id=str(event.seq))
+                    if execution.recorder.ended() and seen >= execution.reporter.last_seq:
+                        return
+                    try:
+                        await asyncio.wait_for(arrived.wait(), HEARTBEAT_SECONDS)
+                    except asyncio.TimeoutError:
+                        if await request.is_disconnected():
+                            return
+            finally:
+                execution.reporter.unsubscribe(wake)
 
         return EventSourceResponse(events(), ping=HEARTBEAT_SECONDS)
 
