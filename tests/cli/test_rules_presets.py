@@ -95,7 +95,10 @@ MONOREPO = {
         'import stroke from "perfect-freehand";\n'
         'import path from "node:path";\n'
         'import fs from "fs";\n'
-        "export const draw = [rough, stroke, path, fs];\n"
+        "// a SvelteKit alias and a Vite virtual module: no package by those names can exist\n"
+        'import { browser } from "$app/environment";\n'
+        'import "virtual:pwa-register";\n'
+        "export const draw = [rough, stroke, path, fs, browser];\n"
     ),
     "packages/element/src/api.ts": (
         'import { fixture } from "./__tests__/fixtures";\n'
