@@ -160,9 +160,12 @@ def minimum_cut(succ: dict[str, list[str]], steps: int = EXACT_STEPS) -> tuple[f
         cycles.append(missed)
 
 
-def greedy_cut(succ: dict[str, list[str]], removed: frozenset[Edge] = frozenset()) -> frozenset[Edge]:
+def greedy_cut(
+    succ: dict[str, list[str]], removed: frozenset[Edge] = frozenset(), improve: bool = True
+) -> frozenset[Edge]:
     """The backward edges of the Eades-Lin-Smyth order (sinks last, sources first, else the node with
-    the largest out-degree minus in-degree next), reduced so that each edge is needed."""
+    the largest out-degree minus in-degree next), sifted unless not ``improve``, reduced so that each
+    edge is needed."""
     out_n: dict[str, set[str]] = {n: set() for n in succ}
     in_n: dict[str, set[str]] = {n: set() for n in succ}
     for a, targets in succ.items():
@@ -199,7 +202,9 @@ def greedy_cut(succ: dict[str, list[str]], removed: frozenset[Edge] = frozenset(
             n = max(sorted(alive), key=lambda x: len(out_n[x]) - len(in_n[x]))
             left.append(n)
             drop(n)
-    order = sift(left + list(reversed(right)), succ, removed)
+    order = left + list(reversed(right))
+    if improve:
+        order = sift(order, succ, removed)
     position = {n: i for i, n in enumerate(order)}
     cut = {
         (a, b)

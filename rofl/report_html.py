@@ -73,7 +73,7 @@ def _layout(view: View, widths: dict[str, float]) -> dict[str, tuple[float, floa
     succ: dict[str, list[str]] = {c: [] for c in view.children}
     for a, b in view.edges:
         succ[a].append(b)
-    back = greedy_cut(succ)
+    back = greedy_cut(succ, improve=False)  # a drawing needs no fewest back edges, only a quick order
     indeg = dict.fromkeys(view.children, 0)
     for a, targets in succ.items():
         for b in targets:
