@@ -150,40 +150,6 @@ class LazyWhere:
         return self._index().rule(rid)
 
 
-def load_presets(kernel, facts: str, src: str | None) -> None:
-    """Load rules/presets.rofl and the package.json facts its package presets read (from ``src`` or the
-    folder the scan's manifest names) when some use(Preset) or forbidden fact turns a rule on."""
-    from pathlib import Path
-
-    from rules import path as shipped
-
-    from ..factdir import read_manifest
-    from ..packagefacts import package_facts
-
-    base = kernel.store.base
-    used = {row[1][0] for row in base.get("use", {}) if len(row) == 2 and type(row[1]) is tuple}
-    if not used and not any(base.get(rel) for rel in FORBIDDEN):
-        return  # nothing turned on: the presets would find nothing, and cost an evaluation of cycles and orphans
-    manifest = read_manifest(Path(facts))
-    root = src if src is not None else manifest.get("src")
-    sources: list = [(shipped("presets.rofl"), None)]
-    files = sorted(f for f in manifest.get("files", {}) if isinstance(f, str))
-    listed = manifest.get("packages")
-    packages: dict = listed if isinstance(listed, dict) else {}
-    if isinstance(root, str):
-        made = package_facts(root, files, packages)
-        if made.text:
-            sources.append((Path(root) / "package.json", None, made.text))
-        if used & PACKAGE_PRESETS:
-            for line in made.problems:
-                click.echo(f"warning: {line}", err=True)
-    kernel.load_sources(sources, evaluate_now=False)
-
-
-FORBIDDEN = ("forbidden", "forbidden_runtime", "forbidden_package")  # presets.rofl's rules without a join
-PACKAGE_PRESETS = {"no_dev_dependencies", "no_undeclared_packages", "no_deep_workspace_imports"}
-
-
 def as_findings(kernel, objects: list[dict], where) -> list:
     """Finding values for ``finding_objects``' dicts, in their order; then the named violations with their
     rule and import line, most severe first."""
@@ -277,7 +243,10 @@ def command(
         files, load_as, budget, store=store, facts=facts, rules=rules, use_cache=False, public_key=public_key
     )
     if facts is not None:
-        load_presets(kernel, facts, src)
+        from ..presets import load_presets
+
+        for line in load_presets(kernel, facts, src):
+            click.echo(f"warning: {line}", err=True)
     wants = run_rounds(kernel, allow, rounds, files)
     found = audit_rows(kernel)
     derived = usurped_facts(kernel)

@@ -1,0 +1,50 @@
+"""Loading the shipped presets (rules/presets.rofl) into a kernel over a scan, with the package.json facts they read.
+
+The presets are loaded only when a rule file turns one on (a ``use(Preset)`` fact, or a
+``forbidden``/``forbidden_runtime``/``forbidden_package`` fact): otherwise they would find nothing
+and still cost an evaluation of cycles, orphans and package facts.  `rofl audit` calls this; any
+command that wants the presets' violations over a scan can too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FORBIDDEN = ("forbidden", "forbidden_runtime", "forbidden_package")  # presets.rofl's rules without a join
+PACKAGE_PRESETS = frozenset({"no_dev_dependencies", "no_undeclared_packages", "no_deep_workspace_imports"})
+
+
+def turned_on(kernel) -> set[str]:
+    """The presets ``use(...)`` facts name (plus ``forbidden`` when a forbidden fact exists)."""
+    base = kernel.store.base
+    used = {row[1][0] for row in base.get("use", {}) if len(row) == 2 and type(row[1]) is tuple}
+    return used | ({"forbidden"} if any(base.get(rel) for rel in FORBIDDEN) else set())
+
+
+def load_presets(kernel, facts: str | Path, src: str | None = None) -> tuple[str, ...]:
+    """Load rules/presets.rofl and the package.json facts (from ``src``, or the folder the scan's
+    manifest names) when some rule is turned on; the problems met reading package.json files that a
+    package preset needs, one line each."""
+    from rules import path as shipped
+
+    from .factdir import read_manifest
+    from .packagefacts import package_facts
+
+    used = turned_on(kernel)
+    if not used:
+        return ()
+    manifest = read_manifest(Path(facts))
+    root = src if src is not None else manifest.get("src")
+    sources: list = [(shipped("presets.rofl"), None)]
+    files = sorted(f for f in manifest.get("files", {}) if isinstance(f, str))
+    listed = manifest.get("packages")
+    packages: dict = listed if isinstance(listed, dict) else {}
+    problems: tuple[str, ...] = ()
+    if isinstance(root, str):
+        made = package_facts(root, files, packages)
+        if made.text:
+            sources.append((Path(root) / "package.json", None, made.text))
+        if used & PACKAGE_PRESETS:
+            problems = made.problems
+    kernel.load_sources(sources, evaluate_now=False)
+    return problems
