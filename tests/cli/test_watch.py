@@ -111,9 +111,9 @@ def test_a_fact_folder_inside_src_does_not_retrigger_scans(tmp_path):
     try:
         watcher.summary()
         edit_until_seen(watcher, lambda: (src / "a.ts").write_text("export const a = 2;\n"), lambda s: s["parsed"] == 1)
-        assert watcher.quiet_for(2.0)  # the scan's own writes into src/facts are no change of the sources
+        assert watcher.quiet_for(1.0)  # the scan's own writes into src/facts are no change of the sources
         (src / "notes.md").write_text("not a source\n")
-        assert watcher.quiet_for(2.0)  # a batch that changes no source prints no summary
+        assert watcher.quiet_for(1.0)  # a batch that changes no source prints no summary
     finally:
         code, err = watcher.stop()
     assert code == 0, err
