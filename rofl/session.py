@@ -334,32 +334,39 @@ def emit_json(data: object) -> None:
 
 @dataclass(frozen=True, slots=True)
 class _Snapshot:
-    """What a kernel's store held when a call leased it: rows per relation, the hole counters, the tick."""
+    """What a loaded kernel's store holds before any call: every relation's rows, the hole counters and
+    the tick; and each relation's change counter as the last restore left it."""
 
-    sizes: dict[str, int]
+    rows: dict[str, frozenset]
     counters: dict[str, int]
     tick: int
+    versions: dict[str, int]  # updated by each restore
 
     @staticmethod
     def of(kernel: Kernel) -> _Snapshot:
         store = kernel.store
-        return _Snapshot({rel: len(rows) for rel, rows in store.base.items()}, dict(store.counters), store.tick)
+        rows = {rel: frozenset(facts) for rel, facts in store.base.items()}
+        return _Snapshot(rows, dict(store.counters), store.tick, dict(store.versions))
 
     def restore(self, kernel: Kernel) -> bool:
-        """Retract what the call asserted (rows are kept in insertion order, so they are the last ones);
-        False when the call did more than assert (removed facts, ran a tick): the kernel is dropped."""
+        """Retract every row a call added to a relation it changed (compared with the rows held before,
+        whatever order evaluation left them in); False when the call did more than add (removed a fact,
+        ran a tick): then the kernel is dropped."""
         store = kernel.store
         if store.tick != self.tick:
             return False
-        for rel, rows in list(store.base.items()):
-            kept = self.sizes.get(rel, 0)
-            if len(rows) < kept:
+        changed = [rel for rel in {*store.base, *self.rows} if store.versions.get(rel, 0) != self.versions.get(rel, 0)]
+        for rel in changed:
+            now = store.base.get(rel, {})
+            before = self.rows.get(rel, frozenset())
+            if len(now) < len(before) or any(row not in now for row in before):
                 return False
-            if len(rows) > kept:
-                for row in list(rows)[kept:]:
-                    kernel.retract(rel, row[0], row[1:])
+            for row in [row for row in now if row not in before]:
+                kernel.retract(rel, row[0], row[1:])
         store.counters.clear()
         store.counters.update(self.counters)
+        self.versions.clear()
+        self.versions.update(store.versions)
         return True
 
 

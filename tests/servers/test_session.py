@@ -1,0 +1,61 @@
+"""The session a server keeps: a lent kernel comes back exactly as it was, and a new scan reloads it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rofl.session import CODE_BUDGET, Session
+
+from .conftest import generated_tree, module, rofl
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    root = tmp_path_factory.mktemp("session")
+    generated_tree(root / "src", files=40)
+    assert rofl("scan", str(root / "src"), "--out", str(root / "facts")).returncode == 0
+    return root
+
+
+def rows_of(kernel) -> dict[str, frozenset]:
+    return {rel: frozenset(rows) for rel, rows in kernel.store.base.items()}
+
+
+paths = st.sampled_from([module(i) for i in range(40)] + ["new/a.ts", "new/b.ts"])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["changed", "touches", "src_file"]), paths, paths), max_size=6))
+def test_a_lent_kernel_comes_back_as_it_was_whatever_the_call_asserted(small, asserted):
+    session = Session(small / "facts", small / "src", pool=1)
+    with session.call() as call:
+        kernel = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+        assert kernel is not None
+        before = rows_of(kernel)
+        for rel, a, b in asserted:
+            if rel == "changed":
+                kernel.assert_fact(rel, "main", (a,), who="user")
+            elif rel == "touches":
+                kernel.assert_fact(rel, "main", (a, b), who="user")
+            else:  # into a relation the scan filled: evaluation re-orders its rows
+                kernel.assert_fact(rel, "code", (a, 1), who="user")
+        kernel.evaluate(goals={"affected"})
+    with session.call() as again:
+        second = again.kernel(str(small / "facts"), (), CODE_BUDGET)
+        assert second is kernel  # the same loaded kernel, lent again
+        assert rows_of(second) == before
+
+
+def test_a_new_scan_is_loaded_for_the_next_call(small, tmp_path):
+    session = Session(small / "facts", small / "src", pool=1)
+    with session.call() as call:
+        first = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+    (small / "src" / "pkg0" / "late.ts").write_text('import { v1 } from "./m1";\n')
+    assert rofl("scan", str(small / "src"), "--out", str(small / "facts")).returncode == 0
+    with session.call() as call:
+        second = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+    assert second is not first
+    files = {row[1] for row in second.base_rows("src_file", "code")}
+    assert "pkg0/late.ts" in files
