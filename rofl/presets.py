@@ -14,6 +14,13 @@ FORBIDDEN = ("forbidden", "forbidden_runtime", "forbidden_package")  # presets.r
 PACKAGE_PRESETS = frozenset({"no_dev_dependencies", "no_undeclared_packages", "no_deep_workspace_imports"})
 
 
+def presets_file() -> Path:
+    """Where the shipped rules/presets.rofl is (the source tree, or site-packages in a wheel)."""
+    from rules import path as shipped
+
+    return shipped("presets.rofl")
+
+
 def turned_on(kernel) -> set[str]:
     """The presets ``use(...)`` facts name (plus ``forbidden`` when a forbidden fact exists)."""
     base = kernel.store.base
@@ -25,8 +32,6 @@ def load_presets(kernel, facts: str | Path, src: str | None = None) -> tuple[str
     """Load rules/presets.rofl and the package.json facts (from ``src``, or the folder the scan's
     manifest names) when some rule is turned on; the problems met reading package.json files that a
     package preset needs, one line each."""
-    from rules import path as shipped
-
     from .factdir import read_manifest
     from .packagefacts import package_facts
 
@@ -35,7 +40,7 @@ def load_presets(kernel, facts: str | Path, src: str | None = None) -> tuple[str
         return ()
     manifest = read_manifest(Path(facts))
     root = src if src is not None else manifest.get("src")
-    sources: list = [(shipped("presets.rofl"), None)]
+    sources: list = [(presets_file(), None)]
     files = sorted(f for f in manifest.get("files", {}) if isinstance(f, str))
     listed = manifest.get("packages")
     packages: dict = listed if isinstance(listed, dict) else {}

@@ -269,8 +269,9 @@ def command(
     where = None
     if found:
         from ..locate import index_sources
+        from ..presets import presets_file
 
-        presets = [shipped_presets()] if facts is not None else []
+        presets = [str(presets_file())] if facts is not None else []
         where = LazyWhere(lambda: index_sources(audited_sources((*files, *presets), load_as, facts, rules)))
         objects = finding_objects(kernel, where, {})
         for text, rid in derived:  # where the usurping rule is written
@@ -310,15 +311,24 @@ def command(
         click.echo(f"rofl audit: {written} finding{'s' if written != 1 else ''} written to {write_baseline}", err=True)
         if entries is None:  # everything just written is known: nothing to report
             sys.exit(0)
+    known_count = len(findings) - len(reported) if entries is not None else None
+    emit_report(output_format, found, reported, fixed, known_count, wants)
     failing = any(f.fails(fail_on) for f in reported)
+    if warn_partial(kernel, "audit"):
+        sys.exit(EXIT_PARTIAL)  # an audit cut short is not clean, whatever it found so far
+    sys.exit(1 if failing else 0)
+
+
+def emit_report(output_format: str, found: dict, reported: list, fixed: tuple, known: int | None, wants) -> None:
+    """Print the reported findings as text, JSON or GitHub workflow commands (``known`` is None
+    without a baseline)."""
     if output_format == "json":
         emit_json(
             {
                 "audits": found,
                 "clean": not reported,
                 **({"findings": [f.as_json() for f in reported]} if reported else {}),
-                **({"fixed": list(fixed)} if entries is not None else {}),
-                **({"known": len(findings) - len(reported)} if entries is not None else {}),
+                **({"fixed": list(fixed), "known": known} if known is not None else {}),
                 **({"wants": wants.as_json()} if wants is not None else {}),
             }
         )
@@ -330,16 +340,7 @@ def command(
         for e in fixed:
             click.echo(fixed_notice(e))
     else:
-        print_text(found, reported, fixed, len(findings) - len(reported) if entries is not None else None)
-    if warn_partial(kernel, "audit"):
-        sys.exit(EXIT_PARTIAL)  # an audit cut short is not clean, whatever it found so far
-    sys.exit(1 if failing else 0)
-
-
-def shipped_presets() -> str:
-    from rules import path as shipped
-
-    return str(shipped("presets.rofl"))
+        print_text(found, reported, fixed, known)
 
 
 def print_text(found: dict, reported: list, fixed: tuple, known: int | None) -> None:
