@@ -31,6 +31,7 @@ REFUSED = {
     "output": "the server writes no file but the scan's; read the answer instead",
     "store": "a saved store is not one of the configured folders' scans",
     "watch": "it never ends; start a scan execution after each change instead",
+    "allow": "the server keeps the default adapter policy (reads and shows); grant more on the command line",
     "verbose": "the server's own log is set when it starts (rofl server -v)",
 }
 # integer arguments bounded for a client: a scan forks this many parser processes at most

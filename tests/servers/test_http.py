@@ -127,6 +127,7 @@ def test_an_execution_has_an_id_a_state_and_its_result(server):
         ("POST", "/executions", b'{"command": "impact", "args": {"bogus": 1}}', 400, "unknown argument 'bogus'"),
         ("POST", "/executions", b'{"command": "scan", "args": {"watch": true}}', 400, "never ends"),
         ("POST", "/executions", b'{"command": "scan", "args": {"jobs": 100000}}', 400, "cores"),
+        ("POST", "/executions", b'{"command": "ask", "args": {"query": "p(X)", "allow": ["does"]}}', 400, "policy"),
         (
             "POST",
             "/executions",
