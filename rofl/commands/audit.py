@@ -242,11 +242,13 @@ def command(
     kernel = build_kernel(
         files, load_as, budget, store=store, facts=facts, rules=rules, use_cache=False, public_key=public_key
     )
-    if facts is not None:
-        from ..presets import load_presets
+    from ..presets import load_presets, turned_on
 
+    if facts is not None:
         for line in load_presets(kernel, facts, src):
             click.echo(f"warning: {line}", err=True)
+    elif turned_on(kernel):
+        click.echo("warning: the presets (use, forbidden) judge a scan; give --facts DIR to run them", err=True)
     wants = run_rounds(kernel, allow, rounds, files)
     found = audit_rows(kernel)
     derived = usurped_facts(kernel)

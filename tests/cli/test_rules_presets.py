@@ -284,3 +284,10 @@ def test_forbidden_rules_need_no_join(rofl, monorepo, tmp_path):
 def test_a_bad_severity_override_names_its_line(rofl, monorepo, tmp_path):
     code, _, err = audit(rofl, monorepo[1], tmp_path, "use(no_orphans).\n\nseverity(no_orphans, loud).\n")
     assert code == 2 and "rules.rofl:3" in err and "'loud'" in err
+
+
+def test_presets_without_a_scan_say_so(rofl, tmp_path):
+    rules = tmp_path / "rules.rofl"
+    rules.write_text("use(no_circular).\n")
+    code, out, err = rofl("audit", rules)
+    assert code == 0 and "give --facts DIR" in err
