@@ -237,6 +237,8 @@ def _summary(model: ReportModel, files: tuple[str, ...], on_cycle: set[str]) -> 
     bits += [f"{n} {k.replace('_', ' ')}" for k, n in sorted(kinds.items()) if k != "cycle"]
     if model.impact is not None:
         bits.append(f"{len(model.impact.affected)} affected by {len(model.impact.changed)} change(s)")
+    if model.graph.partial:
+        bits.append("PARTIAL: the budget ran out before the evaluation finished (raise --budget)")
     return escape(f"{model.src}: " + ", ".join(bits))
 
 

@@ -141,3 +141,13 @@ def test_git_base_marks_the_work_tree_change(tmp_path):
     assert "1 affected" in text
     classes = {a.get("data-path"): (a.get("class") or "").split() for t, a in parse(out).tags if t == "g"}
     assert "chg" in classes["b.ts"] and "aff" in classes["a.ts"] and "aff" not in classes["b.ts"]
+
+
+def test_a_budget_that_runs_out_says_so_in_the_page_and_the_exit_code(tmp_path):
+    _, facts = scan_tree(tmp_path, RXJS_LIKE)
+    out = tmp_path / "r.html"
+    code, _, err = run("report", "--facts", facts, "--out", out, "--budget", "50")
+    assert code == 3 and "raise --budget" in err
+    assert "PARTIAL: the budget ran out" in out.read_text(encoding="utf-8")
+    code, _, err = run("cycles", "--facts", facts, "--budget", "50")
+    assert code == 3 and "raise --budget" in err
