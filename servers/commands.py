@@ -24,11 +24,13 @@ NOT_SERVED = {
     "server": "it is a server",
     "mcp": "it is a server",
     "serve": "it is a server",
+    "report": "it writes an HTML file; run it on the command line",
 }
 # parameters a client may not set, and why (the server's environment, or files written anywhere)
 REFUSED = {
     "sign_key": "it names an environment variable of the server",
     "output": "the server writes no file but the scan's; read the answer instead",
+    "write_baseline": "the server writes no file but the scan's; write the baseline on the command line",
     "store": "a saved store is not one of the configured folders' scans",
     "watch": "it never ends; start a scan execution after each change instead",
     "allow": "the server keeps the default adapter policy (reads and shows); grant more on the command line",

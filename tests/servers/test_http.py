@@ -127,6 +127,14 @@ def test_an_execution_has_an_id_a_state_and_its_result(server):
         ("POST", "/executions", b'{"command": "impact", "args": {"bogus": 1}}', 400, "unknown argument 'bogus'"),
         ("POST", "/executions", b'{"command": "scan", "args": {"watch": true}}', 400, "never ends"),
         ("POST", "/executions", b'{"command": "scan", "args": {"jobs": 100000}}', 400, "cores"),
+        (
+            "POST",
+            "/executions",
+            b'{"command": "audit", "args": {"write_baseline": "manifest.json"}}',
+            400,
+            "writes no file",
+        ),
+        ("POST", "/executions", b'{"command": "report", "args": {}}', 400, "unknown command 'report'"),
         ("POST", "/executions", b'{"command": "ask", "args": {"query": "p(X)", "allow": ["does"]}}', 400, "policy"),
         (
             "POST",
