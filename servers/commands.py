@@ -36,10 +36,23 @@ REFUSED = {
     "allow": "the server keeps the default adapter policy (reads and shows); grant more on the command line",
     "verbose": "the server's own log is set when it starts (rofl server -v)",
 }
+# path options a command only reads (confined to the configured folders); any other path option
+# (one that writes, such as --output, or one a new command adds) is refused until it is listed here
+READ_PATHS = ("files", "load_as", "rules", "src", "public_key", "baseline_file", "changed")
 # integer arguments bounded for a client: a scan forks this many parser processes at most
 MAX_INT = {"jobs": os.cpu_count() or 1}
 # commands that answer synchronously as well (they only read the loaded store)
 QUICK = ("ask", "why", "whynot", "impact", "relations")
+
+
+def refusal(command: str, param: click.Parameter) -> str | None:
+    """Why a client may not set ``param`` of ``command``; None when it may."""
+    key = param.name or ""
+    if key in REFUSED:
+        return REFUSED[key]
+    if _is_path(param) and key not in READ_PATHS and not _server_set(command, param):
+        return "it names a file the server would write, or one not known to be only read"
+    return None
 
 
 class BadRequest(ValueError):
@@ -105,7 +118,7 @@ def schema(name: str) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     required: list[str] = []
     for param in command.params:
-        if param.name is None or _server_set(name, param) or param.name in REFUSED:
+        if param.name is None or _server_set(name, param) or refusal(name, param) is not None:
             continue
         prop = _param_schema(param)
         help_text = getattr(param, "help", None)
@@ -166,10 +179,11 @@ def invocation(name: Any, args: Any, folders: Folders) -> Invocation:
     command = cli_command(name)
     params = {p.name: p for p in command.params if p.name is not None}
     for key in args:
-        if key in REFUSED:
-            raise BadRequest(f"{name}: '{key}' cannot be given to a server: {REFUSED[key]}")
+        why = REFUSED.get(key) or (refusal(name, params[key]) if key in params else None)
+        if why is not None:
+            raise BadRequest(f"{name}: '{key}' cannot be given to a server: {why}")
         if key not in params or (_server_set(name, params[key]) and key != "facts"):
-            allowed = sorted(k for k, p in params.items() if not _server_set(name, p) and k not in REFUSED)
+            allowed = sorted(k for k, p in params.items() if not _server_set(name, p) and refusal(name, p) is None)
             raise BadRequest(f"{name}: unknown argument {key!r}; give one of: {', '.join(allowed)}")
     if "facts" in args and folders.confine(name, "facts", _text(name, "facts", args["facts"])) != str(folders.facts):
         raise BadRequest(f"{name}: 'facts' must be the server's fact folder {folders.facts} (or left out)")
