@@ -10,6 +10,7 @@ Section ``server`` (bench/server_bench.py, issue 14): requests per second and me
 `rofl server` on three/src, beside a fresh `rofl impact` process in the same run.
 Section ``cycles`` (bench/cycles_bench.py): `rofl cycles` on rxjs/src and the shop against madge's graph and `madge --circular`.
 Section ``adapters`` (bench/adapter_bench.py, issue 13): wants per second through exec and sql and rounds per second for a recursive tree, beside plain Python.
+Section ``presets`` (bench/presets_bench.py, issue 15): `rofl audit` with all seven presets on excalidraw and TanStack/query, beside dependency-cruiser's equivalent rules.
 Section ``kernel_scale`` (bench/kernel_scale_bench.py, issue 11): the growing list over many ticks
 (vs clingo's time-indexed version), audit of a 3,500-file import chain, and ``in_cycle``/impact on one
 scan of all the real code under bench/.cache (vs networkx), with time and peak memory.
@@ -34,6 +35,7 @@ SECTIONS = (
     "cycles",
     "monorepos",
     "adapters",
+    "presets",
 )
 
 
@@ -112,6 +114,11 @@ def main(argv: list[str]) -> int:
         from bench import adapter_bench
 
         adapter_bench.main()
+    if "presets" in wanted:
+        print("\n## Presets: rofl audit with all seven, against dependency-cruiser's equivalent rules\n", flush=True)
+        from bench import presets_bench
+
+        presets_bench.main()
     if "monorepos" in wanted:
         print("\n## Real monorepos, against dependency-cruiser\n", flush=True)
         from bench import monorepo_compare
