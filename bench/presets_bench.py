@@ -38,7 +38,7 @@ PRESETS = (
     "no_test_imports_from_production",
 )
 TESTS = r"\.(test|spec)\.|(^|/)(__tests__|__mocks__|__fixtures__|test|tests)/"
-DEPCRUISE_RULES = {
+DEPCRUISE_RULES: dict = {
     "forbidden": [
         {"name": "no-circular", "severity": "error", "from": {}, "to": {"circular": True}},
         {
