@@ -15,8 +15,11 @@ from engine.text_builtins import PatternError, glob, glob_regex, matches
 
 
 def _regex():
-    """Random regexes over a small alphabet: classes, groups, alternation, every quantifier, anchors."""
-    atom = st.sampled_from(["a", "b", "/", r"\.", ".", "[ab]", "[^a]", r"\d", r"\w", "x"])
+    """Random regexes over a small alphabet: classes, categories, groups, alternation, every quantifier,
+    anchors, (?i) and (?s)."""
+    atom = st.sampled_from(
+        ["a", "b", "A", "/", r"\.", ".", "[ab]", "[^a]", "[a-cX-Z]", r"\d", r"\w", r"\W", r"\s", r"\S", "x", r"\Z", "é"]
+    )
 
     def extend(inner):
         quant = st.sampled_from(["*", "+", "?", "{2}", "{1,3}", "*?", "+?", ""])
@@ -26,15 +29,21 @@ def _regex():
         return group | alt | seq | st.builds(lambda a, q: a + q, atom, quant)
 
     body = st.recursive(atom, extend, max_leaves=6)
-    return st.builds(
-        lambda lead, b, tail: lead + b + tail, st.sampled_from(["", "^"]), body, st.sampled_from(["", "$"])
-    )
+    flags = st.sampled_from(["", "(?i)", "(?s)", "(?is)"])
+    anchor = st.sampled_from(["", "^", r"\A"])
+    return st.builds(lambda f, lead, b, tail: f + lead + b + tail, flags, anchor, body, st.sampled_from(["", "$"]))
 
 
 @settings(max_examples=300, deadline=None)
-@given(pattern=_regex(), text=st.text(alphabet="ab/.x1\n", max_size=10))
+@given(pattern=_regex(), text=st.text(alphabet="abAB/.x1 \néÉ_", max_size=10))
 def test_matches_agrees_with_re_search(pattern, text):
-    assert matches(text, pattern) == bool(re.search(pattern, text)), (pattern, text)
+    try:
+        compiled = re.compile(pattern)
+    except re.error:  # Python refuses it (a quantified anchor): so do we, with Python's message
+        with pytest.raises(PatternError, match="not a valid regular expression"):
+            matches(text, pattern)
+        return
+    assert matches(text, pattern) == bool(compiled.search(text)), (pattern, text)
 
 
 def test_the_backtracking_pattern_runs_in_linear_time():
