@@ -228,6 +228,9 @@ def import_chain(n: int = CHAIN, cap: float = CAP_S) -> list[dict]:
         # in_cycle first: an audit stopped at its cap may leave the fact folder locked for a moment
         c, w, ours = rofl_cold_warm(_in_cycle_argv(facts), facts, sink, lambda d: {a["F"] for a in d["answers"]})
         peer = nx_peer(work / "edges.json", sink)
+        # a question with a bound argument: answered by demand (engine.magic), never the n * n closure
+        ask_dep = [*ROFL, "ask", 'depends_on[code]("f0.ts", X)', "--facts", str(facts), "--json"]
+        dc, dw, reach = rofl_cold_warm(ask_dep, facts, sink, lambda d: {a["X"] for a in d["answers"]})
         from rofl.cache import CACHE_NAME
 
         audit = [*ROFL, "audit", "--facts", str(facts)]
@@ -255,6 +258,14 @@ def import_chain(n: int = CHAIN, cap: float = CAP_S) -> list[dict]:
                 "cold": c,
                 "warm": w,
                 "check": f"{len(ours):,} files, equal to networkx: {ours == peer['answer']}",
+            }
+        )
+        rows.append(
+            {
+                "what": "rofl ask 'depends_on[code](\"f0.ts\", X)'",
+                "cold": dc,
+                "warm": dw,
+                "check": f"{len(reach):,} files reached (the whole cycle: {len(reach) == n})",
             }
         )
         rows.append(

@@ -323,14 +323,21 @@ class Kernel:
         return question
 
     def query(
-        self, literal: Literal | str | tuple, budget: int | None = None, goals: set[str] | None = None
+        self,
+        literal: Literal | str | tuple,
+        budget: int | None = None,
+        goals: set[str] | None = None,
+        demand: bool = True,
     ) -> Answers:
         """All answers to a question (a literal, or a conjunction of literals, negations and builtins).
 
-        Raises UnknownRelation for a relation nothing defines where it is asked, UnsafeQuery for a
-        question with a variable no positive literal binds.
+        When the first literal binds arguments of a linearly recursive relation that is not evaluated
+        yet, that relation is computed for those arguments only (``engine.magic``; ``demand=False``
+        evaluates it whole).  Raises UnknownRelation for a relation nothing defines where it is asked,
+        UnsafeQuery for a question with a variable no positive literal binds.
         """
         question = self.question(literal)
+        plan, goals = self._demand_plan(question, goals) if demand else (None, goals)
         outcome = self.evaluate(goals=goals)
         ctx = outcome._ctx
         names = list(question.variables)
@@ -345,8 +352,19 @@ class Kernel:
             if any(lit.rel == V.DERIVED_BY for lit in question.literals):
                 ctx.refresh_virtual()
             solver: Demand = ctx.demand
-            for b, _ in solver.solve(question.items, 0, {}, (), charge=False):
-                found[tuple(b.get(n) for n in names)] = None
+            if plan is not None:
+                from .magic import demanded_rows
+
+                first = question.items[0]
+                key = tuple(B.evaluate(first.args[i], {}) for i in plan.bound)
+                for row in demanded_rows(plan, ctx, key) if None not in key else ():
+                    b0 = solver.unify_row(first, row, {})
+                    if b0 is not None:
+                        for b, _ in solver.solve(question.items, 1, b0, (), charge=False):
+                            found[tuple(b.get(n) for n in names)] = None
+            else:
+                for b, _ in solver.solve(question.items, 0, {}, (), charge=False):
+                    found[tuple(b.get(n) for n in names)] = None
         except BudgetExhausted:
             partial = True
             self._hole("query", ctx)
@@ -354,6 +372,28 @@ class Kernel:
             ctx.limit = saved
         rows = sorted(found, key=lambda r: tuple(sort_key(v) for v in r))
         return Answers(tuple(names), tuple(rows), partial)
+
+    def _demand_plan(self, question: Question, goals: set[str] | None):
+        """``(plan, goals)``: the demand plan of the question's first literal and the relations to
+        evaluate instead of its relation; ``(None, goals)`` when the relation is evaluated already or
+        must be (another part of the question, or the goals, need it whole)."""
+        from .evaluate import cached_cone
+        from .magic import plan_demand
+
+        first = question.items[0] if question.items else None
+        if not isinstance(first, Literal):
+            return None, goals
+        current = self._result
+        if current is not None and (current.goals is None or first.rel in current.goals):
+            return None, goals
+        decoded = self.book.rules(self.store, self._caches)
+        plan = plan_demand(decoded, first)
+        if plan is None or first.rel in Question(question.items[1:], ()).goals:
+            return None, goals
+        rest = (set(goals) if goals is not None else question.goals) - {first.rel} | plan.reads
+        if first.rel in cached_cone(decoded, self._caches, frozenset(rest)):
+            return None, goals
+        return plan, rest
 
     def _checked(self, rel: str, persp: str, args: tuple) -> str:
         """The stored name of a fact's relation; UnknownRelation when nothing defines it there."""
