@@ -104,7 +104,9 @@ def tamper(kind: str, facts: Path, root: Path, sources: list[str], a: int, b: in
     elif kind == "add_listed":
         (facts / "code" / f"extra{n}.rofl").write_text(edge + ".\n")
         manifest = json.loads((facts / "manifest.json").read_text())
-        manifest["files"][f"src/extra{n}.ts"] = {"facts": f"code/extra{n}.rofl", "digest": ""}
+        # a well-formed entry (a copy of a real one) naming the new file: a malformed one is refused outright
+        template = next(iter(manifest["files"].values()))
+        manifest["files"][f"src/extra{n}.ts"] = {**template, "facts": f"code/extra{n}.rofl", "digest": ""}
         (facts / "manifest.json").write_text(json.dumps(manifest))
         redigest(facts, f"code/extra{n}.rofl")
     elif kind == "preamble":
