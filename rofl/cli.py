@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 import click
 
@@ -49,7 +51,7 @@ class LazyGroup(click.Group):
             command.params.append(verbose_option())
         return command
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         """Run the command; with -v its duration is logged when it ends (exits included)."""
         import logging
         import time
@@ -62,7 +64,14 @@ class LazyGroup(click.Group):
                 "rofl %s: %.3f s", ctx.invoked_subcommand or "", time.perf_counter() - start
             )
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         """Run a command; a usage error (bad flag, missing argument) is one line on stderr and exit 2."""
         _configure_process()
         if not standalone_mode:
@@ -79,7 +88,7 @@ class LazyGroup(click.Group):
                 sys.exit(130)
         return self._main_standalone(argv, prog_name, complete_var, **extra)
 
-    def _main_standalone(self, args, prog_name, complete_var, **extra):
+    def _main_standalone(self, args: list[str], prog_name: str | None, complete_var: str | None, **extra: Any) -> Any:
         try:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as exc:
