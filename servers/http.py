@@ -117,6 +117,8 @@ async def _json_body(request: Request) -> Any:
         return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise BadRequest(f"the body is not valid JSON ({err}); send a JSON object") from None
+    except RecursionError:
+        raise BadRequest("the body nests too deeply; send a flat JSON object of arguments") from None
 
 
 def build_app(executions: Executions, token: str | None = None) -> Starlette:

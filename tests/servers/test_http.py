@@ -121,6 +121,8 @@ def test_an_execution_has_an_id_a_state_and_its_result(server):
     [
         ("POST", "/executions", b"{not json", 400, "not valid JSON"),
         ("POST", "/executions", b"[1, 2]", 400, "JSON object"),
+        ("POST", "/executions", b"[" * 30_000 + b"]" * 30_000, 400, "JSON"),
+        ("POST", "/commands/ask", b'{"query": "p(' + b"f(" * 30_000 + b'"}', 400, "query"),
         ("POST", "/executions", b'{"command": "rm", "args": {}}', 400, "unknown command 'rm'"),
         ("POST", "/executions", b'{"command": "repl"}', 400, "unknown command 'repl'"),
         ("POST", "/executions", b'{"command": "impact", "args": {"changed": "a.ts"}}', 400, "must be a list"),
