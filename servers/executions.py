@@ -80,10 +80,12 @@ class Execution:
 class Executions:
     """Starts, keeps, finds and cancels executions of the commands over one session's folders."""
 
-    def __init__(self, session: Session, workers: int = 4, keep: int = 256) -> None:
+    def __init__(self, session: Session, workers: int = 4, keep: int = 256, pending: int = 256) -> None:
         self.session = session
         self.folders = Folders(session.facts, session.src)
         self.keep = keep
+        self.pending = pending  # executions started and not ended, at most
+        self._unfinished = 0
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rofl-execution")
         self._all: OrderedDict[str, Execution] = OrderedDict()
         self._lock = threading.Lock()
@@ -97,8 +99,11 @@ class Executions:
         call = invocation(command, args, self.folders)
         cli_command(call.command)  # imported here, not on the worker
         with self._lock:
+            if self._unfinished >= self.pending:
+                raise TooMany(f"{self._unfinished} executions are waiting or running; retry when some have ended")
             if call.command == "scan" and self._scanning is not None and self._scanning.state == events.RUNNING:
                 raise Busy(f"scan: a scan of this folder is running (execution {self._scanning.id}); wait or cancel it")
+            self._unfinished += 1
             execution = Execution(f"x{next(self._numbers)}-{secrets.token_hex(4)}", call)
             for listener in listeners:
                 execution.reporter.subscribe(listener)
@@ -128,6 +133,14 @@ class Executions:
 
     # -- the worker ---------------------------------------------------------------------------------
     def _run(self, execution: Execution) -> None:
+        try:
+            self._end(execution)
+        finally:
+            with self._lock:
+                self._unfinished -= 1
+
+    def _end(self, execution: Execution) -> None:
+        """Run the execution's command and say how it ended (one terminal event)."""
         reporter = execution.reporter
         call = execution.call
         try:
@@ -178,6 +191,10 @@ class Executions:
 
 class Busy(BadRequest):
     """Refused because the folder is busy (a scan is running): HTTP 409."""
+
+
+class TooMany(BadRequest):
+    """Refused because too many executions wait or run: HTTP 429."""
 
 
 def _main(command: Any, call: Invocation) -> int:

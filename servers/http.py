@@ -34,7 +34,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .commands import QUICK, BadRequest, schema, served
-from .executions import Busy, Executions
+from .executions import Busy, Executions, TooMany
 from .setup import TOKEN_ENV
 
 MAX_BODY = 64 * 1024
@@ -216,7 +216,7 @@ def build_app(executions: Executions, token: str | None = None) -> Starlette:
         return JSONResponse({"ok": True, "facts": str(executions.session.facts)})
 
     async def bad_request(request: Request, exc: Exception) -> Response:
-        return error(409 if isinstance(exc, Busy) else 400, str(exc))
+        return error(409 if isinstance(exc, Busy) else 429 if isinstance(exc, TooMany) else 400, str(exc))
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

@@ -59,3 +59,19 @@ def test_a_new_scan_is_loaded_for_the_next_call(small, tmp_path):
     assert second is not first
     files = {row[1] for row in second.base_rows("src_file", "code")}
     assert "pkg0/late.ts" in files
+
+
+def test_executions_past_the_pending_bound_are_refused_until_some_end(small):
+    from servers.executions import Executions, TooMany, result_of
+
+    session = Session(small / "facts", small / "src", pool=1)
+    executions = Executions(session, workers=2, pending=2)
+    try:
+        with session.scan_lock:  # impact rescans first, under the session's scan lock: both wait here
+            waiting = [executions.start("impact", {"changed": [module(i)]}) for i in (2, 3)]
+            with pytest.raises(TooMany, match="2 executions are waiting or running"):
+                executions.start("impact", {"changed": [module(4)]})
+        assert [result_of(e)["state"] for e in waiting] == ["succeeded", "succeeded"]
+        assert result_of(executions.start("impact", {"changed": [module(4)]}))["state"] == "succeeded"
+    finally:
+        executions.shutdown()
