@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .clauses import ARITH, VAR, Builtin, Clause, Literal, Negated, is_var, is_wildcard
+from .clauses import ARITH, VAR, BodyItem, Builtin, Clause, Literal, Negated, is_var, is_wildcard
 from .terms import Term, format_term, quote
 
 
@@ -56,7 +56,7 @@ def literal_text(lit: Literal) -> str:
     return f"{rel}[{persp}]({', '.join(term_text(a) for a in lit.args)}){temporal}"
 
 
-def item_text(item) -> str:
+def item_text(item: BodyItem) -> str:
     if isinstance(item, Literal):
         return literal_text(item)
     if isinstance(item, Negated):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .clauses import Clause, Literal, Negated
+from .clauses import BodyItem, Clause, Literal, Negated
 from .vocabulary import NAMESPACES, PRIVATE_PERSP
 from .vocabulary import PRIVATE_PREFIX as _PREFIX
 
@@ -38,7 +38,7 @@ def qualify_literal(lit: Literal) -> Literal:
     return lit if name == lit.rel else replace(lit, rel=name)
 
 
-def qualify_item(item):
+def qualify_item(item: BodyItem) -> BodyItem:
     if isinstance(item, Literal):
         return qualify_literal(item)
     if isinstance(item, Negated):

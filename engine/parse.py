@@ -6,7 +6,20 @@ import re
 from itertools import count
 
 from . import lexer, text_builtins
-from .clauses import ARITH, COMPARISONS, INIT, NEXT, NOW, WILDCARD_PREFIX, Builtin, Clause, Literal, Negated, var
+from .clauses import (
+    ARITH,
+    COMPARISONS,
+    INIT,
+    NEXT,
+    NOW,
+    WILDCARD_PREFIX,
+    BodyItem,
+    Builtin,
+    Clause,
+    Literal,
+    Negated,
+    var,
+)
 from .errors import RoflSyntaxError
 from .lexer import ATOM, EOF, INT, NAME, PUNCT, STRING, VAR, Token
 from .terms import Term, compound
@@ -177,7 +190,7 @@ class _Parser:
             items.append(self.item())
         return tuple(items)
 
-    def item(self):
+    def item(self) -> BodyItem:
         tok = self.peek()
         if tok.kind == ATOM and tok.text == "not" and self.peek(1).kind == ATOM:
             self.advance()

@@ -62,7 +62,7 @@ def read(root: Path, key: str) -> tuple[Store, tuple] | None:
     return store, tuple(warnings)
 
 
-def _timeless(rel: str, n: int):
+def _timeless(rel: str, n: int) -> list[bool]:
     from engine import vocabulary as V
 
     return [rel in V.TIMELESS_RELATIONS] * n

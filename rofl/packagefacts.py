@@ -50,7 +50,7 @@ def _types_target(name: str) -> str | None:
     return "@" + rest.replace("__", "/", 1) if "__" in rest else rest
 
 
-def public_patterns(name: str, exports) -> list[str]:
+def public_patterns(name: str, exports: object) -> list[str]:
     """Regexes of the specifiers a package offers: its name, and each ``exports`` subpath."""
     keys = ["."]
     if isinstance(exports, dict) and any(k.startswith(".") for k in exports):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from engine.clauses import Literal
 from engine.errors import RoflError
 from engine.kernel import Kernel
 from engine.parse import parse_literal, parse_program
@@ -111,7 +112,7 @@ class Repl:
             return "ok"
         raise RoflError(f"unknown command '{word}'; type help")
 
-    def _ground(self, text: str):
+    def _ground(self, text: str) -> Literal:
         lit = parse_literal(text, "<repl>")
         if not (isinstance(lit.persp, str) and all(is_ground(a) for a in lit.args)):
             raise RoflError("give a ground fact (no variables)")

@@ -30,7 +30,7 @@ _WORD_BREAK = re.compile(r"[\s;&|()<>]+")
 _NOT_A_PATH = re.compile(r"[*?$`{}\[\]]|://")
 
 
-def _leaves(value) -> list[str]:
+def _leaves(value: object) -> list[str]:
     """Every string inside a field: a path, a map of bins, or a nested exports map."""
     if isinstance(value, str):
         return [value]
