@@ -37,7 +37,13 @@ def tool(name: str) -> types.Tool:
     """The MCP description of the command ``name``: its help and its argument schema."""
     command = cli_command(name)
     text = (command.help or command.short_help or name).strip()
-    return types.Tool(name=name, description=text, input_schema=schema(name), output_schema=OUTPUT_SCHEMA)
+    # every tool but scan only reads; scan rewrites the fact folder, and a second one changes nothing more
+    hints = types.ToolAnnotations(
+        read_only_hint=name != "scan", destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+    return types.Tool(
+        name=name, description=text, input_schema=schema(name), output_schema=OUTPUT_SCHEMA, annotations=hints
+    )
 
 
 def _error(message: str) -> types.CallToolResult:

@@ -53,6 +53,7 @@ def test_the_tools_answer_what_the_command_line_answers_and_report_scan_progress
     impact_schema = out["tools"]["impact"].input_schema
     assert impact_schema["properties"]["changed"]["type"] == "array" and "facts" not in impact_schema["properties"]
     assert out["tools"]["ask"].input_schema["required"] == ["query"]
+    assert out["tools"]["impact"].annotations.read_only_hint and not out["tools"]["scan"].annotations.read_only_hint
     assert not out["impact"].is_error, out["impact"].content
     assert out["impact"].structured_content["output"] == cli_impact
     assert out["ask"].structured_content == {
