@@ -65,3 +65,4 @@ def test_double_v_logs_more(rofl):
     _, _, twice = rofl("ask", "path(a, X)", EXAMPLES / "tc.rofl", "-vv")
     assert len(_log_lines(twice)) > len(_log_lines(once)) >= 1
     assert any("tc.rofl asserted by" in line for line in _log_lines(twice))
+    assert any("engine.kernel" in line and "steps" in line for line in _log_lines(twice))  # what it cost
