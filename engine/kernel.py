@@ -7,6 +7,7 @@ perspective with ``assert_fact(..., who=...)`` between evaluations and reads the
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from .store import Store
 from .terms import Term, canonical_facts, canonical_rows, fact_key, format_fact, format_term, sort_key
 
 DEFAULT_BUDGET = 100_000
+_log = logging.getLogger(__name__)  # each evaluation's cost, for `rofl -vv` (rofl.logs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +240,10 @@ class Kernel:
         if outcome.partial:
             self._hole(kind, outcome.ctx)
         self._result = Result.of(outcome.ctx, outcome.strata, outcome.partial, goals)
+        if _log.isEnabledFor(logging.DEBUG):
+            asked = "every relation" if goals is None else ", ".join(sorted(goals))
+            done = f"{self._result.steps} steps ({self._result.work} performed)"
+            _log.debug("%s evaluation of %s: %s%s", kind, asked, done, ", partial" if outcome.partial else "")
         return outcome
 
     def _hole(self, kind: str, ctx) -> None:
