@@ -87,3 +87,40 @@ def test_the_streamable_http_transport_serves_the_same_tools(tmp_path):
     assert names == TOOLS
     assert not answer.is_error, answer.content
     assert answer.structured_content["output"] == cli
+
+
+def test_a_cancelled_tool_call_stops_its_scan_and_the_session_goes_on(tmp_path):
+    src, facts = tmp_path / "src", tmp_path / "facts"
+    generated_tree(src, files=FILES // 3, salt="one")
+    assert rofl("scan", str(src), "--out", str(facts)).returncode == 0
+    before = (facts / "manifest.json").read_bytes()
+    generated_tree(src, files=FILES // 3, salt="two", bulk=60)  # every file changed, slow to extract
+    heard: list[float] = []
+
+    async def drive():
+        async with Client(stdio(facts, src)) as client:
+            first_progress = anyio.Event()
+
+            async def progress(done: float, total: float | None, message: str | None) -> None:
+                heard.append(done)
+                first_progress.set()
+
+            async with anyio.create_task_group() as group:
+
+                async def scan() -> None:
+                    await client.call_tool("scan", {"jobs": 1}, progress_callback=progress)
+
+                group.start_soon(scan)
+                with anyio.fail_after(60):
+                    await first_progress.wait()
+                group.cancel_scope.cancel()  # the client gives up: the SDK sends notifications/cancelled
+            await anyio.sleep(0.5)
+            unchanged = (facts / "manifest.json").read_bytes() == before  # the cancelled scan never committed
+            # a scan still running would refuse this one ("a scan of this folder is running")
+            return unchanged, await client.call_tool("scan", {"jobs": 1})
+
+    unchanged, again = anyio.run(drive)
+    assert heard and heard[-1] < FILES // 3
+    assert unchanged
+    assert not again.is_error, again.content
+    assert again.structured_content["output"]["parsed"] == FILES // 3
