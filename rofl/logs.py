@@ -56,10 +56,13 @@ def setup(verbosity: int) -> None:
 
 
 def verbosity_given(ctx: click.Context, _param: click.Parameter, value: int) -> None:
-    """Click callback of ``-v``: the group's option always sets the level (0 silences); a command's raises it."""
-    total = (ctx.find_root().meta.get("rofl.verbosity", 0) if ctx.parent is not None else 0) + value
-    ctx.find_root().meta["rofl.verbosity"] = total
-    if ctx.parent is None or value:
+    """Click callback of ``-v``: the group's option always sets the level (0 silences what an earlier command in
+    this process set); a command's raises it, and leaves it alone when not given (a server runs commands
+    directly, under the log level it was started with)."""
+    group = isinstance(ctx.command, click.Group)
+    total = (0 if group else ctx.meta.get("rofl.verbosity", 0)) + value
+    ctx.meta["rofl.verbosity"] = total  # shared by the group's context and its command's
+    if group or value:
         setup(total)
 
 

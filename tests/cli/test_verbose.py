@@ -66,3 +66,20 @@ def test_double_v_logs_more(rofl):
     assert len(_log_lines(twice)) > len(_log_lines(once)) >= 1
     assert any("tc.rofl asserted by" in line for line in _log_lines(twice))
     assert any("engine.kernel" in line and "steps" in line for line in _log_lines(twice))  # what it cost
+
+
+def test_a_command_run_directly_keeps_the_servers_level(capsys):
+    """A server runs commands without the group (servers/executions.py): they log at the level it started with."""
+    import click
+
+    from rofl import logs
+    from rofl.cli import main
+
+    command = main.get_command(click.Context(main), "relations")
+    logs.setup(1)  # as `rofl server -v` does once
+    try:
+        command.main([str(EXAMPLES / "tc.rofl")], prog_name="rofl relations", standalone_mode=False)
+        logged = _log_lines(capsys.readouterr().err)
+    finally:
+        logs.setup(0)
+    assert any("rofl.session" in line for line in logged), logged
