@@ -343,7 +343,7 @@ class Kernel:
         UnsafeQuery for a question with a variable no positive literal binds.
         """
         question = self.question(literal)
-        plan, goals = self._demand_plan(question, goals) if demand else (None, goals)
+        plan, at, goals = self._demand_plan(question, goals) if demand else (None, 0, goals)
         outcome = self.evaluate(goals=goals)
         ctx = outcome._ctx
         names = list(question.variables)
@@ -361,12 +361,13 @@ class Kernel:
             if plan is not None:
                 from .magic import demanded_rows
 
-                first = question.items[0]
+                first = question.items[at]  # asked first: it only binds more, earlier
+                others = question.items[:at] + question.items[at + 1 :]
                 key = tuple(B.evaluate(first.args[i], {}) for i in plan.bound)
                 for row in demanded_rows(plan, ctx, key) if None not in key else ():
                     b0 = solver.unify_row(first, row, {})
                     if b0 is not None:
-                        for b, _ in solver.solve(question.items, 1, b0, (), charge=False):
+                        for b, _ in solver.solve(others, 0, b0, (), charge=False):
                             found[tuple(b.get(n) for n in names)] = None
             else:
                 for b, _ in solver.solve(question.items, 0, {}, (), charge=False):
@@ -380,26 +381,28 @@ class Kernel:
         return Answers(tuple(names), tuple(rows), partial)
 
     def _demand_plan(self, question: Question, goals: set[str] | None):
-        """``(plan, goals)``: the demand plan of the question's first literal and the relations to
-        evaluate instead of its relation; ``(None, goals)`` when the relation is evaluated already or
-        must be (another part of the question, or the goals, need it whole)."""
+        """``(plan, position, goals)``: the demand plan of the question's first positive literal that
+        has one, its position, and the relations to evaluate instead of its relation; ``(None, 0,
+        goals)`` when no literal has a plan or its relation is evaluated already or must be (another
+        part of the question, or the goals, need it whole)."""
         from .evaluate import cached_cone
         from .magic import plan_demand
 
-        first = question.items[0] if question.items else None
-        if not isinstance(first, Literal):
-            return None, goals
         current = self._result
-        if current is not None and (current.goals is None or first.rel in current.goals):
-            return None, goals
         decoded = self.book.rules(self.store, self._caches)
-        plan = plan_demand(decoded, first)
-        if plan is None or first.rel in Question(question.items[1:], ()).goals:
-            return None, goals
-        rest = (set(goals) if goals is not None else question.goals) - {first.rel} | plan.reads
-        if first.rel in cached_cone(decoded, self._caches, frozenset(rest)):
-            return None, goals
-        return plan, rest
+        for at, item in enumerate(question.items):
+            if not isinstance(item, Literal):
+                continue
+            if current is not None and (current.goals is None or item.rel in current.goals):
+                continue
+            plan = plan_demand(decoded, item)
+            if plan is None or item.rel in Question(question.items[:at] + question.items[at + 1 :], ()).goals:
+                continue
+            rest = (set(goals) if goals is not None else question.goals) - {item.rel} | plan.reads
+            if item.rel in cached_cone(decoded, self._caches, frozenset(rest)):
+                continue
+            return plan, at, rest
+        return None, 0, goals
 
     def _checked(self, rel: str, persp: str, args: tuple) -> str:
         """The stored name of a fact's relation; UnknownRelation when nothing defines it there."""
