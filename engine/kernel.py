@@ -337,7 +337,7 @@ class Kernel:
     ) -> Answers:
         """All answers to a question (a literal, or a conjunction of literals, negations and builtins).
 
-        When the first literal binds arguments of a linearly recursive relation that is not evaluated
+        When a literal binds arguments of a linearly recursive relation that is not evaluated
         yet, that relation is computed for those arguments only (``engine.magic``; ``demand=False``
         evaluates it whole).  Raises UnknownRelation for a relation nothing defines where it is asked,
         UnsafeQuery for a question with a variable no positive literal binds.

@@ -1,7 +1,7 @@
 """Demand for bound arguments: a question that binds arguments of a linearly recursive relation is
 answered from those bindings, without building the relation.
 
-The question's first literal ``p[P](args)`` with some ground arguments (the *bound* positions, the
+A literal ``p[P](args)`` of a question with some ground arguments (the *bound* positions, the
 others *free*) is answered by demand when every rule of ``p`` in perspective ``P`` is one of
 
 * an *exit* rule: no premise reads ``p``;
