@@ -52,25 +52,41 @@ def impact(kernel: Kernel, changes: list[Change], runtime: bool = False) -> Impa
         kernel.assert_fact(VIA, "main", (("runtime",),), who="user")
     result = kernel.evaluate(goals={AFFECTED})
     files = sorted(row[1] for row in result.rows(AFFECTED, "main") if type(row[1]) is str)
-    return Impact(tuple(changes), tuple(Affected(f, chain(result, f)) for f in files), result.partial)
+    tails: dict[tuple, tuple[str, ...]] = {}  # shared by the chains: most end in the same few links
+    return Impact(tuple(changes), tuple(Affected(f, chain(result, f, tails)) for f in files), result.partial)
 
 
-def chain(result, file: str) -> tuple[str, ...]:
+def chain(result, file: str, tails: dict[tuple, tuple[str, ...]] | None = None) -> tuple[str, ...]:
     """Follow the witnesses of impact_reach from ``file`` down to a changed path: each rule's first
-    premise is ``changed(C)`` or ``impact_reach(G)``, and C or G is the next link."""
+    premise is ``changed(C)`` or ``impact_reach(G)``, and C or G is the next link.  ``tails`` keeps,
+    for each row of a chain that reached a changed path, the links after it, so a chain that meets
+    that row again stops there (the same witnesses give the same rest)."""
     out = [file]
     row = ("main", file)
     seen = {row}
+    path = [row]
+    complete = False
     while True:
+        if tails is not None and row in tails:
+            out.extend(tails[row])
+            complete = True
+            break
         record = result.provenance(REACH, row)
         if record is None:
             break
         rel, first = record.witness[0]
         out.append(first[1])
-        if rel == CHANGED or first in seen:
+        if rel == CHANGED:
+            complete = True
+            break
+        if first in seen:
             break
         seen.add(first)
         row = first
+        path.append(row)
+    if tails is not None and complete:  # the links after the i-th row of the path are out[i + 1:]
+        for i, visited in enumerate(path):
+            tails.setdefault(visited, tuple(out[i + 1 :]))
     return tuple(out)
 
 
