@@ -48,6 +48,8 @@ def qualify_item(item: BodyItem) -> BodyItem:
 
 def qualify(clause: Clause) -> Clause:
     """A clause with every literal written in [boot] renamed into the private namespace."""
+    if not clause.body and clause.head.persp not in NAMESPACES:
+        return clause  # a fact outside the namespaces (a scan loads hundreds of thousands)
     head = qualify_literal(clause.head)
     body = tuple(qualify_item(i) for i in clause.body)
     if head is clause.head and all(a is b for a, b in zip(body, clause.body)):
