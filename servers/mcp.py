@@ -118,4 +118,4 @@ def serve_http(executions: Executions, host: str, port: int, token: str | None) 
 
     app = build_server(executions).streamable_http_app(host=host)
     app.user_middleware.insert(0, Middleware(Guard, token=token, max_body=4 * 1024 * 1024))
-    serve_app(app, host, port, "rofl mcp", executions)
+    serve_app(app, host, port, "rofl mcp", executions, path="/mcp")

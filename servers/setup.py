@@ -67,7 +67,7 @@ def open_session(where: Folders) -> Session:
     return session
 
 
-def serve_app(app: Any, host: str, port: int, what: str, executions: Executions) -> None:
+def serve_app(app: Any, host: str, port: int, what: str, executions: Executions, path: str = "") -> None:
     """Run an ASGI app on uvicorn until interrupted, on a socket bound here so that port 0 (any free one)
     can be reported: ``what`` and the address go to stderr once it listens.  Executions stop after."""
     import socket
@@ -84,7 +84,7 @@ def serve_app(app: Any, host: str, port: int, what: str, executions: Executions)
     shown = f"[{host}]" if ":" in host else host
     real_stderr = sys.__stderr__ or sys.stderr  # not the per-thread capture of servers.capture
     real_stderr.write(
-        f"{what}: listening on http://{shown}:{sock.getsockname()[1]} (facts {executions.session.facts})\n"
+        f"{what}: listening on http://{shown}:{sock.getsockname()[1]}{path} (facts {executions.session.facts})\n"
     )
     real_stderr.flush()
     try:
