@@ -493,9 +493,7 @@ class Kernel:
         store = self.store
         store.history.freeze(store.tick, ctx.provs, ctx.staged_provs, ctx.decoded.rules)
         staged = list(result.staged())
-        current = canonical_facts(
-            ((rel, row) for rel in store.relations() for row, m in store.base[rel].items() if m.tick is not None)
-        )
+        current = self.current_facts()
         quiescent = [(r, w) for r, w, _ in staged] == current  # the next tick would be this one again
         finished = store.tick
         carried = {(rel, row) for rel, row, _ in staged}
@@ -525,6 +523,7 @@ class Kernel:
             (
                 (rel, row)
                 for rel in self.store.relations()
+                if rel not in V.TIMELESS_RELATIONS  # rule reflection and the like: no tick to drop
                 for row, m in self.store.base[rel].items()
                 if m.tick is not None
             )
