@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 import rules as shipped_rules
+from engine import vocabulary as V
 from engine.errors import RoflError
 from engine.kernel import DEFAULT_BUDGET, Kernel
 from engine.parse import parse_literal
@@ -348,10 +349,11 @@ class _Snapshot:
         rows = {rel: frozenset(facts) for rel, facts in store.base.items()}
         return _Snapshot(rows, dict(store.counters), store.tick, dict(store.versions))
 
-    def restore(self, kernel: Kernel) -> bool:
+    def restore(self, kernel: Kernel, keep: frozenset[str] = frozenset()) -> bool:
         """Retract every row a call added to a relation it changed (compared with the rows held before,
-        whatever order evaluation left them in); False when the call did more than add (removed a fact,
-        ran a tick): then the kernel is dropped."""
+        whatever order evaluation left them in), except in the relations ``keep`` names, which a later
+        restore looks at again; False when the call did more than add (removed a fact, ran a tick):
+        then the kernel is dropped."""
         store = kernel.store
         if store.tick != self.tick:
             return False
@@ -361,13 +363,23 @@ class _Snapshot:
             before = self.rows.get(rel, frozenset())
             if len(now) < len(before) or any(row not in now for row in before):
                 return False
-            for row in [row for row in now if row not in before]:
-                kernel.retract(rel, row[0], row[1:])
+            if rel not in keep:
+                for row in [row for row in now if row not in before]:
+                    kernel.retract(rel, row[0], row[1:])
         store.counters.clear()
         store.counters.update(self.counters)
-        self.versions.clear()
-        self.versions.update(store.versions)
+        self.versions.update({rel: n for rel, n in store.versions.items() if rel not in keep})
         return True
+
+    def added(self, kernel: Kernel, rels: frozenset[str]) -> bool:
+        """Whether the store holds rows of ``rels`` it did not hold when loaded."""
+        return any(len(kernel.store.base.get(rel, {})) != len(self.rows.get(rel, ())) for rel in rels)
+
+
+# the rows the kernel adds by itself when a call first asserts into a relation or perspective: a
+# kernel lent again to the same command keeps them (removing and adding them again would make every
+# question re-derive boot's strata); lent to another command, it is restored exactly
+DECLARATIONS = frozenset({V.EDB, V.AUTHORITY})
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,7 +411,7 @@ class Session:
         self.src = Path(src).resolve() if src is not None else None
         self.pool = pool
         self.scan_lock = threading.Lock()
-        self._idle: dict[tuple, list[Lease]] = {}
+        self._idle: dict[tuple, list[tuple[str | None, Lease]]] = {}  # (the command it is kept for, kernel)
         self._alive: dict[tuple, int] = {}
         self._cond = threading.Condition()
         self._manifest: tuple[tuple, dict] | None = None  # (signature, parsed manifest)
@@ -446,19 +458,26 @@ class Session:
     def holds(self, facts: str | Path) -> bool:
         return Path(facts).resolve() == self.facts
 
-    def lease(self, rules: tuple, budget: int) -> Lease:
-        """A loaded kernel for ``rules`` and ``budget`` over the current scan, lent until ``release``."""
+    def lease(self, rules: tuple, budget: int, command: str | None = None) -> Lease:
+        """A loaded kernel for ``rules`` and ``budget`` over the current scan, lent until ``release``:
+        one kept for ``command`` if there is one, else one restored exactly."""
         key = (tuple(str(r) for r in rules), budget)
         signature = self.signature(rules)
+        kept_for: str | None = None
         with self._cond:
             while True:
                 idle = self._idle.setdefault(key, [])
-                stale = [lease for lease in idle if lease.signature != signature]
-                for lease in stale:
-                    idle.remove(lease)
+                stale = [entry for entry in idle if entry[1].signature != signature]
+                for entry in stale:
+                    idle.remove(entry)
                     self._alive[key] -= 1
                 if idle:
-                    found: Lease | None = idle.pop()
+                    entry = next((e for e in idle if e[0] == command), None) or next(
+                        (e for e in idle if e[0] is None), idle[-1]
+                    )
+                    idle.remove(entry)
+                    found: Lease | None = entry[1]
+                    kept_for = entry[0]
                     break
                 if self._alive.get(key, 0) < self.pool:
                     self._alive[key] = self._alive.get(key, 0) + 1
@@ -475,14 +494,21 @@ class Session:
                     self._cond.notify_all()
                 raise
             found = Lease(key, kernel, warnings, signature, _Snapshot.of(kernel))
+        elif kept_for not in (None, command) and not found.snapshot.restore(found.kernel):
+            with self._cond:  # cannot happen (it only holds declarations); load another rather than lend it
+                self._alive[key] -= 1
+            return self.lease(rules, budget, command)
         return found
 
-    def release(self, lease: Lease) -> None:
-        """Take back a lent kernel: restored to what it held, or dropped when it cannot be."""
-        kept = lease.snapshot.restore(lease.kernel) and lease.signature == self.signature(lease.key[0])
+    def release(self, lease: Lease, command: str | None = None) -> None:
+        """Take back a lent kernel: restored to what it held (but the declarations ``command``'s calls
+        add), or dropped when it cannot be."""
+        keep = DECLARATIONS if command is not None else frozenset()
+        kept = lease.snapshot.restore(lease.kernel, keep) and lease.signature == self.signature(lease.key[0])
+        kept_for = command if kept and command is not None and lease.snapshot.added(lease.kernel, keep) else None
         with self._cond:
             if kept:
-                self._idle.setdefault(lease.key, []).append(lease)
+                self._idle.setdefault(lease.key, []).append((kept_for, lease))
             else:
                 self._alive[lease.key] -= 1
             self._cond.notify_all()
@@ -495,23 +521,24 @@ class Session:
             del self._idle[key]
 
     @contextmanager
-    def call(self) -> Iterator[Call]:
-        """The scope of one command run: its ``build_kernel`` over this folder leases from the session."""
-        call = Call(self)
+    def call(self, command: str | None = None) -> Iterator[Call]:
+        """The scope of one run of ``command``: its ``build_kernel`` over this folder leases from the session."""
+        call = Call(self, command)
         token = _CALL.set(call)
         try:
             yield call
         finally:
             _CALL.reset(token)
             for lease in call.leases:
-                self.release(lease)
+                self.release(lease, command)
 
 
 class Call:
     """The kernels one call leased from its session (given back when the call ends)."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, command: str | None = None) -> None:
         self.session = session
+        self.command = command
         self.leases: list[Lease] = []
         self.answers: list[object] = []  # what the command's emit_json would have printed, in order
 
@@ -519,7 +546,7 @@ class Call:
         """The session's loaded kernel when ``facts`` is its folder (its load warnings repeated on stderr)."""
         if not self.session.holds(facts):
             return None
-        lease = self.session.lease(rules, budget)
+        lease = self.session.lease(rules, budget, self.command)
         self.leases.append(lease)
         for line in lease.warnings:
             click.echo(f"warning: {line}", err=True)

@@ -165,7 +165,11 @@ class Executions:
         call = execution.call
         command = cli_command(call.command)
         code = 0
-        with capture.capturing() as printed, events.reporting(execution.reporter), self.session.call() as scope:
+        with (
+            capture.capturing() as printed,
+            events.reporting(execution.reporter),
+            self.session.call(call.command) as scope,
+        ):
             if call.scans:
                 with self.session.scan_lock:
                     execution.reporter.check()

@@ -75,3 +75,44 @@ def test_executions_past_the_pending_bound_are_refused_until_some_end(small):
         assert result_of(executions.start("impact", {"changed": [module(4)]}))["state"] == "succeeded"
     finally:
         executions.shutdown()
+
+
+def test_a_kernel_kept_for_a_command_holds_only_its_declarations_and_is_exact_for_another(small):
+    session = Session(small / "facts", small / "src", pool=1)
+    with session.call("impact") as call:
+        kernel = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+        pristine = rows_of(kernel)
+        kernel.assert_fact("changed", "main", (module(3),), who="user")
+        kernel.evaluate(goals={"affected"})
+    with session.call("impact") as call:
+        again = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+        held = rows_of(again)
+    assert again is kernel
+    assert {rel for rel in held if held[rel] != pristine.get(rel)} == {"edb"}  # the declaration of changed/1
+    assert "changed" not in held and pristine["edb"] < held["edb"]
+    with session.call("relations") as call:
+        other = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+        assert other is kernel and rows_of(other) == pristine
+
+
+def test_an_impact_on_a_kernel_kept_for_impact_answers_as_the_command_line(small):
+    import json
+
+    from servers.executions import Executions, result_of
+
+    executions = Executions(Session(small / "facts", small / "src", pool=1))
+    try:
+        asked = [
+            ({"changed": [module(5)], "runtime": True, "no_rescan": True}, ["--runtime"]),
+            ({"changed": [module(2), "pkg3"], "no_rescan": True}, []),  # a folder as well
+            ({"changed": [module(5)], "no_rescan": True}, []),  # after both, with their declarations kept
+        ]
+        for args, extra in asked:
+            view = result_of(executions.start("impact", args))
+            assert view["state"] == "succeeded", view
+            served = view["result"]["output"]
+            argv = [a for path in args["changed"] for a in ("--changed", path)]
+            cli = rofl("impact", "--facts", str(small / "facts"), *argv, *extra, "--no-rescan", "--json")
+            assert served == json.loads(cli.stdout), args
+    finally:
+        executions.shutdown()
