@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from . import builtins as B
 from . import vocabulary as V
-from .clauses import NEXT, NOW, Builtin, Literal, Negated, is_var, item_vars, literal_vars, term_vars
+from .clauses import NEXT, NOW, Literal, Negated, is_var, item_vars, literal_vars, term_vars
 from .plan import CompiledRule
 from .terms import is_ground
 
@@ -150,28 +150,9 @@ def _factors(rule: CompiledRule, k: int, bound: tuple, free: tuple) -> bool:
 def _use(rule: CompiledRule, k: int | None, bound: set[str]) -> Use | None:
     """The rule's body without premise ``k``, with builtins and negations moved to where their inputs
     are bound (given ``bound``); None when some never are."""
-    from .query import _ready
+    from .query import schedule
 
-    items = [item for j, item in enumerate(rule.clause.body) if j != k]
-    have = set(bound)
-    order: list = []
-    pending: list = []
-    for item in items:
-        if isinstance(item, Literal):
-            order.append(item)
-            have |= set(literal_vars(item, {}))
-        else:
-            pending.append(item)
-        progress = True
-        while progress:
-            progress = False
-            for p in list(pending):
-                if _ready(p, have):
-                    pending.remove(p)
-                    order.append(p)
-                    if isinstance(p, Builtin):
-                        have |= set(item_vars(p))
-                    progress = True
+    order, pending = schedule([item for j, item in enumerate(rule.clause.body) if j != k], bound)
     if pending:
         return None
     return Use(rule, tuple(order), None if k is None else rule.clause.body[k])

@@ -55,6 +55,31 @@ def _ready(item, bound: set[str]) -> bool:
     return B.binds(item.op, item.left, item.right, left, right, bound) is not None
 
 
+def schedule(items, bound: set[str]) -> tuple[list, list]:
+    """Body items in evaluation order given the variables ``bound`` before them: positive literals as
+    written, each negation or builtin as soon as its inputs are bound; and the items never ready."""
+    have = set(bound)
+    order: list = []
+    pending: list = []
+    for item in items:
+        if isinstance(item, Literal):
+            order.append(item)
+            have.update(literal_vars(item, {}))
+        else:
+            pending.append(item)
+        progress = True
+        while progress:
+            progress = False
+            for waiting in list(pending):
+                if _ready(waiting, have):
+                    pending.remove(waiting)
+                    order.append(waiting)
+                    if isinstance(waiting, Builtin):
+                        have.update(_vars(waiting))  # a ready builtin binds its outputs
+                    progress = True
+    return order, pending
+
+
 def plan(items: tuple) -> Question:
     """Order a parsed body for evaluation; raise UnsafeQuery when it cannot be made safe."""
     items = tuple(qualify_item(i) for i in items)
@@ -63,31 +88,10 @@ def plan(items: tuple) -> Question:
         for name in _vars(item) if not isinstance(item, Literal) else literal_vars(item, {}):
             if not is_wildcard(name):
                 variables[name] = None
-    bound: set[str] = set()
-    order: list = []
-    pending: list = []
-
-    def flush() -> None:
-        progress = True
-        while progress:
-            progress = False
-            for item in list(pending):
-                if _ready(item, bound):
-                    pending.remove(item)
-                    order.append(item)
-                    if isinstance(item, Builtin):
-                        bound.update(_vars(item))  # a ready builtin binds its outputs
-                    progress = True
-
-    for item in items:
-        if isinstance(item, Literal):
-            order.append(item)
-            bound.update(literal_vars(item, {}))
-        else:
-            pending.append(item)
-        flush()
+    order, pending = schedule(items, set())
     if pending:
         item = pending[0]
+        bound = {v for done in order if not isinstance(done, Negated) for v in _vars(done)}
         need = sorted(v for v in _vars(item) if v not in bound and not is_wildcard(v))
         raise UnsafeQuery(f"unsafe question: {item_text(item)} needs {', '.join(need)} bound by a positive literal")
     return Question(tuple(order), tuple(variables))
