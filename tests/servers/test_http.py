@@ -116,6 +116,11 @@ def test_an_execution_has_an_id_a_state_and_its_result(server):
         assert stream[-1]["data"]["type"] == "finished"
 
 
+def call(command: str, **args: object) -> bytes:
+    """The body of ``POST /executions`` for ``command`` with ``args``."""
+    return json.dumps({"command": command, "args": args}).encode()
+
+
 @pytest.mark.parametrize(
     "method, path, body, status, words",
     [
@@ -123,51 +128,21 @@ def test_an_execution_has_an_id_a_state_and_its_result(server):
         ("POST", "/executions", b"[1, 2]", 400, "JSON object"),
         ("POST", "/executions", b"[" * 30_000 + b"]" * 30_000, 400, "JSON"),
         ("POST", "/commands/ask", b'{"query": "p(' + b"f(" * 30_000 + b'"}', 400, "query"),
-        ("POST", "/executions", b'{"command": "rm", "args": {}}', 400, "unknown command 'rm'"),
+        ("POST", "/executions", call("rm"), 400, "unknown command 'rm'"),
         ("POST", "/executions", b'{"command": "repl"}', 400, "unknown command 'repl'"),
-        ("POST", "/executions", b'{"command": "impact", "args": {"changed": "a.ts"}}', 400, "must be a list"),
-        ("POST", "/executions", b'{"command": "impact", "args": {"bogus": 1}}', 400, "unknown argument 'bogus'"),
-        ("POST", "/executions", b'{"command": "scan", "args": {"watch": true}}', 400, "never ends"),
-        ("POST", "/executions", b'{"command": "scan", "args": {"jobs": 100000}}', 400, "cores"),
-        (
-            "POST",
-            "/executions",
-            b'{"command": "audit", "args": {"write_baseline": "manifest.json"}}',
-            400,
-            "writes no file",
-        ),
-        ("POST", "/executions", b'{"command": "report", "args": {}}', 400, "unknown command 'report'"),
-        ("POST", "/executions", b'{"command": "ask", "args": {"query": "p(X)", "allow": ["does"]}}', 400, "policy"),
-        (
-            "POST",
-            "/executions",
-            b'{"command": "ask", "args": {"query": "p(X)", "rules": ["/etc/passwd"]}}',
-            400,
-            "outside",
-        ),
-        (
-            "POST",
-            "/executions",
-            b'{"command": "ask", "args": {"query": "p(X)", "files": ["../../../etc/passwd"]}}',
-            400,
-            "outside",
-        ),
-        (
-            "POST",
-            "/executions",
-            b'{"command": "audit", "args": {"public_key": "/etc/ssh/ssh_host_rsa_key.pub"}}',
-            400,
-            "outside",
-        ),
-        ("POST", "/executions", b'{"command": "impact", "args": {"changed": ["../../etc/passwd"]}}', 400, "leaves"),
-        ("POST", "/executions", b'{"command": "impact", "args": {"facts": "/tmp"}}', 400, "outside"),
-        (
-            "POST",
-            "/executions",
-            b'{"command": "export", "args": {"relation": "x", "output": "/tmp/x"}}',
-            400,
-            "writes no file",
-        ),
+        ("POST", "/executions", call("report"), 400, "unknown command 'report'"),
+        ("POST", "/executions", call("impact", changed="a.ts"), 400, "must be a list"),
+        ("POST", "/executions", call("impact", bogus=1), 400, "unknown argument 'bogus'"),
+        ("POST", "/executions", call("scan", watch=True), 400, "never ends"),
+        ("POST", "/executions", call("scan", jobs=100_000), 400, "cores"),
+        ("POST", "/executions", call("audit", write_baseline="manifest.json"), 400, "writes no file"),
+        ("POST", "/executions", call("export", relation="x", output="/tmp/x"), 400, "writes no file"),
+        ("POST", "/executions", call("ask", query="p(X)", allow=["does"]), 400, "policy"),
+        ("POST", "/executions", call("ask", query="p(X)", rules=["/etc/passwd"]), 400, "outside"),
+        ("POST", "/executions", call("ask", query="p(X)", files=["../../../etc/passwd"]), 400, "outside"),
+        ("POST", "/executions", call("audit", public_key="/etc/ssh/ssh_host_rsa_key.pub"), 400, "outside"),
+        ("POST", "/executions", call("impact", changed=["../../etc/passwd"]), 400, "leaves"),
+        ("POST", "/executions", call("impact", facts="/tmp"), 400, "outside"),
         ("POST", "/executions", b"{" + b" " * 70_000 + b"}", 413, "over"),
         ("POST", "/commands/scan", b"{}", 400, "not a quick question"),
         ("POST", "/commands/ask", b'{"query": "p((("}', 400, "<query>"),
