@@ -87,3 +87,11 @@ class _Raw:
 
     def __init__(self, text: str) -> None:
         self.text = text
+
+
+def dumps_fast(data: Any) -> str:
+    """The same text as ``dumps``, written by the C encoder when the nesting allows (a server's answers)."""
+    try:
+        return json.dumps(data, ensure_ascii=False)
+    except RecursionError:  # a term nested deeper than the C encoder goes
+        return dumps(data)

@@ -15,7 +15,6 @@ import json
 import secrets
 import sys
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -51,7 +50,6 @@ class Execution:
         self.call = call
         self.recorder = events.Recorder()
         self.reporter = events.Reporter(ident, (self.recorder,))
-        self.created = time.time()
         self.future: Future[None] | None = None
 
     @property

@@ -10,13 +10,13 @@ token); a cancelled request cancels the execution.  Over stdio by default, or st
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from engine import events
+from rofl.jsonout import dumps_fast
 
 from .commands import BadRequest, cli_command, schema
 from .executions import Executions
@@ -85,7 +85,7 @@ def build_server(executions: Executions) -> Server[Any]:
             return _error(view.get("error") or view.get("reason") or view["state"])
         result = view["result"]
         return types.CallToolResult(
-            content=[types.TextContent(text=json.dumps(result["output"], ensure_ascii=False))],
+            content=[types.TextContent(text=dumps_fast(result["output"]))],
             structured_content=result,
         )
 

@@ -301,3 +301,21 @@ def test_cancelling_a_scan_of_three_stops_it_and_leaves_the_previous_scan_valid(
     assert rofl("audit", "--facts", str(facts)).returncode == 0
     answer_after = rofl("impact", "--facts", str(facts), "--changed", "math/Vector3.js", "--json", "--no-rescan")
     assert json.loads(answer_after.stdout)["affected"] == json.loads(answer_before.stdout)["affected"]
+
+
+def test_a_deeply_nested_answer_comes_back_whole(server):
+    import sys
+
+    depth = 3_000
+    program = server.src / "deep.rofl"
+    program.write_text("d(" + "f(" * depth + "x" + ")" * depth + ").\n")
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        response = client.post("/commands/ask", json={"query": "d(X)", "files": [str(program)]})
+    cli = rofl("ask", "d(X)", str(program), "--facts", str(server.facts), "--json")
+    assert response.status_code == 200
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 4 * depth))  # this test's own JSON reader recurses per level
+    try:
+        assert response.json()["result"]["output"] == json.loads(cli.stdout)
+    finally:
+        sys.setrecursionlimit(limit)
