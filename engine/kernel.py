@@ -363,7 +363,7 @@ class Kernel:
 
                 first = question.items[at]  # asked first: it only binds more, earlier
                 others = question.items[:at] + question.items[at + 1 :]
-                key = tuple(B.evaluate(first.args[i], {}) for i in plan.bound)
+                key = tuple(B.substitute(first.args[i], {}) for i in plan.bound)
                 for row in demanded_rows(plan, ctx, key) if None not in key else ():
                     b0 = solver.unify_row(first, row, {})
                     if b0 is not None:
