@@ -215,7 +215,6 @@ _COMMONJS_QUERY = """
   (#eq? @cjs_module "module") (#eq? @cjs_exports "exports"))
 """
 
-EXTRA_QUERIES = (_COMMONJS_QUERY,)  # compiled on first need, against each grammar
 
 _DECLARATION_WRAPPERS = frozenset({"ambient_declaration"})
 
@@ -373,11 +372,12 @@ def _specifier_name(node: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Grammar:
-    """One grammar's parser and its compiled queries: the main one and the error-node one."""
+    """One grammar's parser and its compiled queries: the main one, the error-node one and CommonJS exports."""
 
     parser: Any
     query: Any
     errors: Any
+    commonjs: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,7 +414,6 @@ class Extractor:
 
         self._ts = ts
         self._grammars: dict[str, _Grammar] = {}
-        self._extra_queries: dict[tuple[str, str], Any] = {}
 
     def prepare(self, grammars: set[str]) -> None:
         """Make the parsers and compile the queries of ``grammars`` now, e.g. before forking helpers.
@@ -451,23 +450,14 @@ class Extractor:
             lang = self._language(grammar)
             query = ts.Query(lang, QUERY_SOURCES[grammar])
             errors = ts.Query(lang, _ERROR_QUERY)
-            made = self._grammars[grammar] = _Grammar(ts.Parser(lang), query, errors)
+            commonjs = ts.Query(lang, _COMMONJS_QUERY)
+            made = self._grammars[grammar] = _Grammar(ts.Parser(lang), query, errors, commonjs)
         return made
-
-    def _extra_query(self, grammar: str, source: str) -> Any:
-        """A query compiled on first use (CommonJS exports, 6-15 ms to compile): most files never need it."""
-        query = self._extra_queries.get((grammar, source))
-        if query is None:
-            query = self._ts.Query(self._grammar(grammar).parser.language, source)
-            self._extra_queries[(grammar, source)] = query
-        return query
 
     def compile_all(self) -> None:
         """Compile every query against every grammar it is used with (for tests and diagnostics)."""
         for grammar in GRAMMARS:
             self._grammar(grammar)
-            for source in EXTRA_QUERIES:
-                self._extra_query(grammar, source)
 
     def extract(self, path: str, data: bytes, grammar: str) -> Extraction:
         """Facts of one file (already known to be valid UTF-8 and small enough).
@@ -853,7 +843,7 @@ class Extractor:
 
     def _commonjs(self, root: Any, grammar: str, facts: _Facts) -> None:
         """``module.exports =`` (default), ``exports.x =`` and ``module.exports.x =`` (``x``)."""
-        query = self._extra_query(grammar, _COMMONJS_QUERY)
+        query = self._grammar(grammar).commonjs
         for _, caps in self._ts.QueryCursor(query).matches(root):
             prop = _text(caps["cjs_prop"][0])
             if "cjs_module" in caps or _text(caps["cjs_obj"][0]) == "exports":

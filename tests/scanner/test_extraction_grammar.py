@@ -273,6 +273,7 @@ def test_every_query_compiles_against_its_grammars():
         walked = {"import", "export", "call_name", "call_member", "call_import", "newee", "func", "name", "class"}
         assert walked | {"method", "scope"} <= captures, f"{grammar}: the walker reads captures the query lacks"
         assert made.errors.pattern_count == 2
+        assert {made.commonjs.capture_name(i) for i in range(made.commonjs.capture_count)} >= {"cjs_prop"}
 
 
 WRITTEN_IN = {"javascript": "a.js", "typescript": "a.ts", "tsx": "a.tsx"}
@@ -284,6 +285,12 @@ def test_a_broken_query_of_any_grammar_stops_the_scan_before_any_file(repo, out,
     bad = dict(extract.QUERY_SOURCES, **{grammar: extract.QUERY_SOURCES[grammar] + "(no_such_node) @x\n"})
     monkeypatch.setattr(extract, "QUERY_SOURCES", bad)
     src = repo({WRITTEN_IN[grammar]: "export const a = 1;\n"})
+    assert "preparing the parsers: QueryError" in internal_error(run_scan(src, out))
+
+
+def test_a_broken_commonjs_query_stops_a_scan_of_files_that_never_mention_exports(repo, out, monkeypatch):
+    monkeypatch.setattr(extract, "_COMMONJS_QUERY", "(no_such_node) @x")
+    src = repo({"a.ts": "export const a = 1;\n"})
     assert "preparing the parsers: QueryError" in internal_error(run_scan(src, out))
 
 
