@@ -113,7 +113,7 @@ def _rows(result: Result, rel: str) -> list[tuple]:
 
 
 def _atom(value: object) -> str | None:
-    return value[0] if type(value) is tuple and len(value) == 1 and type(value[0]) is str else None
+    return value[0] if isinstance(value, tuple) and len(value) == 1 and type(value[0]) is str else None
 
 
 def _bad(rel: str, row: tuple, fix: str) -> BookError:

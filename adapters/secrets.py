@@ -57,7 +57,7 @@ class Scrubber:
             if type(t) is str:
                 if self.leaks(t):
                     return True
-            elif type(t) is tuple:
+            elif isinstance(t, tuple):
                 stack.extend(t)
         return False
 

@@ -65,13 +65,13 @@ def want_rules(kernel: Kernel) -> tuple[WantRule, ...]:
     heads: dict[str, Literal] = {}
     for row in kernel.base_rows(V.CONCLUSION_LIT, "main"):
         term = row[3] if len(row) == 4 else None
-        if type(term) is tuple and len(term) == 2 and term[0] == WANTS and type(row[1]) is tuple:
+        if isinstance(term, tuple) and len(term) == 2 and term[0] == WANTS and isinstance(row[1], tuple):
             heads[row[1][0]] = literal_from_term(term[1])
     if not heads:
         return ()
     premises: dict[str, list] = {}
     for row in kernel.base_rows(V.PREMISE_LIT, "main"):
-        if len(row) == 4 and type(row[1]) is tuple and row[1][0] in heads:
+        if len(row) == 4 and isinstance(row[1], tuple) and row[1][0] in heads:
             premises.setdefault(row[1][0], []).append((row[2], row[3]))
     out = []
     for rid in sorted(heads):
@@ -83,7 +83,7 @@ def want_rules(kernel: Kernel) -> tuple[WantRule, ...]:
 def has_wants(kernel: Kernel) -> bool:
     """Whether the loaded world holds any want rule (a cheap look at the reflected conclusions)."""
     return any(
-        len(row) == 4 and type(row[3]) is tuple and row[3][:1] == (WANTS,)
+        len(row) == 4 and isinstance(row[3], tuple) and row[3][:1] == (WANTS,)
         for row in kernel.base_rows(V.CONCLUSION_LIT, "main")
     )
 
@@ -142,7 +142,7 @@ def _typed(kind: str, value: Term) -> tuple[object, str | None]:
     if kind == "number":
         return value, None if type(value) is int else f"got {format_term(value)}"
     if kind == "atom":
-        ok = type(value) is tuple and len(value) == 1
+        ok = isinstance(value, tuple) and len(value) == 1
         return (value[0] if ok else None), None if ok else f"got {format_term(value)}"
     if kind == "time":
         if type(value) is not str:

@@ -112,7 +112,7 @@ def _annotate(result: Result, graph: nx.DiGraph) -> None:
     # import kinds on dependency edges: every kind of every specifier that resolves from A to B
     kinds: dict[tuple, set[str]] = {}
     for r in rows("src_import_kind"):
-        if type(r[3]) is tuple:
+        if isinstance(r[3], tuple):
             kinds.setdefault((r[1], r[2]), set()).add(r[3][0])
     lines: dict[tuple, set[int]] = {}
     for r in rows("src_import_line"):

@@ -111,7 +111,7 @@ def declared_rules(kernel, where=None) -> dict[str, RuleInfo]:
 
 
 def _atom(term) -> bool:
-    return type(term) is tuple and len(term) == 1 and type(term[0]) is str
+    return isinstance(term, tuple) and len(term) == 1 and type(term[0]) is str
 
 
 def _plain(term) -> str:

@@ -41,7 +41,7 @@ class ImportGraph:
 
 
 def _atom(term: object) -> str:
-    return term[0] if type(term) is tuple and len(term) == 1 else str(term)
+    return term[0] if isinstance(term, tuple) and len(term) == 1 else str(term)
 
 
 def import_graph(kernel: Kernel, runtime: bool = False) -> ImportGraph:

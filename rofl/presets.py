@@ -24,7 +24,7 @@ def presets_file() -> Path:
 def turned_on(kernel) -> set[str]:
     """The presets ``use(...)`` facts name (plus ``forbidden`` when a forbidden fact exists)."""
     base = kernel.store.base
-    used = {row[1][0] for row in base.get("use", {}) if len(row) == 2 and type(row[1]) is tuple}
+    used = {row[1][0] for row in base.get("use", {}) if len(row) == 2 and isinstance(row[1], tuple)}
     return used | ({"forbidden"} if any(base.get(rel) for rel in FORBIDDEN) else set())
 
 

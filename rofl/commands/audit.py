@@ -92,7 +92,7 @@ def finding_objects(kernel, where, extra: dict) -> list[dict]:
             if name == "forged" and args:
                 ref = fact_from_term(args[0])
                 spot = where.fact(*ref) if ref is not None else None
-            elif name in ("usurp", "rule_in_facts") and args and type(args[0]) is tuple:
+            elif name in ("usurp", "rule_in_facts") and args and isinstance(args[0], tuple):
                 spot = where.rule(args[0][0])
             elif name == "claimed" and len(args) == 3:
                 spot = where.fact("authority", ("main", args[0], args[1]))
