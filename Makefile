@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: install scan lint test test-all bench clean
+.PHONY: install scan lint oracles test test-all bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -22,7 +22,7 @@ scan: $(STAMP)
 	$(BIN)/rofl impact --facts facts/generated --changed src/domain/money.ts
 
 # `make test` leaves out the full-size cases marked `slow`; `make test-all` runs everything.
-test: $(STAMP) lint
+test: $(STAMP) lint oracles
 	$(BIN)/python -m pytest -n 2 -m "not slow" tests
 
 # Lint and format are checked, never rewritten, in CI; types are checked by mypy ([tool.mypy] in pyproject).
@@ -32,7 +32,12 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(TYPED)
 
-test-all: $(STAMP) lint
+# The Node tools the differential tests compare with (madge, dependency-cruiser, TypeScript), installed
+# once into bench/.cache; best effort: without npm or the registry those tests skip and say so.
+oracles:
+	-@$(PY) bench/corpora.py --oracles
+
+test-all: $(STAMP) lint oracles
 	$(BIN)/python -m pytest -n 2 tests
 
 bench: $(STAMP)

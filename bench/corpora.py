@@ -25,6 +25,8 @@ PINNED = (
     "@vue/compiler-sfc@3.5.45",
     "svelte@5.57.3",
 )
+# the independent oracles the differential tests run (import graphs, cycles, TypeScript's resolution)
+ORACLES = tuple(p for p in PINNED if p.split("@")[0] in ("madge", "dependency-cruiser", "typescript"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,21 +44,38 @@ def node_bin(tool: str) -> Path:
     return CACHE / "node_modules" / ".bin" / tool
 
 
-def _install() -> None:
+def _install(packages: tuple[str, ...] = PINNED, stamp_name: str = ".installed") -> None:
     CACHE.mkdir(parents=True, exist_ok=True)
     package_json = CACHE / "package.json"
     if not package_json.exists():
         package_json.write_text(json.dumps({"name": "rofl-bench-cache", "private": True}) + "\n")
-    stamp = CACHE / ".installed"
-    if stamp.exists() and stamp.read_text() == "\n".join(PINNED):
+    stamp = CACHE / stamp_name
+    if stamp.exists() and stamp.read_text() == "\n".join(packages):
         return
     subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact", *PINNED],
+        ["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact", *packages],
         cwd=CACHE,
         check=True,
         stdout=sys.stderr,
     )
-    stamp.write_text("\n".join(PINNED))
+    stamp.write_text("\n".join(packages))
+
+
+def ensure_oracles() -> bool:
+    """Install madge, dependency-cruiser and typescript (once) for the differential tests; False, with
+    the reason on stderr, when npm is missing or fails (those tests then skip and say why)."""
+    if shutil.which("npm") is None:
+        print(
+            "bench/corpora.py: npm is not installed; the tests against madge, dependency-cruiser and TypeScript skip",
+            file=sys.stderr,
+        )
+        return False
+    try:
+        _install(ORACLES, ".installed-oracles")
+    except (OSError, subprocess.CalledProcessError) as err:
+        print(f"bench/corpora.py: installing the Node oracles failed ({err}); their tests skip", file=sys.stderr)
+        return False
+    return True
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -135,6 +154,9 @@ def ensure() -> list[Corpus]:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--oracles"]:
+        ensure_oracles()
+        return
     for corpus in ensure():
         print(corpus.name, corpus.src)
 

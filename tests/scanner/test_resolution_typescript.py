@@ -143,6 +143,11 @@ def _typescript() -> str | None:
     explicit = os.environ.get("ROFL_TYPESCRIPT")
     if explicit:
         return explicit if os.path.isdir(explicit) else None
+    from bench.corpora import CACHE
+
+    installed = CACHE / "node_modules" / "typescript"  # `make test` installs it there (bench/corpora.py --oracles)
+    if installed.is_dir():
+        return str(installed)
     probe = subprocess.run([node, "-p", "require.resolve('typescript')"], capture_output=True, text=True)
     return "typescript" if probe.returncode == 0 else None
 
