@@ -31,8 +31,8 @@ ANSWER_CODES = (0, 1, 3)  # answers, no answer / findings, partial: the command 
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
-    """How a command run ended: its exit code, its answer (parsed JSON, or the text it printed), stderr lines."""
+class CommandResult:
+    """How a command run ended (a command's, not the kernel's evaluate.Outcome): its exit code, its answer (parsed JSON, or the text it printed), stderr lines."""
 
     exit_code: int
     output: Any
@@ -159,7 +159,7 @@ class Executions:
             lines = [line for line in outcome.stderr if line.strip()]
             reporter.failed(lines[-1] if lines else f"{call.command}: exit code {outcome.exit_code}", outcome.exit_code)
 
-    def _invoke(self, execution: Execution) -> Outcome:
+    def _invoke(self, execution: Execution) -> CommandResult:
         call = execution.call
         command = cli_command(call.command)
         code = 0
@@ -188,7 +188,7 @@ class Executions:
             except json.JSONDecodeError:
                 output = stdout
         stderr = tuple(line for line in printed.stderr.getvalue().splitlines() if line.strip())
-        return Outcome(code, output, stderr)
+        return CommandResult(code, output, stderr)
 
 
 class Busy(BadRequest):
