@@ -24,6 +24,7 @@ from engine.parse import parse_literal
 
 if TYPE_CHECKING:
     from .freshness import SourceWatch
+from scanner.errors import ExtractorFailure
 from scanner.layout import MANIFEST_NAME
 
 BOOT = shipped_rules.path("boot.rofl")
@@ -122,6 +123,8 @@ def user_errors(fn: Callable) -> Callable:
             return fn(*args, **kwargs)
         except RoflError as exc:
             fail(str(exc))
+        except ExtractorFailure as exc:  # a rescan inside impact or audit --reextract met our own bug
+            fail(f"rofl: {exc}", ExtractorFailure.EXIT_STATUS)
         except RecursionError:
             fail("rofl: the program nests too deeply to evaluate; reduce term or proof depth")
         except MemoryError:

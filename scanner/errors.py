@@ -24,6 +24,8 @@ class ExtractorFailure(Exception):
     our code), as opposed to a syntax error in the user's file, which is a ``src_parse_error`` fact.
     The scan stops before the manifest is replaced; the command prints one line and exits non-zero."""
 
+    EXIT_STATUS = 70  # sysexits EX_SOFTWARE: a bug in rofl, never the user's input
+
     def __init__(self, path: str | None, cause: BaseException) -> None:
         where = f"extracting {path!r}" if path is not None else "preparing the parsers"
         super().__init__(

@@ -10,7 +10,6 @@ from typing import NoReturn
 import click
 
 USAGE_ERROR = 2
-INTERNAL_ERROR = 70  # sysexits EX_SOFTWARE: a bug in rofl, never the user's input
 
 
 def _fail(message: str) -> NoReturn:
@@ -117,7 +116,7 @@ def command(
         return
     except ExtractorFailure as err:  # our bug, not the user's: one line, its own exit status
         click.echo(f"rofl scan: {err}", err=True)
-        sys.exit(INTERNAL_ERROR)
+        sys.exit(ExtractorFailure.EXIT_STATUS)
     finally:
         if bar is not None:
             bar.close()

@@ -340,3 +340,24 @@ def test_an_exception_in_the_extractor_stops_the_scan_and_keeps_the_previous_one
     assert (out / "manifest.json").read_bytes() == before  # the previous scan stays whole
     monkeypatch.setattr(extract.Extractor, "extract", real)
     assert scan_json(src, out)["parsed"] == first["files"]
+
+
+@pytest.mark.parametrize("command", ["impact", "reextract"])
+def test_an_extractor_bug_met_by_a_rescan_outside_rofl_scan_is_one_line_and_exit_70(repo, out, monkeypatch, command):
+    """impact rescans a changed tree, audit --reextract extracts again: our bug is one line there too."""
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    src = repo({"a.ts": 'import { b } from "./b";\n', "b.ts": "export const b = 1;\n"})
+    assert run_scan(src, out).exit_code == 0
+    (src / "b.ts").write_text("export const b = 2;\n")
+    monkeypatch.setattr(extract, "_ERROR_QUERY", "(ERROR) @error (no_such_node) @missing")
+    args = {
+        "impact": ["impact", "--facts", str(out), "--changed", "b.ts"],
+        "reextract": ["audit", "--facts", str(out), "--src", str(src), "--reextract"],
+    }[command]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 70, (result.exit_code, result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "internal error while preparing the parsers: QueryError" in lines[0], result.stderr
