@@ -51,6 +51,14 @@ class AdapterRun:
         return self.report.as_json()  # type: ignore[attr-defined]
 
 
+def rounds_ran_out(run: AdapterRun | None) -> bool:
+    """True (after one line on stderr) when ``run``'s round budget ran out: the answer is partial (exit 3)."""
+    if run is None or not run.partial:
+        return False
+    click.echo("-- partial: the round budget ran out; raise --rounds for a complete answer", err=True)
+    return True
+
+
 _FENCE = re.compile(r"^```rofl[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 

@@ -8,7 +8,7 @@ import click
 
 from engine.terms import format_term
 
-from ..adapting import adapter_options, at_boundary, run_rounds
+from ..adapting import adapter_options, at_boundary, rounds_ran_out, run_rounds
 from ..session import (
     EXIT_ANSWERS,
     EXIT_NO_ANSWER,
@@ -107,8 +107,7 @@ def command(
         for f, node in whynot_nodes:
             click.echo(f"-- whynot {f}")
             click.echo("\n".join(node.lines()))
-    if wants is not None and wants.partial:
-        click.echo("-- partial: the round budget ran out; raise --rounds for a complete answer", err=True)
+    if rounds_ran_out(wants):
         sys.exit(EXIT_PARTIAL)
     if answers.partial:
         click.echo("-- partial: the budget ran out; raise --budget for a complete answer", err=True)

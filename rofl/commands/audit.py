@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..adapting import adapter_options, run_rounds
+from ..adapting import adapter_options, rounds_ran_out, run_rounds
 from ..session import (
     EXIT_PARTIAL,
     PUBLIC_KEY,
@@ -316,7 +316,7 @@ def command(
     known_count = len(findings) - len(reported) if entries is not None else None
     emit_report(output_format, found, reported, fixed, known_count, wants)
     failing = any(f.fails(fail_on) for f in reported)
-    if warn_partial(kernel, "audit"):
+    if warn_partial(kernel, "audit") | rounds_ran_out(wants):
         sys.exit(EXIT_PARTIAL)  # an audit cut short is not clean, whatever it found so far
     sys.exit(1 if failing else 0)
 

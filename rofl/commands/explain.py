@@ -8,7 +8,7 @@ import click
 
 from engine.namespace import qualify_literal
 
-from ..adapting import adapter_options, at_boundary, run_rounds
+from ..adapting import adapter_options, at_boundary, rounds_ran_out, run_rounds
 from ..session import (
     EXIT_PARTIAL,
     build_kernel,
@@ -61,7 +61,7 @@ def why_command(
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
     wants = run_rounds(kernel, allow, rounds, files)
     node = at_boundary(kernel.why(lit.rel, lit.persp, lit.args, goals={qualify_literal(lit).rel}), wants)
-    partial = warn_partial(kernel, "why")
+    partial = warn_partial(kernel, "why") | rounds_ran_out(wants)
     if node is None:
         if as_json:
             emit_json({"fact": fact, "holds": False})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..adapting import adapter_options, run_rounds
+from ..adapting import adapter_options, rounds_ran_out, run_rounds
 from ..session import (
     BUDGET,
     EXIT_PARTIAL,
@@ -82,5 +82,5 @@ def command(
             else "stopped at the tick limit"
         )
         click.echo(f"-- {report.ticks} tick(s), {end}")
-    if report.partial:
+    if rounds_ran_out(wants) or report.partial:
         raise SystemExit(EXIT_PARTIAL)

@@ -125,6 +125,11 @@ def test_a_round_budget_cut_short_is_a_partial_answer(adapter_env, rofl):
     assert out.split() == ["X", "=", '"ab"', "X", "=", '"ba"']
     code, _, _ = rofl("ask", "item(X)", "w.rofl", "--rounds", "2")
     assert code == 0
+    # every command that runs rounds says the same: a spent round budget is a partial answer (exit 3)
+    for args in (["run", "w.rofl"], ["why", 'item("ab")', "w.rofl"], ["audit", "w.rofl"]):
+        code, _, err = rofl(*args, "--rounds", "1")
+        assert code == 3 and "raise --rounds" in err, (args, code, err)
+        assert rofl(*args, "--rounds", "2")[0] == 0, args
 
 
 def test_data_with_an_identity_cannot_declare_adapters_or_ask_them(adapter_env, rofl):
