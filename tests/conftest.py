@@ -42,3 +42,13 @@ def rofl():
         return result.exit_code, result.stdout, result.stderr
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _quiet_logs():
+    """Each test starts with rofl's loggers silent, as a fresh `rofl` process does: a test that ran
+    `rofl -v ...` in this worker must not make a later test's command (invoked without the group) log."""
+    from rofl import logs
+
+    logs.setup(0)
+    yield
