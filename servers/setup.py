@@ -81,6 +81,7 @@ def serve_app(app: Any, host: str, port: int, what: str, executions: Executions,
     # by Nagle's algorithm waiting for the client's delayed ACK
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
+    sock.listen(2048)  # before saying "listening": a client that reads the line may connect at once
     shown = f"[{host}]" if ":" in host else host
     real_stderr = sys.__stderr__ or sys.stderr  # not the per-thread capture of servers.capture
     real_stderr.write(
