@@ -62,14 +62,15 @@ def why_command(
     wants = run_rounds(kernel, allow, rounds, files)
     node = at_boundary(kernel.why(lit.rel, lit.persp, lit.args, goals={qualify_literal(lit).rel}), wants)
     partial = warn_partial(kernel, "why") | rounds_ran_out(wants)
+    wants_json = {"wants": wants.as_json()} if wants is not None else {}
     if node is None:
         if as_json:
-            emit_json({"fact": fact, "holds": False})
+            emit_json({"fact": fact, "holds": False, **wants_json})
         else:
             click.echo(f"{fact} does not hold (try: rofl whynot)")
         sys.exit(EXIT_PARTIAL if partial else 1)
     if as_json:
-        emit_json(node.as_dict())
+        emit_json({**node.as_dict(), **wants_json})
     else:
         click.echo("\n".join(node.lines()))
     if partial:

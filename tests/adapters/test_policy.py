@@ -115,6 +115,8 @@ def test_wants_by_outcome_in_json(adapter_env, rofl):
     assert [f["want"] for f in data["wants"]["failed"]] == ["reverse(7)"]
     assert data["wants"]["held"] == [] and data["wants"]["rounds"] == 1
     assert "1 answered, 1 failed, 0 held" in err
+    code, out, _ = rofl("why", 'echo_answer[echo]("reverse(\\"ab\\")", "ba")', "w.rofl", "--json")
+    assert json.loads(out)["wants"] == data["wants"], out  # why --json reports the same wants
 
 
 def test_a_round_budget_cut_short_is_a_partial_answer(adapter_env, rofl):
