@@ -18,25 +18,53 @@ scan of all the real code under bench/.cache (vs networkx), with time and peak m
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SECTIONS = (
-    "kernel",
-    "kernel_scale",
-    "ticks",
-    "scan",
-    "hostile",
-    "audit",
-    "impact",
-    "server",
-    "cycles",
-    "monorepos",
-    "adapters",
-    "presets",
-)
+# section -> (its heading, the bench module whose main() runs it), in the order they run
+SECTIONS: dict[str, tuple[str, str]] = {
+    "kernel": ("Kernel: transitive closure with provenance, against clingo", "kernel_bench"),
+    "kernel_scale": (
+        "Kernel at scale: deep terms over many ticks, cycles without the closure (time and peak memory)",
+        "kernel_scale_bench",
+    ),
+    "ticks": ("Time and persistence", "tick_bench"),
+    "scan": ("Scanning real code, against madge and dependency-cruiser", "scan_compare"),
+    "hostile": ("Hostile input: scan time and peak memory beside a clean corpus of the same size", "hostile_bench"),
+    "audit": ("Audits on three/src: signature check and re-extraction beside a cold scan", "audit_bench"),
+    "impact": ("Impact on three/src, against madge", "impact_bench"),
+    "server": ("impact through `rofl server` on three/src, against a fresh `rofl impact` process", "server_bench"),
+    "cycles": ("Cycles on rxjs/src and examples/shop, against madge --circular", "cycles_bench"),
+    "adapters": ("Adapters: exec and sql wants, rounds of a recursive tree, against plain Python", "adapter_bench"),
+    "presets": ("Presets: rofl audit with all seven, against dependency-cruiser's equivalent rules", "presets_bench"),
+    "monorepos": ("Real monorepos, against dependency-cruiser", "monorepo_compare"),
+}
+# the sections whose main() takes an argument list (run with none: their defaults)
+TAKES_ARGV = frozenset({"kernel_bench", "kernel_scale_bench", "monorepo_compare"})
+
+
+def _three_import_graph() -> None:
+    """The kernel section's last row: the import graph of three/src, as scanned."""
+    import subprocess
+    import tempfile
+
+    from bench import kernel_bench
+    from bench.corpora import ensure
+    from bench.scan_compare import our_facts
+
+    print("\n(c) the import graph of three/src, as scanned\n", flush=True)
+    three = next(c for c in ensure() if c.name == "three")
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [sys.executable, "-m", "rofl.cli", "scan", str(three.src), "--out", tmp, "--json"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        row = kernel_bench.corpus_import_graph(sorted(our_facts(Path(tmp))["edges"]), name="three/src imports")
+    print(row)
 
 
 def main(argv: list[str]) -> int:
@@ -45,85 +73,17 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"bench/run.py: unknown section {', '.join(unknown)}; choose from {', '.join(SECTIONS)}", file=sys.stderr)
         return 2
-    if "kernel" in wanted:
-        print("\n## Kernel: transitive closure with provenance, against clingo\n", flush=True)
-        from bench import kernel_bench
-
-        kernel_bench.main([])
-        print("\n(c) the import graph of three/src, as scanned\n", flush=True)
-        import subprocess
-        import tempfile
-
-        from bench.corpora import ensure
-        from bench.scan_compare import our_facts
-
-        three = next(c for c in ensure() if c.name == "three")
-        with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run(
-                [sys.executable, "-m", "rofl.cli", "scan", str(three.src), "--out", tmp, "--json"],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
-            row = kernel_bench.corpus_import_graph(sorted(our_facts(Path(tmp))["edges"]), name="three/src imports")
-        print(row)
-    if "kernel_scale" in wanted:
-        print(
-            "\n## Kernel at scale: deep terms over many ticks, cycles without the closure (time and peak memory)\n",
-            flush=True,
-        )
-        from bench import kernel_scale_bench
-
-        kernel_scale_bench.main([])
-    if "ticks" in wanted:
-        print("\n## Time and persistence\n", flush=True)
-        from bench import tick_bench
-
-        tick_bench.main()
-    if "scan" in wanted:
-        print("\n## Scanning real code, against madge and dependency-cruiser\n", flush=True)
-        from bench import scan_compare
-
-        scan_compare.main()
-    if "hostile" in wanted:
-        print("\n## Hostile input: scan time and peak memory beside a clean corpus of the same size\n", flush=True)
-        from bench import hostile_bench
-
-        hostile_bench.main()
-    if "audit" in wanted:
-        print("\n## Audits on three/src: signature check and re-extraction beside a cold scan\n", flush=True)
-        from bench import audit_bench
-
-        audit_bench.main()
-    if "impact" in wanted:
-        print("\n## Impact on three/src, against madge\n", flush=True)
-        from bench import impact_bench
-
-        impact_bench.main()
-    if "server" in wanted:
-        print("\n## impact through `rofl server` on three/src, against a fresh `rofl impact` process\n", flush=True)
-        from bench import server_bench
-
-        server_bench.main()
-    if "cycles" in wanted:
-        print("\n## Cycles on rxjs/src and examples/shop, against madge --circular\n", flush=True)
-        from bench import cycles_bench
-
-        cycles_bench.main()
-    if "adapters" in wanted:
-        print("\n## Adapters: exec and sql wants, rounds of a recursive tree, against plain Python\n", flush=True)
-        from bench import adapter_bench
-
-        adapter_bench.main()
-    if "presets" in wanted:
-        print("\n## Presets: rofl audit with all seven, against dependency-cruiser's equivalent rules\n", flush=True)
-        from bench import presets_bench
-
-        presets_bench.main()
-    if "monorepos" in wanted:
-        print("\n## Real monorepos, against dependency-cruiser\n", flush=True)
-        from bench import monorepo_compare
-
-        monorepo_compare.main([])
+    for section, (heading, module_name) in SECTIONS.items():
+        if section not in wanted:
+            continue
+        print(f"\n## {heading}\n", flush=True)
+        module = importlib.import_module(f"bench.{module_name}")
+        if module_name in TAKES_ARGV:
+            module.main([])
+        else:
+            module.main()
+        if section == "kernel":
+            _three_import_graph()
     return 0
 
 
