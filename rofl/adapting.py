@@ -12,6 +12,7 @@ import click
 from engine.errors import RoflError
 from engine.kernel import Kernel
 
+from .locate import declared_at
 from .session import BOOT, fail
 
 ALLOW = click.option(
@@ -99,27 +100,10 @@ def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None, fil
     try:
         session.start()
     except Refused as exc:
-        fail(f"{_declared_at(files, exc.declarations) or 'rofl'}: {exc}")
+        fail(f"{declared_at(files, exc.declarations) or 'rofl'}: {exc}")
     report = session.run()
     click.echo(f"rofl: {report.summary()}", err=True)
     return AdapterRun(session, report)
-
-
-def _declared_at(files: tuple, declarations: tuple) -> str | None:
-    """``FILE:LINE`` of the first of ``declarations`` (``(relation, row)``; ``("rule", (id,))``) written in ``files``."""
-    from .locate import index_sources, read_sources
-
-    if not files or not declarations:
-        return None
-    try:
-        where = index_sources(read_sources(list(files)))
-    except RoflError:
-        return None
-    for rel, row in declarations:
-        spot = where.rule(row[0]) if rel == "rule" else where.fact(rel, row)
-        if spot is not None:
-            return f"{spot[0]}:{spot[1]}"
-    return None
 
 
 def at_boundary(node, run: AdapterRun | None):

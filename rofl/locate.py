@@ -72,3 +72,20 @@ def read_sources(paths: list) -> list:
         except (OSError, UnicodeDecodeError):
             continue
     return out
+
+
+def declared_at(files: tuple, declarations: tuple) -> str | None:
+    """``FILE:LINE`` of the first of ``declarations`` (``(relation, row)``; ``("rule", (id,))``) written in ``files``."""
+    from engine.errors import RoflError
+
+    if not files or not declarations:
+        return None
+    try:
+        where = index_sources(read_sources(list(files)))
+    except RoflError:
+        return None
+    for rel, row in declarations:
+        spot = where.rule(row[0]) if rel == "rule" else where.fact(rel, row)
+        if spot is not None:
+            return f"{spot[0]}:{spot[1]}"
+    return None

@@ -28,10 +28,10 @@ def turned_on(kernel) -> set[str]:
     return used | ({"forbidden"} if any(base.get(rel) for rel in FORBIDDEN) else set())
 
 
-def load_presets(kernel, facts: str | Path, src: str | None = None) -> tuple[str, ...]:
+def load_presets(kernel, facts: str | Path, src: str | None = None, rule_files: tuple = ()) -> tuple[str, ...]:
     """Load rules/presets.rofl and the package.json facts (from ``src``, or the folder the scan's
     manifest names) when some rule is turned on; the problems met reading package.json files that a
-    package preset needs, one line each."""
+    package preset needs, one line each.  A ``use`` of no declared rule is refused, at its line in ``rule_files``."""
     from .factdir import read_manifest
     from .packagefacts import package_facts
 
@@ -52,4 +52,24 @@ def load_presets(kernel, facts: str | Path, src: str | None = None) -> tuple[str
         if used & PACKAGE_PRESETS:
             problems = made.problems
     kernel.load_sources(sources, evaluate_now=False)
+    _refuse_unknown(kernel, used, rule_files)
     return problems
+
+
+def _refuse_unknown(kernel, used: set[str], files: tuple) -> None:
+    """A ``use(X)`` that names no declared rule would turn nothing on and let the audit pass in silence:
+    refuse it, naming the closest rule names."""
+    import difflib
+
+    from engine.errors import RoflError
+
+    from .locate import declared_at
+
+    declared = {row[1][0] for row in kernel.store.base.get("rule", {}) if len(row) == 4 and isinstance(row[1], tuple)}
+    unknown = sorted(used - declared - {"forbidden"})
+    if unknown:
+        name = unknown[0]
+        close = difflib.get_close_matches(name, sorted(declared), n=3) or sorted(declared)
+        row = next(r for r in kernel.store.base.get("use", {}) if len(r) == 2 and r[1] == (name,))
+        at = declared_at(files, (("use", row),)) or "rofl audit"
+        raise RoflError(f"{at}: use({name}) names no rule; did you mean {', '.join(close)}?")

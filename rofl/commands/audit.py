@@ -245,7 +245,7 @@ def command(
     from ..presets import load_presets, turned_on
 
     if facts is not None:
-        for line in load_presets(kernel, facts, src):
+        for line in load_presets(kernel, facts, src, (*files, *rules)):
             click.echo(f"warning: {line}", err=True)
     elif turned_on(kernel):
         click.echo("warning: the presets (use, forbidden) judge a scan; give --facts DIR to run them", err=True)

@@ -291,3 +291,14 @@ def test_presets_without_a_scan_say_so(rofl, tmp_path):
     rules.write_text("use(no_circular).\n")
     code, out, err = rofl("audit", rules)
     assert code == 0 and "give --facts DIR" in err
+
+
+def test_a_use_of_no_rule_is_refused_at_its_line_not_a_clean_audit(rofl, monorepo, tmp_path):
+    """A typo in a preset's name would turn nothing on and pass the audit in silence."""
+    code, out, err = audit(rofl, monorepo[1], tmp_path, "use(no_circular).\nuse(no_orphan).\n")
+    assert code == 2 and out == "", out
+    assert err.strip() == f"{tmp_path / 'rules.rofl'}:2: use(no_orphan) names no rule; did you mean no_orphans?"
+    # a user's own named rule may be turned on the same way
+    own = USER_RULE.replace("dependency[code](A, B),", "use(math_is_a_leaf), dependency[code](A, B),")
+    code, out, _ = audit(rofl, monorepo[1], tmp_path, own + "use(math_is_a_leaf).\n", "--json")
+    assert code == 0 and set(findings_of(out)) == {"math_is_a_leaf"}
