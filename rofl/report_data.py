@@ -106,15 +106,6 @@ def _why(kernel: Kernel, rel: str, persp: str, args: tuple) -> tuple[str, ...]:
     return tuple(node.lines()) if node is not None else ()
 
 
-def scan_manifest(facts_dir: Path) -> dict:
-    """The scan's manifest through rofl.factdir's reader (which returned ``(manifest, bytes)`` before
-    the scanner's reader became the one reader)."""
-    from .factdir import read_manifest
-
-    found = read_manifest(facts_dir)
-    return found[0] if isinstance(found, tuple) else found
-
-
 def impact_view(
     kernel: Kernel, facts: str, changed: tuple[str, ...], git_base: str | None, runtime: bool
 ) -> ImpactView:
@@ -125,11 +116,10 @@ def impact_view(
     from .impact import impact
 
     facts_dir = Path(facts)
-    manifest = scan_manifest(facts_dir)
-    src_value = manifest.get("src", ".")
-    if not isinstance(src_value, str):
-        raise RoflError("manifest.json: 'src' is not a path; run `rofl scan` again to rewrite it")
-    src = Path(src_value).resolve()
+    from scanner.manifest import read, src_of
+
+    manifest = read(facts_dir)
+    src = Path(src_of(manifest)).resolve()
     git = Git(src)
     paths = git.changed(git_base) if git_base else list(changed)
     code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}

@@ -47,3 +47,33 @@ def stale_sources(manifest: dict[str, Any], src: str | Path, out: str | Path | N
             reason = "created" if was is None else "deleted" if now is None else "changed"
             stale.append((path, f"config {reason} since the scan"))
     return sorted(stale)
+
+
+def warn_if_stale(manifest: dict[str, Any], facts: str | Path, command: str) -> None:
+    """One warning line on stderr when the sources changed since the scan (or cannot be checked): a
+    command that answers from the facts as they are must not pass old answers off as current."""
+    import click
+
+    from scanner.errors import shown
+    from scanner.manifest import src_of
+
+    src = src_of(manifest)
+    if not os.path.isdir(src):
+        click.echo(
+            f"rofl {command}: warning: the scanned folder {shown(src)} is gone; the facts cannot be checked", err=True
+        )
+        return
+    try:
+        stale = stale_sources(manifest, src, facts)
+    except RoflError as err:
+        click.echo(f"rofl {command}: warning: cannot tell whether the facts are stale ({err})", err=True)
+        return
+    if stale:
+        listed = "; ".join(f"{path}: {why}" for path, why in stale[:3]) + (
+            f"; and {len(stale) - 3} more" if len(stale) > 3 else ""
+        )
+        click.echo(
+            f"rofl {command}: warning: the facts are stale ({len(stale)} path(s): {shown(listed)}); "
+            f"run `rofl scan {shown(src)} --out {shown(str(facts))}` for current answers",
+            err=True,
+        )

@@ -32,6 +32,11 @@ def command(facts: str | None, runtime: bool, as_json: bool, rules: tuple, budge
 
     if facts is None:
         fail("rofl cycles: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
+    from scanner.manifest import read
+
+    from ..staleness import warn_if_stale
+
+    warn_if_stale(read(facts), facts, "cycles")
     kernel = build_kernel((), (), budget, facts=facts, rules=rules)
     graph = import_graph(kernel, runtime=runtime)
     found = components(graph.edges)

@@ -42,9 +42,11 @@ def command(
     from pathlib import Path
 
     from engine.errors import RoflError
+    from scanner.manifest import read, src_of
 
-    from ..report_data import gather, impact_view, scan_manifest
+    from ..report_data import gather, impact_view
     from ..report_html import render
+    from ..staleness import warn_if_stale
 
     if facts is None:
         fail("rofl report: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
@@ -54,10 +56,11 @@ def command(
         raise RoflError(
             f"--git-base {git_base!r}: not a git revision; give a branch, tag or commit such as origin/main"
         )
-    manifest = scan_manifest(Path(facts))
+    manifest = read(Path(facts))
+    warn_if_stale(manifest, facts, "report")
     kernel = build_kernel((), (), budget, facts=facts, rules=rules)
     impact = impact_view(kernel, facts, changed, git_base, runtime) if (changed or git_base) else None
-    model = gather(kernel, str(manifest.get("src", facts)), runtime, impact)
+    model = gather(kernel, src_of(manifest), runtime, impact)
     text = render(model)
     try:
         from ..outfile import write_output

@@ -151,3 +151,18 @@ def test_a_budget_that_runs_out_says_so_in_the_page_and_the_exit_code(tmp_path):
     assert "PARTIAL: the budget ran out" in out.read_text(encoding="utf-8")
     code, _, err = run("cycles", "--facts", facts, "--budget", "50")
     assert code == 3 and "raise --budget" in err
+
+
+def test_cycles_and_report_say_when_the_facts_are_stale(tmp_path):
+    """Both answer from the facts as they are; a source changed (or a folder gone) since the scan is said."""
+    src, facts = scan_tree(tmp_path, {"a.ts": 'import "./b";\n', "b.ts": 'import "./a";\n'})
+    out = tmp_path / "r.html"
+    for args in (("cycles", "--facts", facts), ("report", "--facts", facts, "--out", out)):
+        assert "stale" not in run(*args)[2]
+    (src / "b.ts").write_text("export const b = 1;\n")
+    for args in (("cycles", "--facts", facts), ("report", "--facts", facts, "--out", out)):
+        code, _, err = run(*args)
+        assert "the facts are stale (1 path(s): b.ts: changed since the scan)" in err, err
+        assert code == (1 if args[0] == "cycles" else 0)  # the old graph still has the cycle: answered, marked
+    src.rename(tmp_path / "moved")
+    assert "the scanned folder" in run("cycles", "--facts", facts)[2]
