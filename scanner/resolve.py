@@ -20,8 +20,8 @@ re-resolves the importer).
 * ``#name``: tsconfig ``paths`` first, then the ``imports`` of the nearest package.json above the
   importer (Node's package scope), under the condition set.
 * bare: the governing tsconfig's ``paths`` (longest matching pattern), then its ``baseUrl``; then a
-  workspace package (the importer's own package when it imports its own name, else the package
-  of that name): its ``exports`` under the condition set, or without ``exports`` its ``types``,
+  workspace package (the importer's own package when it imports its own name and has ``exports``,
+  as Node's and TypeScript's self-reference need, else the package of that name): its ``exports`` under the condition set, or without ``exports`` its ``types``,
   ``typings``, ``module``, ``main`` fields or the subpath itself.  A target that is not a scanned
   file is mapped from the package's build folder to its sources (tsconfig ``outDir`` or
   ``declarationDir`` -> ``rootDir``, e.g. ``dist/esm/index.js`` -> ``src/index.ts``).  A workspace
@@ -144,8 +144,10 @@ class Resolver:
         packages: dict[str, str],
         store: ConfigStore,
         in_git: bool,
+        build_mapping: bool = True,
     ) -> None:
         self.src = src
+        self.build_mapping = build_mapping  # off: a package's build output is not mapped back to its sources
         self.files = files
         self.packages = packages  # workspace package name -> folder relative to SRC ("" for SRC)
         self.store = store
@@ -241,8 +243,8 @@ class Resolver:
         probed.extend(scope_keys)
         if scope is not None and scope != package_dir:
             data = self.store.read(os.path.join(self.src, scope, "package.json"))
-            if isinstance(data, dict) and data.get("name") == name:
-                package_dir = scope  # a package importing its own name
+            if isinstance(data, dict) and data.get("name") == name and "exports" in data:
+                package_dir = scope  # a package importing its own name (Node and TypeScript need its "exports")
         subpath = "." + path[len(name) :] if path != name else "."
         found = self._in_package(package_dir, subpath, self._conditions(config, mode), probed)
         if found is not None:
@@ -382,6 +384,8 @@ class Resolver:
 
     def _build_map(self, package_dir: str, probed: list[str]) -> tuple[tuple[str, str], ...]:
         """(build folder, source folder) pairs of the package's tsconfig files, relative to SRC."""
+        if not self.build_mapping:
+            return ()
         known = self._builds.get(package_dir)
         if known is None:
             pairs: list[tuple[str, str]] = []

@@ -12,7 +12,7 @@ import importlib.util
 import os
 
 EXTRACTOR_VERSION = "rofl-extract-4"
-RESOLVER_VERSION = "rofl-resolve-6"  # 6: src_entry from package.json scripts and HTML <script src>
+RESOLVER_VERSION = "rofl-resolve-7"  # 7: self-reference needs the package's "exports" (Node, TypeScript)
 
 GRAMMAR_DISTRIBUTIONS = {
     "tree-sitter": "tree_sitter",

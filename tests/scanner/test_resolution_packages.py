@@ -342,3 +342,35 @@ def test_malformed_package_and_workspace_files_resolve_nothing_and_break_nothing
         "#x": ("unresolved",),
         "c": ("external", "c"),  # a package.json that is not JSON names no package
     }
+
+
+def test_self_reference_uses_the_importers_own_package_even_when_a_member_shares_its_name(repo, out):
+    # vite's fixtures and playgrounds hold copies of packages named like workspace members
+    src = repo(
+        {
+            "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
+            "packages/lib/package.json": pkg(name="lib", exports={".": "./index.ts", "./util": "./util.ts"}),
+            "packages/lib/index.ts": "",
+            "packages/lib/util.ts": "",
+            "fixtures/lib-copy/package.json": pkg(name="lib", exports={".": "./main.ts", "./util": "./helpers.ts"}),
+            "fixtures/lib-copy/main.ts": "",
+            "fixtures/lib-copy/helpers.ts": "",
+            "fixtures/lib-copy/test/uses-itself.ts": imports("lib", "lib/util", "lib/other"),
+            # without "exports" a package cannot name itself (Node's PACKAGE_SELF_RESOLVE): the member answers
+            "fixtures/no-exports/package.json": pkg(name="lib", main="main.ts"),
+            "fixtures/no-exports/main.ts": "",
+            "fixtures/no-exports/uses.ts": imports("lib"),
+            "app.ts": imports("lib", "lib/util"),
+        }
+    )
+    scan_json(src, out)
+    assert answers(out, "fixtures/lib-copy/test/uses-itself.ts") == {
+        "lib": ("file", "fixtures/lib-copy/main.ts"),
+        "lib/util": ("file", "fixtures/lib-copy/helpers.ts"),
+        "lib/other": ("workspace", "fixtures/lib-copy"),  # not exported by itself: never external
+    }
+    assert answers(out, "fixtures/no-exports/uses.ts") == {"lib": ("file", "packages/lib/index.ts")}
+    assert answers(out, "app.ts") == {
+        "lib": ("file", "packages/lib/index.ts"),
+        "lib/util": ("file", "packages/lib/util.ts"),
+    }
