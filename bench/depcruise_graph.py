@@ -54,6 +54,7 @@ def _tsconfig_file(group: TsGroup, repo: Repo, work: Path, index: int) -> Path:
     ``paths`` without a ``baseUrl`` from a config in another folder (TypeScript reads them relative
     to that config; dependency-cruiser relative to the working folder).
     """
+    assert group.tsconfig is not None, "only a group with a tsconfig has one to stand in for"
     effective = json.loads(group.options)
     config = repo.root / group.tsconfig
     inherited = (

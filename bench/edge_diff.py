@@ -13,6 +13,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench.depcruise_graph import CruiseGraph
 from bench.rofl_facts import RoflFacts
@@ -97,8 +98,41 @@ def _pair(ours: str, theirs: str, root: Path) -> str | None:
     return None
 
 
+class BuildMapping:
+    """Whether rofl's edge needs the build-folder mapping (tsconfig ``outDir`` -> ``rootDir``): the same
+    resolution, with that mapping switched off, must not reach the target.  An edge that resolves without
+    it came through ``exports``/``main`` and is not set aside as by design."""
+
+    def __init__(self, root: Path, files: set[str]) -> None:
+        self.root = root
+        self.files = frozenset(files)
+        self._resolver: Any = None
+
+    def needed(self, importer: str, spec: str, target: str) -> bool:
+        if self._resolver is None:
+            from scanner.configs import ConfigStore
+            from scanner.files import PathFilter, list_files
+            from scanner.resolve import Resolver
+            from scanner.workspaces import workspace_packages
+
+            src = str(self.root)
+            listing = list_files(src, PathFilter())
+            store = ConfigStore(src)
+            packages = workspace_packages(src, listing.packages, store)
+            self._resolver = Resolver(src, self.files, packages, store, listing.from_git, build_mapping=False)
+        results, _deps = self._resolver.resolve_all(importer, [spec])
+        return target not in results[0].targets
+
+
 def _only_ours(
-    importer: str, spec: str, target: str, facts: RoflFacts, graph: CruiseGraph, workspace: dict[str, str], root: Path
+    importer: str,
+    spec: str,
+    target: str,
+    facts: RoflFacts,
+    graph: CruiseGraph,
+    workspace: dict[str, str],
+    root: Path,
+    build: BuildMapping,
 ) -> str:
     theirs = graph.answers.get((importer, spec))
     kinds = facts.kinds.get((importer, spec), set())
@@ -127,6 +161,8 @@ def _only_ours(
         if spec.startswith("#"):
             return "#imports (package.json imports) dependency-cruiser cannot resolve"
         if _bare(spec) and package_name(spec) in workspace:
+            if not build.needed(importer, spec, target):
+                return "workspace package: rofl resolves it through exports/main, dependency-cruiser cannot"
             return (
                 "workspace package whose exports/main name build output that is not there: rofl maps it "
                 "back to source (tsconfig outDir -> rootDir), dependency-cruiser cannot resolve it"
@@ -195,12 +231,13 @@ def _line(root: Path, importer: str, spec: str) -> str:
 def differences(facts: RoflFacts, graph: CruiseGraph, workspace: dict[str, str], root: Path) -> list[Difference]:
     """Every edge of one side missing from the other, categorised (one row per edge)."""
     out: list[Difference] = []
+    build = BuildMapping(root, facts.files)
     for importer, target in sorted(facts.edges - graph.edges):
         if importer not in graph.sources:
             out.append(Difference("rofl", "importer not analysed by dependency-cruiser", importer, "", target, "", ""))
             continue
         spec = sorted(facts.by_edge[(importer, target)])[0]
-        category = _only_ours(importer, spec, target, facts, graph, workspace, root)
+        category = _only_ours(importer, spec, target, facts, graph, workspace, root, build)
         out.append(
             Difference(
                 "rofl",
