@@ -112,7 +112,7 @@ class Context:
     manifest: dict  # after the rescan (or as it is, with --no-rescan)
     before: dict  # the manifest before the rescan
     facts: CodeFacts
-    ref: str | None = None
+    ref: str | None = None  # --git-base REF: the changed paths are the ones git lists against it
     git: Git | None = None
     _deps: dict[str, set[str]] | None = field(default=None, repr=False)
 
@@ -305,7 +305,9 @@ def classify_one(path: str, ctx: Context) -> Change | None:
             changed=(path,),
             touches=tuple((f, path) for f in probing),
         )
-    if ctx.git is not None and ctx.git.knows(ctx.ref or "HEAD", path):
+    if ctx.ref is not None:  # git listed it (present at REF, gone now), though its blob may be absent here
+        return Change(path, OUTSIDE, f"deleted since {ctx.ref}, never scanned and no import probes it")
+    if ctx.git is not None and ctx.git.knows("HEAD", path):
         return Change(path, OUTSIDE, "deleted, never scanned and no import probes it")
     return None
 
@@ -340,11 +342,11 @@ def _config_change(path: str, ctx: Context, readers: list[str]) -> Change:
             + (f" ({_names(changed, 4)})" if changed else "")
             + f", imported by {_count(len(importers), 'file')}"
         )
-    elif base in WORKSPACE_FILES and not readers:
-        bare = {f for dep, fs in deps.items() if dep.startswith(PACKAGE_DEP) for f in fs}
+    elif base in WORKSPACE_FILES:  # which folder a bare name means may change for any of them
+        bare = {f for dep, fs in deps.items() if dep.startswith(PACKAGE_DEP) for f in fs} - {path}
         for f in bare:
             touched.setdefault(f, "workspace")
-        notes = [f"workspace list: every file with a bare import counts ({_count(len(bare), 'file')})"]
+        notes = [f"workspace list: every file with a bare import counts ({_count(len(touched), 'file')})"]
     return Change(
         path, CONFIG, "config, " + "; ".join(notes), changed=(path,), touches=tuple((f, path) for f in sorted(touched))
     )

@@ -71,8 +71,8 @@ MONOREPO = {
         {"name": "@demo/ui", "main": "src/index.ts", "dependencies": {"react": "^18.2.0", "@demo/core": "workspace:*"}}
     ),
     "packages/ui/src/index.ts": 'export { Button } from "./Button";\nexport { legacy } from "./legacy";\n',
-    "packages/ui/src/Button.tsx": 'import React from "react";\nimport "./Button.css";\nimport { add } from "@core/math";\nexport const Button = () => React.createElement("b", null, add(1, 2));\n',
-    "packages/ui/src/Button.css": ".b { color: red; }\n",
+    "packages/ui/src/Button.tsx": 'import React from "react";\nimport "./Button.scss";\nimport { add } from "@core/math";\nexport const Button = () => React.createElement("b", null, add(1, 2));\n',
+    "packages/ui/src/Button.scss": ".b { color: red; }\n",
     "packages/ui/src/Button.spec.tsx": 'import { Button } from "./Button";\nButton();\n',
     "packages/ui/src/legacy.ts": 'import { old } from "./old";\nexport const legacy = old;\n',
     "packages/ui/src/old.ts": "export const old = 1;\n",
@@ -181,13 +181,24 @@ def test_deleted_source_without_rescan_uses_the_facts_as_they_are(rofl, repo):
 
 def test_asset_affects_its_importers(rofl, repo):
     _, facts = repo
-    data = impact_json(rofl, facts, "--changed", "packages/ui/src/Button.css")
+    data = impact_json(rofl, facts, "--changed", "packages/ui/src/Button.scss")
     (entry,) = data["classified"]
-    # the resolver names the css file as a target (src_asset) or at least probes it
-    assert entry["as"] in ("asset", "probed")
+    assert entry == {"path": "packages/ui/src/Button.scss", "as": "asset", "detail": "asset"}
     graph = import_graph(facts)
-    expected = {"packages/ui/src/Button.tsx"} | affected_of(graph, {"packages/ui/src/Button.tsx"})
-    assert affected(data) == expected
+    assert graph.has_edge("packages/ui/src/Button.tsx", "packages/ui/src/Button.scss")
+    assert affected(data) == affected_of(graph, {"packages/ui/src/Button.scss"})
+
+
+def test_deleted_asset_affects_its_importers_after_the_rescan_dropped_the_edge(rofl, repo):
+    src, facts = repo
+    expected = affected_of(import_graph(facts), {"packages/ui/src/Button.scss"})
+    (src / "packages/ui/src/Button.scss").unlink()
+    for args in (("--changed", "packages/ui/src/Button.scss"), ("--git-base", "HEAD")):
+        data = impact_json(rofl, facts, *args)
+        (entry,) = data["classified"]
+        assert entry["path"] == "packages/ui/src/Button.scss" and entry["as"] == "deleted"
+        assert affected(data) == expected and "packages/ui/src/Button.tsx" in expected
+    assert not import_graph(facts).has_edge("packages/ui/src/Button.tsx", "packages/ui/src/Button.scss")
 
 
 def test_tsconfig_affects_every_file_its_resolution_read_and_their_importers(rofl, repo):
@@ -282,6 +293,26 @@ def test_path_that_exists_nowhere_is_refused_with_the_closest_paths(rofl, repo):
         and "did you mean packages/core/src/math.ts" in err
         and "Traceback" not in err
     )
+
+
+def test_a_path_git_lists_is_never_refused_even_when_its_blob_is_absent(rofl, repo):
+    """A partial clone (or a large file left out) has the tree entry but not the blob: git still lists
+    the deleted path, and impact counts it outside the scan instead of refusing it as unknown."""
+    src, facts = repo
+    blob = git(src, "rev-parse", "HEAD:docs/logo.png").strip()
+    (src / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    (src / "docs" / "logo.png").unlink()
+    code, out, err = rofl("impact", "--facts", facts, "--git-base", "HEAD", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["classified"] == [
+        {
+            "path": "docs/logo.png",
+            "as": "outside",
+            "detail": "deleted since HEAD, never scanned and no import probes it",
+        }
+    ]
+    assert data["affected"] == []
 
 
 def test_paths_outside_the_scan_are_counted_in_one_line(rofl, repo):
@@ -380,9 +411,10 @@ def test_fact_folder_inside_the_tree_is_never_a_change(rofl, tmp_path):
     assert data["changed"] == [] and data["affected"] == []
 
 
-# -- facts the resolver and extractor of issue 8 write, written here by hand into a scanned folder ----
+# -- a workspace package with no build output, an svg, and a .js beside its .d.ts ---------------------
 
 HANDMADE = {
+    "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n",
     "packages/icons/package.json": json.dumps({"name": "@demo/icons", "main": "dist/index.js"}),
     "packages/icons/src/index.ts": 'export { star } from "./star";\n',
     "packages/icons/src/star.ts": "export const star = '*';\n",
@@ -392,67 +424,34 @@ HANDMADE = {
     "app/fmt.js": "export const fmt = (s) => s;\n",
     "app/fmt.d.ts": "export declare const fmt: (s: string) => string;\n",
     "app/page.ts": 'import { fmt } from "./fmt.js";\nexport const page = fmt("p");\n',
+    "app/view.ts": 'import React from "react";\nexport const view = React;\n',
 }
-
-
-def add_facts(facts, path: str, lines: list[str], drop: str | None = None) -> None:
-    """Append [code] facts to the fact file of ``path`` and record its new digest in the manifest."""
-    import xxhash
-
-    manifest_path = facts / "manifest.json"
-    manifest = json.loads(manifest_path.read_text())
-    entry = manifest["files"][path]
-    target = facts / entry["facts"]
-    text = target.read_text()
-    if drop is not None:
-        text = "".join(line for line in text.splitlines(keepends=True) if drop not in line)
-    data = (text + "".join(line + "\n" for line in lines)).encode()
-    target.write_bytes(data)
-    entry["digest"] = xxhash.xxh3_64_hexdigest(data)
-    manifest_path.write_text(json.dumps(manifest))
 
 
 @pytest.fixture
 def handmade(tmp_path, rofl):
-    src = tmp_path / "repo"
+    """The tree scanned: the resolver records the workspace import (dist/ is not built and no tsconfig
+    maps it back), the svg as an asset, and both ``fmt.js`` and ``fmt.d.ts`` for ``./fmt.js``."""
+    from tests.cli.impact_fixtures import code_facts
+
+    src = tmp_path / "handmade"
     write_tree(src, HANDMADE)
-    facts = tmp_path / "facts"
+    facts = tmp_path / "handmade-facts"
     assert rofl("scan", src, "--out", facts)[0] == 0
-    add_facts(
-        facts,
-        "app/main.ts",
-        [
-            'src_workspace_import[code]("app/main.ts", "@demo/icons", "packages/icons").',
-        ],
-        drop='src_external[code]("app/main.ts", "@demo/icons"',
-    )
-    add_facts(
-        facts,
-        "app/Button.tsx",
-        [
-            'src_resolves[code]("app/Button.tsx", "./logo.svg", "app/logo.svg").',
-            'src_asset[code]("app/logo.svg").',
-            'src_resolves[code]("app/Button.tsx", "./fmt.js", "app/fmt.d.ts").',
-            'src_resolves[code]("app/Button.tsx", "./fmt.js", "app/fmt.js").',
-        ],
-        drop='src_unresolved[code]("app/Button.tsx", "./logo.svg")',
-    )
-    add_facts(
-        facts,
-        "app/page.ts",
-        [  # ./fmt.js names both the runtime file and its declaration
-            'src_resolves[code]("app/page.ts", "./fmt.js", "app/fmt.d.ts").',
-            'src_resolves[code]("app/page.ts", "./fmt.js", "app/fmt.js").',
-        ],
-    )
-    add_facts(facts, "app/fmt.d.ts", ['src_declaration[code]("app/fmt.d.ts").'])
+    rows = set(code_facts(facts))
+    assert {
+        ("src_workspace_import", "app/main.ts", "@demo/icons", "packages/icons"),
+        ("src_asset", "app/logo.svg"),
+        ("src_resolves", "app/page.ts", "./fmt.js", "app/fmt.js"),
+        ("src_resolves", "app/page.ts", "./fmt.js", "app/fmt.d.ts"),
+        ("src_declaration", "app/fmt.d.ts"),
+    } <= rows
     return src, facts
 
 
 def handmade_json(rofl, facts, *args: str) -> dict:
-    code, out, err = rofl("impact", "--facts", facts, "--no-rescan", *args, "--json")
+    code, out, err = rofl("impact", "--facts", facts, *args, "--json")
     assert code == 0, err
-    assert "not written by the scanner" not in err and "changed since the scan" not in err
     return json.loads(out)
 
 
@@ -498,19 +497,24 @@ def test_runtime_skips_declaration_files_and_type_only_workspace_imports(rofl, h
     }
 
 
-def test_workspace_list_affects_the_files_whose_resolution_read_it(rofl, repo):
-    _, facts = repo
-    readers = deps_readers(facts, "pnpm-workspace.yaml")
-    data = impact_json(rofl, facts, "--changed", "pnpm-workspace.yaml")
-    assert data["classified"][0]["as"] == "config"
-    if not readers:  # a resolver that does not record it: every file with a bare import counts
-        manifest = json.loads((facts / "manifest.json").read_text())
-        readers = {
-            f
-            for f, e in manifest["files"].items()
-            if any(d.startswith("package:") for d in e.get("resolution_deps", []))
-        }
-    assert readers and affected(data) == readers | affected_of(import_graph(facts), readers)
+def bare_importers(facts) -> set[str]:
+    """Files whose resolution looked a bare name up among the workspace packages (from the manifest)."""
+    manifest = json.loads((facts / "manifest.json").read_text())
+    return {f for f, e in manifest["files"].items() if any(d.startswith("package:") for d in e["resolution_deps"])}
+
+
+def test_workspace_list_affects_every_file_with_a_bare_import(rofl, repo, handmade):
+    # which folder a bare name means may change with the list: the files that looked one up count,
+    # whether or not their resolution read the list itself
+    for _, facts in (repo, handmade):
+        seeds = bare_importers(facts) | deps_readers(facts, "pnpm-workspace.yaml")
+        data = impact_json(rofl, facts, "--changed", "pnpm-workspace.yaml")
+        (entry,) = data["classified"]
+        assert entry["as"] == "config" and f"every file with a bare import counts ({len(seeds)} file" in entry["detail"]
+        assert seeds and affected(data) == seeds | affected_of(import_graph(facts), seeds)
+    # app/view.ts imports "react", which no workspace package is: its resolution never read the list
+    assert "app/view.ts" in bare_importers(handmade[1]) - deps_readers(handmade[1], "pnpm-workspace.yaml")
+    assert "app/main.ts" in deps_readers(handmade[1], "pnpm-workspace.yaml")
 
 
 def test_empty_path_and_vanished_source_folder_are_one_line_errors(rofl, repo, tmp_path):
