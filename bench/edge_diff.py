@@ -30,8 +30,18 @@ BY_DESIGN = (
 )
 
 
+# The by-design categories where dependency-cruiser has an edge from the same import to a sibling of
+# rofl's extra target (``x.d.ts`` beside ``x.js``, ``x.ts`` beside ``x.js``): one module, two files.
+SIBLINGS = BY_DESIGN[:2]
+
+
 def by_design(category: str) -> bool:
     return category.startswith(BY_DESIGN)
+
+
+def sibling(category: str) -> bool:
+    """The extra edge goes to another file of a module dependency-cruiser also reaches from that import."""
+    return category.startswith(SIBLINGS)
 
 
 CODE = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")

@@ -159,3 +159,16 @@ def test_removing_a_symlink_re_resolves_its_importers(repo, out):
     (src / "link.js").unlink()
     assert rescan(src, out) == (0, 1)
     assert answers(out, "main.ts") == {"./link.js": ("unresolved",), "./real": ("file", "real.ts")}
+
+
+def test_a_new_resolver_version_re_resolves_every_file_without_parsing(repo, out):
+    from tests.scanner.conftest import load_manifest
+
+    src = repo({"a.ts": imports("./b"), "b.ts": imports("./c.css"), "c.css": "", "d.ts": ""})
+    scan_json(src, out)
+    manifest = load_manifest(out)
+    manifest["resolver_version"] = "rofl-resolve-older"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert rescan(src, out) == (0, 3)  # every file re-resolved, none parsed again
+    assert answers(out, "b.ts") == {"./c.css": ("file", "c.css")}
+    assert rescan(src, out) == (0, 0)

@@ -374,3 +374,18 @@ def test_self_reference_uses_the_importers_own_package_even_when_a_member_shares
         "lib": ("file", "packages/lib/index.ts"),
         "lib/util": ("file", "packages/lib/util.ts"),
     }
+
+
+def test_build_mapping_switched_off_tells_which_edges_came_through_it(repo, out):
+    """bench/edge_diff sets an edge aside as 'build output mapped back to source' only when it needs the mapping."""
+    from bench.edge_diff import BuildMapping
+    from tests.scanner.conftest import load_manifest
+
+    files = dict(ZOD_LIKE)
+    files["tsconfig.json"] = '{"compilerOptions": {"moduleResolution": "nodenext"}}'
+    files["packages/zod/tsconfig.build.json"] = '{"compilerOptions": {"rootDir": "src", "outDir": "."}}'
+    src = repo(files)
+    scan_json(src, out)
+    check = BuildMapping(src, set(load_manifest(out)["files"]))
+    assert check.needed("packages/bench/index.ts", "zod", "packages/zod/src/index.ts")  # ./index.js -> src/index.ts
+    assert not check.needed("packages/bench/index.ts", "zod/package.json", "packages/zod/package.json")  # exported
