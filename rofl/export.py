@@ -74,6 +74,8 @@ def build_graph(kernel: Kernel, relation: str) -> nx.DiGraph:
             f"relation '{rel}' has arity {', '.join(map(str, sorted(arities)))}; export takes a binary relation"
         )
     graph = nx.DiGraph(name=rel)
+    if result.partial:  # the budget ran out: the file says so (and `rofl export` exits 3)
+        graph.graph["partial"] = True
     for row in facts:
         a, b = node_id(row[1]), node_id(row[2])
         graph.add_edge(a, b, relation=rel, perspective=row[0])

@@ -7,10 +7,17 @@ import sys
 import click
 
 from ..export import FORMATS
-from ..session import BUDGET, FACTS, FILES, RULES, build_kernel, fail, user_errors
+from ..session import BUDGET, EXIT_PARTIAL, FACTS, FILES, RULES, build_kernel, examples, fail, user_errors
 
 
-@click.command("export")
+@click.command(
+    "export",
+    epilog=examples(
+        "rofl export dependency --facts facts/generated --format graphml -o deps.graphml",
+        "rofl export runtime_dependency --facts facts/generated --format dot",
+        exit_codes="Exit codes: 0 written, 2 user error, 3 partial (the budget ran out; the graph says so).",
+    ),
+)
 @click.argument("relation")
 @FILES
 @FACTS
@@ -43,7 +50,7 @@ def command(
         fail("rofl export: give --facts DIR (a scan) or program FILES to load")
     kernel = build_kernel(files, (), budget, facts=facts, rules=rules)
     graph = build_graph(kernel, relation)
-    if graph.number_of_edges() == 0:
+    if graph.number_of_edges() == 0 and not graph.graph.get("partial"):
         click.echo(f"warning: relation '{relation}' has no facts; the graph is empty", err=True)
     text = write(graph, fmt)
     if output:
@@ -54,3 +61,8 @@ def command(
         click.echo(f"wrote {output}: {graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges", err=True)
     else:
         sys.stdout.write(text)
+    if graph.graph.get("partial"):
+        click.echo(
+            f"rofl export: partial: the budget ran out before '{relation}' was complete; raise --budget", err=True
+        )
+        raise SystemExit(EXIT_PARTIAL)

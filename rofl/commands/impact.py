@@ -4,12 +4,32 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FACTS, PUBLIC_KEY, RULES, build_kernel, emit_json, fail, manifest_of, user_errors
+from ..session import (
+    BUDGET,
+    EXIT_PARTIAL,
+    FACTS,
+    PUBLIC_KEY,
+    RULES,
+    build_kernel,
+    emit_json,
+    examples,
+    fail,
+    manifest_of,
+    user_errors,
+)
 
 MAX_LISTED_SOURCES = 20  # more changed sources than this are summarised in one text line
 
 
-@click.command("impact")
+@click.command(
+    "impact",
+    epilog=examples(
+        "rofl impact --facts facts/generated --changed src/domain/money.ts",
+        "rofl impact --facts facts/generated --git-base origin/main --tests --format names | xargs npx vitest run",
+        "rofl impact --facts facts/generated --git-base origin/main --packages --json",
+        exit_codes="Exit codes: 0 answered, 2 user error (or a path that exists nowhere), 3 partial (the budget ran out).",
+    ),
+)
 @FACTS
 @click.option(
     "--changed",
@@ -158,6 +178,7 @@ def command(
         if packages is not None:
             data["packages"] = packages
         emit_json(data)
+        _notes(result.partial)
         return
     if fmt == "names":
         for line in [p["name"] for p in packages] if packages is not None else files:
@@ -266,5 +287,9 @@ def _staleness(manifest: dict, src, facts_dir) -> list[str]:
 
 
 def _notes(partial: bool) -> None:
+    """A partial answer may miss affected files: say so and exit 3, as every answering command does."""
     if partial:
-        click.echo("-- partial: the budget ran out; raise --budget", err=True)
+        click.echo(
+            "rofl impact: partial: the budget ran out before every affected file was found; raise --budget", err=True
+        )
+        raise SystemExit(EXIT_PARTIAL)

@@ -93,3 +93,15 @@ def test_export_to_a_pipe_writes_into_it(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert _edges("mermaid", proc.stdout) == EDGES
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_budget_cut_short_is_a_partial_export(rofl, fmt, tmp_path):
+    """The graph written is marked partial and the exit status is 3, as for every answering command."""
+    code, out, err = rofl("export", "path", TC, "--format", fmt, "--budget", "2")
+    assert code == 3 and "partial" in err and len(err.strip().splitlines()) == 1
+    assert _edges(fmt, out) < {("a", "b"), ("b", "c"), ("c", "d"), ("x", "y"), ("a", "c"), ("a", "d"), ("b", "d")}
+    if fmt == "json":
+        assert json.loads(out)["graph"]["partial"] is True
+    code, out, err = rofl("export", "path", TC, "--format", fmt)
+    assert code == 0 and "partial" not in out and len(_edges(fmt, out)) == 7

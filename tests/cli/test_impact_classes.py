@@ -370,6 +370,18 @@ def test_bad_flag_combinations_are_one_line_errors(rofl, repo):
         assert code == 2 and len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err
 
 
+def test_a_budget_cut_short_exits_3_in_every_format(rofl, repo):
+    """A partial answer may miss affected files (a CI job would skip their tests): never exit 0."""
+    _, facts = repo
+    for fmt in ("text", "json", "names"):
+        code, out, err = rofl(
+            "impact", "--facts", facts, "--changed", "packages/core/src/math.ts", "--format", fmt, "--budget", "3"
+        )
+        assert code == 3 and "partial" in err and "raise --budget" in err, (fmt, err)
+        if fmt == "json":
+            assert json.loads(out)["partial"] is True
+
+
 def test_rescan_brings_new_edges_and_no_rescan_says_stale(rofl, repo):
     src, facts = repo
     (src / "packages/core/src/extra.ts").write_text('import { add } from "./math";\nexport const two = add(1, 1);\n')
