@@ -66,3 +66,21 @@ def test_scanning_dot_into_a_folder_inside_it(rofl, tmp_path, monkeypatch):
     data = json.loads(stdout)
     assert data["changed"] == [] and data["affected"] == []
     assert "facts/" not in err
+
+
+def test_no_fact_file_name_starts_with_a_dash(rofl, tmp_path):
+    """Sources named like options (``-rf.ts``, ``--help.ts``, ``._-x.ts``) get fact files a shell
+    command cannot take for an option."""
+    from tests.conftest import write_tree
+
+    src = tmp_path / "src"
+    names = ["-rf.ts", "--help.ts", "-.ts", "._-x.ts", "-/-a.ts", "a/-b.js"]
+    write_tree(src, {name: "export const x = 1;\n" for name in names})
+    out = tmp_path / "facts"
+    code, stdout, err = rofl("scan", src, "--out", out, "--json")
+    assert code == 0, err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sorted(manifest["files"]) == sorted(names)
+    written = fact_files(out)
+    assert len(written) == len(names) and not any(name.startswith("-") for name in written), written
+    assert {entry["facts"].split("/", 1)[1] for entry in manifest["files"].values()} == written
