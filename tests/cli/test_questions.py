@@ -129,13 +129,10 @@ def test_repl_opens_a_scan(shop_facts):
     assert "error: no relation in_cyle[code]/1; did you mean in_cycle[code]/1" in proc.stdout
 
 
-PENDING_EXAMPLES = {"impact", "export"}  # their modules are being rewritten for issue 8
-
-
 def test_every_command_help_ends_with_examples(rofl):
     from rofl.cli import COMMANDS
 
-    for name in sorted(set(COMMANDS) - PENDING_EXAMPLES):
+    for name in sorted(COMMANDS):
         code, out, _ = rofl(name, "--help")
         tail = out.rstrip().split("Examples:")
         assert code == 0 and len(tail) == 2, name
