@@ -241,6 +241,9 @@ def classify_one(path: str, ctx: Context) -> Change | None:
             changed=(path,),
             touches=touches,
         )
+    linked = _through_link(path, ctx)
+    if linked is not None:
+        return linked
     if os.path.isdir(ctx.src / path) or (not ctx.exists(path) and ctx.under(path)):
         inside = ctx.under(path)
         gone = [
@@ -310,6 +313,30 @@ def classify_one(path: str, ctx: Context) -> Change | None:
     if ctx.git is not None and ctx.git.knows("HEAD", path):
         return Change(path, OUTSIDE, "deleted, never scanned and no import probes it")
     return None
+
+
+def _through_link(path: str, ctx: Context) -> Change | None:
+    """A path that reaches a scanned file or folder through a symlink (the scan knows files by their
+    real path): what its real path is, plus the files whose imports named the link itself."""
+    if not ctx.exists(path):
+        return None
+    real = os.path.relpath(os.path.realpath(ctx.src / path), ctx.src).replace(os.sep, "/")
+    if real == path or not _inside_src(real) or real == "." or _in_facts_dir(real, ctx):
+        return None
+    target = classify_one(real, ctx)
+    if target is None or target.kind not in (SOURCE, FOLDER):
+        return None
+    deps = ctx.deps_index()
+    prefix = path.rstrip("/") + "/"
+    probing = sorted({f for dep, fs in deps.items() if dep == path or dep.startswith(prefix) for f in fs})
+    return Change(
+        path,
+        target.kind,
+        f"{'symlink to' if os.path.islink(ctx.src / path) else 'through a symlink,'} {real} ({target.detail})"
+        + (f", named by the imports of {_count(len(probing), 'file')}" if probing else ""),
+        changed=target.changed + (path,),
+        touches=target.touches + tuple((f, path) for f in probing if f != path),
+    )
 
 
 def _config_change(path: str, ctx: Context, readers: list[str]) -> Change:

@@ -315,6 +315,47 @@ def test_a_path_git_lists_is_never_refused_even_when_its_blob_is_absent(rofl, re
     assert data["affected"] == []
 
 
+def test_a_path_through_a_symlink_is_the_scanned_file_it_reaches(rofl, tmp_path):
+    """The scan knows a symlinked file by its real path (one file, one node): a changed link, or a path
+    through a linked folder, affects what changing the real file or folder affects, plus the files
+    whose imports named the link."""
+    import os
+
+    src = tmp_path / "src"
+    write_tree(
+        src,
+        {
+            "lib/a.ts": "export const a = 1;\n",
+            "lib/more.ts": 'import { a } from "./a";\nexport const more = a;\n',
+            "b.ts": 'import { a } from "./link";\nexport const b = a;\n',
+            "c.ts": 'import { a } from "./libdir/a";\nexport const c = a;\n',
+            "d.ts": 'import { c } from "./c";\nexport const d = c;\n',
+        },
+    )
+    try:
+        os.symlink("lib/a.ts", src / "link.ts")
+        os.symlink("lib", src / "libdir")
+    except OSError:
+        pytest.skip("no symlinks here")
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    graph = import_graph(facts)
+    assert set(graph.nodes) == {"lib/a.ts", "lib/more.ts", "b.ts", "c.ts", "d.ts"}
+    for path, real, how in (
+        ("link.ts", {"lib/a.ts"}, "symlink to lib/a.ts (scanned source), named by the imports of 1 file"),
+        ("libdir/a.ts", {"lib/a.ts"}, "through a symlink, lib/a.ts (scanned source), named by the imports of 1 file"),
+        (
+            "libdir",
+            {"lib/a.ts", "lib/more.ts"},
+            "symlink to lib (folder, 2 scanned files under it), named by the imports of 1 file",
+        ),
+    ):
+        data = impact_json(rofl, facts, "--changed", path)
+        assert data["classified"][0]["detail"] == how
+        assert affected(data) == affected_of(graph, real) and {"b.ts", "c.ts", "d.ts"} <= affected(data)
+        assert set(data["files"]) == affected(data) | real
+
+
 def test_paths_outside_the_scan_are_counted_in_one_line(rofl, repo):
     src, facts = repo
     (src / "docs" / "guide.md").write_text("hi\n")
