@@ -84,10 +84,10 @@ def import_graph(facts: Path, runtime: bool = False) -> nx.DiGraph:
     for r in rows:
         if r[0] == "src_resolves" and counts(r[1], r[2], r[3]):
             graph.add_edge(r[1], r[3])
-        elif r[0] == "src_workspace_import" and counts(r[1], r[2], None):
+        elif r[0] == "src_workspace_import":
             folder = r[3]
             for f in files:
-                if f != r[1] and (folder == "." or f.startswith(folder + "/")):
+                if f != r[1] and (folder == "." or f.startswith(folder + "/")) and counts(r[1], r[2], f):
                     graph.add_edge(r[1], f)
     return graph
 

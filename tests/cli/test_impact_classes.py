@@ -471,6 +471,7 @@ HANDMADE = {
     "packages/icons/package.json": json.dumps({"name": "@demo/icons", "main": "dist/index.js"}),
     "packages/icons/src/index.ts": 'export { star } from "./star";\n',
     "packages/icons/src/star.ts": "export const star = '*';\n",
+    "packages/icons/src/shape.d.ts": "export type Shape = string;\n",
     "app/main.ts": 'import { star } from "@demo/icons";\nimport type { Shape } from "@demo/icons";\nimport { Button } from "./Button";\nButton(star);\n',
     "app/Button.tsx": 'import logo from "./logo.svg";\nimport { fmt } from "./fmt.js";\nexport const Button = (s: string) => logo + fmt(s);\n',
     "app/logo.svg": "<svg/>\n",
@@ -531,7 +532,7 @@ def test_asset_target_is_classified_as_an_asset(rofl, handmade):
 
 def test_runtime_skips_declaration_files_and_type_only_workspace_imports(rofl, handmade):
     _, facts = handmade
-    for changed in ("app/fmt.d.ts", "app/fmt.js", "packages/icons/src/star.ts"):
+    for changed in ("app/fmt.d.ts", "app/fmt.js", "packages/icons/src/star.ts", "packages/icons/src/shape.d.ts"):
         everything = handmade_json(rofl, facts, "--changed", changed)
         runtime = handmade_json(rofl, facts, "--changed", changed, "--runtime")
         assert affected(everything) == affected_of(import_graph(facts), {changed})
@@ -543,6 +544,9 @@ def test_runtime_skips_declaration_files_and_type_only_workspace_imports(rofl, h
         "app/Button.tsx",
         "app/main.ts",
     }
+    # a declaration file of the package reaches main through the package-wide edge, but never runs
+    assert affected(handmade_json(rofl, facts, "--changed", "packages/icons/src/shape.d.ts")) == {"app/main.ts"}
+    assert affected(handmade_json(rofl, facts, "--changed", "packages/icons/src/shape.d.ts", "--runtime")) == set()
     # main imports a value (and a type) from the workspace package: a runtime edge to each of its files
     assert affected(handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts", "--runtime")) == {
         "app/main.ts",
