@@ -18,7 +18,7 @@ from ..session import (
     user_errors,
 )
 
-MAX_LISTED_SOURCES = 20  # more changed sources than this are summarised in one text line
+MAX_LISTED = 20  # more changed paths of one kind than this are summarised in one text line
 
 
 @click.command(
@@ -102,7 +102,7 @@ def command(
     from engine.errors import RoflError
     from scanner.manifest import src_of
 
-    from ..changes import OUTSIDE, SOURCE, CodeFacts, Context, classify, suggestions
+    from ..changes import OUTSIDE, CodeFacts, Context, classify, suggestions
     from ..gitrefs import Git
     from ..impact import escape, impact, packages_of, scanned_changed, test_filter
 
@@ -191,13 +191,7 @@ def command(
         click.echo(f"{len(packages)} package(s) affected by {by}{mode}")
     else:
         click.echo(f"{len(affected)} {what} affected by {by}{mode}")
-    sources = [c for c in treated if c.kind == SOURCE]
-    if len(sources) > MAX_LISTED_SOURCES:  # a long branch: one line for its sources, one per other change
-        names = ", ".join(escape(c.path) for c in sources[:3])
-        click.echo(f"changed: {len(sources)} scanned sources ({names} and {len(sources) - 3} more)")
-    for c in treated:
-        if c.kind != SOURCE or len(sources) <= MAX_LISTED_SOURCES:
-            click.echo(f"changed: {escape(c.path)} ({escape(c.detail)})")
+    _changed_lines(treated)
     if outside:
         names = ", ".join(escape(c.path) for c in outside[:5]) + (
             f" and {len(outside) - 5} more" if len(outside) > 5 else ""
@@ -214,6 +208,28 @@ def command(
             click.echo(f"  {escape(a.file)}")
             click.echo(f"      via {' -> '.join(escape(v) for v in a.via)}")
     _notes(result.partial)
+
+
+KIND_NAMES = {"source": "scanned sources", "config": "config files", "deleted": "deleted paths", "folder": "folders"}
+
+
+def _changed_lines(treated: list) -> None:
+    """One ``changed:`` line per treated path, saying how it was treated; a kind with more than
+    MAX_LISTED paths (a long branch's sources, a release bumping every package.json) in one line."""
+    from ..impact import escape
+
+    by_kind: dict[str, list] = {}
+    for c in treated:
+        by_kind.setdefault(c.kind, []).append(c)
+    for c in treated:
+        same = by_kind[c.kind]
+        if len(same) <= MAX_LISTED:
+            click.echo(f"changed: {escape(c.path)} ({escape(c.detail)})")
+        elif c is same[0]:
+            names = ", ".join(escape(x.path) for x in same[:3])
+            what = KIND_NAMES.get(c.kind, f"{c.kind} paths")
+            how = "" if len({x.detail for x in same}) == 1 else "; --format json says how each was treated"
+            click.echo(f"changed: {len(same)} {what} ({names} and {len(same) - 3} more{how})")
 
 
 def _in_folder(path, folder) -> bool:

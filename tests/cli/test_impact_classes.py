@@ -617,9 +617,13 @@ def test_deleted_folder_after_a_rescan_reaches_the_files_that_imported_from_it(r
     assert data["affected"][1]["via"] == ["packages/ui/src/index.ts", "packages/ui/src/gone"]
 
 
-def test_many_changed_sources_are_one_text_line(rofl, tmp_path):
+def test_many_changed_paths_of_one_kind_are_one_text_line(rofl, tmp_path):
     files = {f"m{i:02}.ts": f"export const v{i} = {i};\n" for i in range(25)}
     files["all.ts"] = "".join(f'import {{ v{i} }} from "./m{i:02}";\n' for i in range(25))
+    # a release bumping every package's version: 22 package.json files, each read by its package's file
+    for i in range(22):
+        files[f"p{i:02}/package.json"] = json.dumps({"name": f"p{i:02}", "version": "1.0.0"})
+        files[f"p{i:02}/index.ts"] = "import '#x';\n" if i == 0 else 'import "./nothing";\n'
     src = tmp_path / "src"
     write_tree(src, files)
     facts = tmp_path / "facts"
@@ -629,3 +633,15 @@ def test_many_changed_sources_are_one_text_line(rofl, tmp_path):
     lines = out.splitlines()
     assert code == 0 and lines[0] == "0 file(s) affected by 26 changed paths"
     assert lines[1] == "changed: 26 scanned sources (all.ts, m00.ts, m01.ts and 23 more)" and len(lines) == 2
+    configs = [a for i in range(22) for a in ("--changed", f"p{i:02}/package.json")]
+    code, out, _ = rofl("impact", "--facts", facts, *configs, "--changed", "m00.ts")
+    data = impact_json(rofl, facts, *configs, "--changed", "m00.ts")
+    lines = out.splitlines()
+    assert lines[0] == f"{len(data['affected'])} file(s) affected by 23 changed paths"
+    assert lines[1] == "changed: m00.ts (scanned source)"
+    assert lines[2].startswith(
+        "changed: 22 config files (p00/package.json, p01/package.json, p02/package.json and 19 more"
+    )
+    assert not lines[3].startswith("changed:")
+    seeds = {"m00.ts"} | {f for i in range(22) for f in deps_readers(facts, f"p{i:02}/package.json")}
+    assert affected(data) == (seeds | affected_of(import_graph(facts), seeds)) - {"m00.ts"}
