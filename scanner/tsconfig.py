@@ -2,8 +2,9 @@
 
 The governing tsconfig is the nearest ``tsconfig.json`` in the folder or its ancestors, up to a
 stop folder (the git work tree's root, else the filesystem root), as editors and ``tsc`` do.
-``extends`` may be a relative path (with or without ``.json``) or a list of them; package-name
-extends (``@tsconfig/node20``) are not followed.  ``baseUrl`` is relative to the config that
+``extends`` may be a relative path (with or without ``.json``), a package name looked up in the
+``node_modules`` folders above the config (``@tsconfig/node20``, a workspace package a package
+manager linked there), or a list of them.  ``baseUrl`` is relative to the config that
 sets it; ``paths`` are relative to ``baseUrl`` when one is set, else to the config that sets them.
 ``customConditions`` (package.json ``exports``/``imports`` conditions) and the build folders
 ``outDir``, ``rootDir`` and ``declarationDir`` (each relative to the config that sets it) are read
@@ -36,17 +37,44 @@ class TsConfig:
     declaration_dir: str | None = None
 
 
-def _extends_targets(config_path: str, extends: object) -> list[str]:
+def _extends_targets(config_path: str, extends: object, store: ConfigStore, files: list[str]) -> list[str]:
     items = extends if isinstance(extends, list) else [extends]
     targets = []
     for item in items:
-        if not isinstance(item, str) or not item.startswith("."):
+        if not isinstance(item, str) or not item:
+            continue
+        if not item.startswith("."):
+            found = _package_extends(config_path, item, store, files)
+            if found is not None:
+                targets.append(found)
             continue
         target = os.path.normpath(os.path.join(os.path.dirname(config_path), item))
         if not target.endswith(".json") and not os.path.isfile(target):
             target += ".json"
         targets.append(target)
     return targets
+
+
+def _package_extends(config_path: str, item: str, store: ConfigStore, files: list[str]) -> str | None:
+    """A package-name ``extends`` (``@tsconfig/node20``, ``@repo/tsconfig/base.json``): the first
+    ``node_modules`` folder at or above the config that holds it, as TypeScript looks: the path, the
+    path plus ``.json``, then the folder's ``tsconfig.json``.  Every candidate looked at is recorded
+    (in ``files``, the keys the config depends on), so that installing the package re-resolves what
+    the config governs."""
+    if os.path.isabs(item) or "\0" in item:
+        return None
+    folder = os.path.dirname(config_path)
+    while True:
+        base = os.path.normpath(os.path.join(folder, "node_modules", item))
+        for candidate in (base, base + ".json", os.path.join(base, TSCONFIG)):
+            if os.path.isfile(candidate):
+                return candidate
+            store.read(candidate)  # records that it is absent
+            files.append(store.key(candidate))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def load(config_path: str, store: ConfigStore) -> TsConfig:
@@ -95,7 +123,7 @@ def _apply(
     if not isinstance(data, dict):
         return
     if "extends" in data:  # bases first, so that this config's own options win
-        for base in _extends_targets(config_path, data["extends"]):
+        for base in _extends_targets(config_path, data["extends"], store, files):
             _apply(base, store, state, files, depth + 1, visiting)
     options = data.get("compilerOptions")
     if not isinstance(options, dict):

@@ -12,7 +12,8 @@ import importlib.util
 import os
 
 EXTRACTOR_VERSION = "rofl-extract-4"
-RESOLVER_VERSION = "rofl-resolve-7"  # 7: self-reference needs the package's "exports" (Node, TypeScript)
+# resolver 7: self-reference needs "exports"; 8: a tsconfig extends naming a package in node_modules
+RESOLVER_VERSION = "rofl-resolve-8"
 
 GRAMMAR_DISTRIBUTIONS = {
     "tree-sitter": "tree_sitter",

@@ -172,3 +172,24 @@ def test_a_new_resolver_version_re_resolves_every_file_without_parsing(repo, out
     assert rescan(src, out) == (0, 3)  # every file re-resolved, none parsed again
     assert answers(out, "b.ts") == {"./c.css": ("file", "c.css")}
     assert rescan(src, out) == (0, 0)
+
+
+def test_installing_the_package_a_tsconfig_extends_re_resolves_the_files_it_governs(repo, out):
+    src = repo(
+        {
+            "package.json": json.dumps({"workspaces": ["packages/*"]}),
+            "packages/ui/package.json": json.dumps(
+                {"name": "ui", "exports": {".": {"source": "./src/index.ts", "default": "./dist/index.js"}}}
+            ),
+            "packages/ui/src/index.ts": "",
+            "app/tsconfig.json": '{"extends": "@acme/tsconfig/base.json"}',
+            "app/main.ts": imports("ui"),
+            "other.ts": "",
+        }
+    )
+    scan_json(src, out)
+    assert answers(out, "app/main.ts") == {"ui": ("workspace", "packages/ui")}
+    (src / "node_modules/@acme/tsconfig").mkdir(parents=True)
+    (src / "node_modules/@acme/tsconfig/base.json").write_text('{"compilerOptions": {"customConditions": ["source"]}}')
+    assert rescan(src, out) == (0, 1)
+    assert answers(out, "app/main.ts") == {"ui": ("file", "packages/ui/src/index.ts")}

@@ -389,3 +389,27 @@ def test_build_mapping_switched_off_tells_which_edges_came_through_it(repo, out)
     check = BuildMapping(src, set(load_manifest(out)["files"]))
     assert check.needed("packages/bench/index.ts", "zod", "packages/zod/src/index.ts")  # ./index.js -> src/index.ts
     assert not check.needed("packages/bench/index.ts", "zod/package.json", "packages/zod/package.json")  # exported
+
+
+def test_tsconfig_extends_naming_a_package_is_looked_up_in_node_modules(repo, out):
+    # Turborepo's layout: the shared config is a workspace package that the package manager links
+    shared = '{"compilerOptions": {"customConditions": ["@repo/source"], "strict": true}}'
+    src = repo(
+        {
+            "pnpm-workspace.yaml": "packages:\n  - packages/*\n  - apps/*\n",
+            "packages/tsconfig/package.json": pkg(name="@repo/tsconfig"),
+            "packages/tsconfig/base.json": shared,
+            "node_modules/@repo/tsconfig/base.json": shared,  # what `pnpm install` links
+            "packages/ui/package.json": pkg(
+                name="@repo/ui", exports={".": {"@repo/source": "./src/index.ts", "default": "./dist/index.js"}}
+            ),
+            "packages/ui/src/index.ts": "",
+            "apps/web/tsconfig.json": '{"extends": "@repo/tsconfig/base.json"}',
+            "apps/web/main.ts": imports("@repo/ui"),
+            "apps/other/tsconfig.json": '{"extends": ["@repo/tsconfig/base", "@tsconfig/not-installed"]}',
+            "apps/other/main.ts": imports("@repo/ui"),
+        }
+    )
+    scan_json(src, out)
+    assert answers(out, "apps/web/main.ts") == {"@repo/ui": ("file", "packages/ui/src/index.ts")}
+    assert answers(out, "apps/other/main.ts") == {"@repo/ui": ("file", "packages/ui/src/index.ts")}
