@@ -199,10 +199,14 @@ def _folder_of(path: str) -> str:
 
 
 def _importers_of(packages: Iterable[str], ctx: Context, folder: str) -> set[str]:
+    """Files under ``folder`` importing one of ``packages`` by name: as an external package, or a
+    workspace package their resolution looked up by that name (a range change may swap the link for
+    a published version)."""
     out: set[str] = set()
     prefix = "" if folder == "." else folder + "/"
+    deps = ctx.deps_index()
     for name in packages:
-        for f in ctx.facts.externals.get(name, ()):
+        for f in (*ctx.facts.externals.get(name, ()), *deps.get(PACKAGE_DEP + name, ())):
             if f.startswith(prefix):
                 out.add(f)
     return out

@@ -228,6 +228,25 @@ def test_package_json_dependency_change_against_git(rofl, repo):
     assert affected(data) == seeds | affected_of(import_graph(facts), seeds)
 
 
+def test_package_json_range_change_of_a_workspace_package_counts_its_importers(rofl, repo):
+    """``"@demo/ui": "workspace:*"`` -> ``"^2.0.0"`` may swap the link for a published version: the
+    files importing @demo/ui by name count, though their import resolves to the workspace's source."""
+    src, facts = repo
+    (src / "packages/app/src/widget.ts").write_text('import { Button } from "@demo/ui";\nexport const w = Button;\n')
+    git(src, "add", "packages/app/src/widget.ts")
+    git(src, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "widget")
+    pkg = src / "packages/app/package.json"
+    pkg.write_text(json.dumps({"name": "@demo/app", "dependencies": {"@demo/ui": "^2.0.0"}}))
+    data = impact_json(rofl, facts, "--git-base", "HEAD")
+    (entry,) = data["classified"]
+    assert entry["as"] == "config"
+    assert "1 dependency changed since HEAD (@demo/ui), imported by 1 file" in entry["detail"], entry["detail"]
+    graph = import_graph(facts)
+    assert graph.has_edge("packages/app/src/widget.ts", "packages/ui/src/index.ts")
+    seeds = {"packages/app/src/widget.ts"} | deps_readers(facts, "packages/app/package.json")
+    assert affected(data) == seeds | affected_of(graph, seeds)
+
+
 def test_lock_file_against_git_affects_importers_of_the_packages_whose_versions_changed(rofl, repo):
     src, facts = repo
     lock = src / "pnpm-lock.yaml"
