@@ -103,6 +103,8 @@ def test_impact_from_git_base(rofl, tmp_path):
     assert code == 0
     assert data["changed"] == ["src/util/brand_new.ts", "src/util/strings.ts"]
     assert data["affected"] and all(a["via"][-1] == "src/util/strings.ts" for a in data["affected"])
+    graph = nx.DiGraph(dependency_edges(rofl, out_dir))
+    assert {a["file"] for a in data["affected"]} == nx.ancestors(graph, "src/util/strings.ts")
 
 
 def test_layering_violation_and_exit_codes(rofl, scanned):

@@ -406,6 +406,13 @@ def test_formats_tests_and_packages(rofl, repo):
         "packages/core/tests/math.test.ts",
         "packages/ui/src/Button.spec.tsx",
     ]
+    reached = {changed} | affected_of(import_graph(facts), {changed})
+    assert tests.splitlines() == sorted(f for f in reached if ".test" in f or ".spec" in f or "/tests/" in f)
+    # a changed test file is listed to run too, though it is not "affected"
+    code, tests, _ = rofl(
+        "impact", "--facts", facts, "--changed", "packages/core/tests/math.test.ts", "--tests", "--format", "names"
+    )
+    assert tests.splitlines() == ["packages/core/tests/math.test.ts"]
     code, tests, _ = rofl(
         "impact", "--facts", facts, "--changed", changed, "--tests", "--test-glob", "*.spec.tsx", "--format", "names"
     )
