@@ -4,8 +4,11 @@
 tree-sitter already loaded when a pool is used).  Its methods never raise for bad input: a file
 that cannot be read becomes an ``FileResult`` with ``unreadable`` set; binary, oversized and
 non-UTF-8 files get ``src_file`` + ``src_parse_error`` only; syntax errors keep what tree-sitter
-recovered.  An exception from the extractor itself is our bug, not the file's: it is raised as
-``ExtractorFailure`` naming the file, and the scan stops before replacing the manifest.
+recovered.  A file whose extraction could need more memory than is free (``PEAK_FACTOR`` times its
+size, against ``memory_available``) is not parsed either: its ``src_parse_error`` says so, and its
+entry is marked ``retry`` so that the next scan tries it again.  An exception from the extractor
+itself is our bug, not the file's: it is raised as ``ExtractorFailure`` naming the file, and the
+scan stops before replacing the manifest.
 """
 
 from __future__ import annotations
@@ -29,6 +32,61 @@ from scanner.versions import EXTRACTOR_VERSION
 from scanner.worklist import MAX_FACT_FILE_BYTES
 
 BOM = b"\xef\xbb\xbf"
+
+# Peak memory while one file is parsed and extracted, per byte of the file (bench/hostile_bench.py):
+# about 130 for ordinary code, 370 for a call every 4 bytes (`f();f();...`), 470 for that with a
+# syntax error in JavaScript (parsed again as TSX: two trees).  The bound is this times --max-bytes.
+PEAK_FACTOR = 500
+GUARDED_FROM = 1 << 20  # smaller files are never refused for memory (and never pay for the check)
+
+
+def _first_int(path: str, key: bytes, scale: int = 1) -> int | None:
+    """The number after ``key`` on a line of ``path`` (a /proc or /sys file), times ``scale``; None if absent."""
+    try:
+        with open(path, "rb") as handle:
+            for line in handle:
+                if line.startswith(key):
+                    return int(line[len(key) :].split()[0]) * scale
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def memory_available() -> int | None:
+    """Bytes this process can still allocate, as far as the system says; None when it says nothing.
+
+    The least of: Linux's ``MemAvailable``; a cgroup's limit minus its usage (v2 ``memory.max``,
+    v1 ``memory.limit_in_bytes``: a container's CI runner); the address-space and data limits
+    (``ulimit -v``, ``ulimit -d``) minus what this process maps.
+    """
+    import resource
+
+    found = [_first_int("/proc/meminfo", b"MemAvailable:", 1024)]
+    for limit, usage in (
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+        ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+    ):
+        cap, used = _first_int(limit, b""), _first_int(usage, b"")
+        if cap is not None and used is not None and cap < 1 << 60:
+            found.append(max(0, cap - used))
+    for which, key in ((resource.RLIMIT_AS, b"VmSize:"), (resource.RLIMIT_DATA, b"VmData:")):
+        soft = resource.getrlimit(which)[0]
+        used = _first_int("/proc/self/status", key, 1024) if soft != resource.RLIM_INFINITY else None
+        if used is not None:
+            found.append(max(0, soft - used))
+    known = [n for n in found if n is not None]
+    return min(known) if known else None
+
+
+def memory_refusal(size: int, available: int | None) -> str | None:
+    """Why a file of ``size`` bytes is not parsed now (its extraction could exhaust memory), or None."""
+    if size < GUARDED_FROM or available is None or size * PEAK_FACTOR <= available:
+        return None
+    return (
+        f"line 1: file is {size} bytes; extracting it may need {size * PEAK_FACTOR >> 20} MiB "
+        f"({PEAK_FACTOR} times its size), more than the {available >> 20} MiB of memory free, "
+        "not parsed (retried on the next scan)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +198,10 @@ class Materializer:
             data = b""
         else:
             problem = refusal(data, self.context.max_bytes)
+        retry = False
+        if problem is None and len(data) >= GUARDED_FROM:
+            problem = memory_refusal(len(data), memory_available())
+            retry = problem is not None
         specifiers: tuple[str, ...] = ()
         errors = 0
         parsed = False
@@ -165,6 +227,8 @@ class Materializer:
             "imports": list(specifiers),
             "errors": errors,
         }
+        if retry:
+            entry["retry"] = True  # refused for want of memory now: the next scan tries again
         self._finish(path, entry, extraction_bytes)
         return FileResult(path, entry, parsed=parsed, skipped=problem is not None)
 

@@ -56,6 +56,7 @@ def write(out: str, manifest: dict[str, Any], key: dict[str, Any]) -> None:
         "configs": {k: (v[:2] if v else None) for k, v in manifest.get("configs", {}).items()},
         "workspace": manifest.get("workspace", []),
         "unreadable": manifest.get("unreadable", []),
+        "retry": sorted(p for p, e in files.items() if e.get("retry")),
         "errors": sum(1 for e in files.values() if e.get("errors")),
         "preamble": manifest["preamble"]["facts"],
     }
@@ -80,7 +81,12 @@ def unchanged(src: str, out: str, saved: dict[str, Any], listing: Listing, prese
     list, and the preamble as written.
     """
     files = saved.get("files")
-    if not isinstance(files, dict) or saved.get("unreadable") or saved.get("workspace") != list(listing.packages):
+    if (
+        not isinstance(files, dict)
+        or saved.get("unreadable")
+        or saved.get("retry")  # files refused for want of memory are tried again
+        or saved.get("workspace") != list(listing.packages)
+    ):
         return None
     aliases = len(listing.sources) - len(files)  # listed symlinks to another listed source (scanner.worklist)
     if aliases < 0 or len(present) != len(files):

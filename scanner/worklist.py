@@ -1,7 +1,8 @@
 """Deciding what a scan must do: which files to reuse, parse, re-resolve or drop, from stats and the manifest.
 
 A file is reused when its size and mtime equal the manifest's (or, when they differ or with
-``verify``, when its re-computed hash does) and its fact file is present.  Unchanged files are
+``verify``, when its re-computed hash does), its fact file is present, and it was not refused for
+want of memory (an entry marked ``retry``).  Unchanged files are
 re-resolved when something their resolution consulted changed: a probed path that appeared or
 disappeared, a config file or asset whose content changed (or that appeared or disappeared), a
 package.json that appeared or disappeared (package scopes), or a workspace package name that now
@@ -220,8 +221,8 @@ def _sort_sources(
     for path, st in stats.items():
         sizes[path] = st.st_size
         entry = old_files.get(path)
-        if entry is None or entry.get("facts", "")[cut:] not in present:
-            to_parse.append(path)
+        if entry is None or entry.get("retry") or entry.get("facts", "")[cut:] not in present:
+            to_parse.append(path)  # new, refused for want of memory last time, or its fact file is gone
             continue
         same_stat = entry.get("size") == st.st_size and entry.get("mtime_ns") == st.st_mtime_ns
         if same_stat and not verify:

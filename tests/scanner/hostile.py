@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.scanner.conftest import Facts, load_manifest, parse_fact_file, write_tree
@@ -68,3 +71,21 @@ def files_outside(root: Path, allowed: Path) -> dict[str, tuple[int, int]]:
                 continue
             seen[str(full)] = (st.st_size, st.st_mtime_ns)
     return seen
+
+
+@contextmanager
+def no_hang(seconds: int = 120) -> Iterator[None]:
+    """Fail instead of hanging: a FIFO opened for reading, or a scan gone quadratic, would block the
+    suite forever.  Not a timing assertion: what it guards takes well under a second, and only a
+    hang (or a slowdown of hundreds of times) reaches the limit."""
+
+    def expired(signum: int, frame: object) -> None:
+        raise AssertionError(f"still running after {seconds} s: it hangs")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
