@@ -2,7 +2,8 @@
 
 Lock files read: ``package-lock.json``/``npm-shrinkwrap.json`` (lockfile v1 ``dependencies`` and
 v2/v3 ``packages``), ``yarn.lock`` (classic and berry) and ``pnpm-lock.yaml`` (v5 ``/name/1.0.0``,
-v6 ``/name@1.0.0`` and v9 ``name@1.0.0`` keys under ``packages:``/``snapshots:``).  Each gives
+v6 ``/name@1.0.0`` and v9 ``name@1.0.0`` keys under ``packages:``/``snapshots:``) and ``bun.lock``
+(bun's text lock: JSON with trailing commas, ``packages`` of ``[name@version, ...]``).  Each gives
 package name -> the set of versions locked for it; a package changed when its set differs.
 A lock file that cannot be read gives None: the caller then counts every package as changed.
 """
@@ -60,7 +61,9 @@ def parse_lock(path: str, data: bytes | None) -> Lock | None:
             ok = _yarn(text, versions, requires)
         elif name == "pnpm-lock.yaml":
             ok = _pnpm(text, versions, requires)
-        else:
+        elif name == "bun.lock":
+            ok = _bun(json.loads(_TRAILING_COMMA.sub(lambda m: m.group(1) or "", text)), versions, requires)
+        else:  # bun.lockb is binary
             return None
     except (ValueError, AttributeError, TypeError):
         return None
@@ -128,6 +131,28 @@ def _npm(data: Any, versions: dict[str, set[str]], requires: dict[str, set[str]]
     if not isinstance(data.get("dependencies"), dict):
         return False
     walk(data["dependencies"])
+    return True
+
+
+# a string (kept) or a comma before a closing bracket (dropped): bun.lock's JSON with trailing commas
+_TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,(?=\s*[}\]])')
+
+
+def _bun(data: Any, versions: dict[str, set[str]], requires: dict[str, set[str]]) -> bool:
+    """``"packages": {"key": ["name@version", registry, {"dependencies": {...}}, integrity]}``."""
+    packages = data.get("packages") if isinstance(data, dict) else None
+    if not isinstance(packages, dict):
+        return False
+    for entry in packages.values():
+        if not isinstance(entry, list) or not entry or not isinstance(entry[0], str):
+            continue
+        name, at, version = entry[0].rpartition("@")
+        if not at or not name:
+            continue
+        _add(versions, name, version)
+        info = next((x for x in entry[1:] if isinstance(x, dict)), None)
+        for field in ("dependencies", "optionalDependencies", "peerDependencies"):
+            _require(requires, name, info.get(field) if info else None)
     return True
 
 

@@ -278,6 +278,32 @@ def test_lock_file_change_of_a_transitive_dependency_reaches_the_importers_of_it
     assert affected(data) == importers | affected_of(import_graph(facts), importers)
 
 
+def test_bun_lock_against_git_affects_importers_of_the_packages_whose_versions_changed(rofl, tmp_path):
+    from tests.cli.test_impact_lockfiles import BUN
+
+    src = tmp_path / "bun"
+    write_tree(
+        src,
+        {
+            "package.json": json.dumps({"name": "app", "dependencies": {"react": "^18.2.0", "zod": "^3"}}),
+            "bun.lock": BUN,
+            "a.ts": 'import React from "react";\nexport const a = React;\n',
+            "b.ts": 'import { z } from "zod";\nexport const b = z;\n',
+            "c.ts": 'import { a } from "./a";\nexport const c = a;\n',
+        },
+    )
+    commit_all(src)
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    (src / "bun.lock").write_text(BUN.replace("js-tokens@4.0.0", "js-tokens@4.0.1"))
+    data = impact_json(rofl, facts, "--git-base", "HEAD")
+    (entry,) = data["classified"]
+    assert (
+        entry["as"] == "lockfile" and "1 package locked differently since HEAD (+3 requiring them)" in entry["detail"]
+    )
+    assert affected(data) == {"a.ts"} | affected_of(import_graph(facts), {"a.ts"}) == {"a.ts", "c.ts"}
+
+
 def test_lock_file_without_a_base_or_unreadable_counts_every_package(rofl, repo):
     src, facts = repo
     everyone = externals(facts)

@@ -1,4 +1,4 @@
-"""Lock files and package.json: which packages a dependency change touches, in every format npm, yarn and pnpm write."""
+"""Lock files and package.json: which packages a dependency change touches, in every format npm, yarn, pnpm and bun write."""
 
 from __future__ import annotations
 
@@ -82,11 +82,33 @@ packages:
     resolution: {integrity: sha512-b}
 """
 
+# bun's text lock: JSON with trailing commas; a key per install path, the value starts with name@version
+BUN = """{
+  "lockfileVersion": 1,
+  "workspaces": {
+    "": {
+      "name": "app",
+      "dependencies": {
+        "react": "^18.2.0",
+      },
+    },
+  },
+  "packages": {
+    "@babel/code-frame": ["@babel/code-frame@7.24.2", "", { "dependencies": { "js-tokens": "^4" } }, "sha512-a,}"],
+    "js-tokens": ["js-tokens@4.0.0", "", {}, "sha512-b"],
+    "react": ["react@18.2.0", "", { "dependencies": { "loose-envify": "^1.1.0" } }, "sha512-c"],
+    "loose-envify": ["loose-envify@1.4.0", "", { "dependencies": { "js-tokens": "^4" }, "bin": { "x": "y" } }, "sha512-d"],
+    "zod": ["zod@3.0.0", "", {}, "sha512-e"],
+  },
+}
+"""
+
 
 @pytest.mark.parametrize(
     "name, text",
     [
         ("package-lock.json", json.dumps(NPM_V3)),
+        ("bun.lock", BUN),
         ("yarn.lock", YARN_CLASSIC),
         ("yarn.lock", YARN_BERRY),
         ("pnpm-lock.yaml", PNPM_V5),
@@ -116,6 +138,8 @@ def test_npm_lockfile_v1_nests_dependencies():
         ("pnpm-lock.yaml", b"\x00\x01garbage"),
         ("yarn.lock", b"\xff\xfe"),
         ("bun.lockb", b"\x00binary"),
+        ("bun.lock", b'{"lockfileVersion": 1,,}'),
+        ("bun.lock", b'{"lockfileVersion": 1}'),
         ("pnpm-lock.yaml", None),
     ],
 )
@@ -181,7 +205,8 @@ def test_dependents_of_a_changed_package_count_in_every_format():
         "pnpm-lock.yaml",
         b"lockfileVersion: '9.0'\n\npackages:\n\n  react@18.2.0:\n    resolution: {integrity: x}\n\nsnapshots:\n\n  loose-envify@1.4.0:\n    dependencies:\n      js-tokens: 4.0.0\n\n  react@18.2.0:\n    dependencies:\n      loose-envify: 1.4.0\n\n  js-tokens@4.0.0: {}\n",
     )
-    for lock in (npm, yarn, berry, pnpm):
+    bun = parse_lock("bun.lock", BUN.encode())
+    for lock in (npm, yarn, berry, pnpm, bun):
         assert lock is not None
         assert with_dependents({"js-tokens"}, lock) >= {"js-tokens", "loose-envify", "react"}
         assert "zod" not in with_dependents({"js-tokens"}, lock)
