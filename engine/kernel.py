@@ -173,12 +173,22 @@ class Kernel:
                         f"{where}: unsafe rule: {exc}; bind every variable with a positive premise first"
                     ) from None
             rid, facts = reflect(c)
+            # a rule is its content: one that a program with no identity already holds is that
+            # program's rule, and a copy of it loaded by someone derives nothing it does not
+            trusted = who is not None and self._held_without_identity(rid)
             for rel, row in facts:
                 self._add(rel, row, None, journal)
-            if who is not None:  # who loaded the rule: the audits check its authority over its head
+            if who is not None and not trusted:  # who loaded the rule: the audits check its authority over its head
                 self._add(V.LOADED_BY, ("main", (rid,), (who,)), None, journal)
             for p in _perspectives(c):
                 self._register(p, journal)
+
+    def _held_without_identity(self, rid: str) -> bool:
+        """Whether the store holds rule ``rid`` loaded by a program with no identity (no loaded_by row)."""
+        base = self.store.base
+        if ("main", (rid,)) not in base.get(V.RULE, {}):
+            return False
+        return not any(row[1] == (rid,) for row in base.get(V.LOADED_BY, {}))
 
     def _add(self, rel: str, row: tuple, who: str | None, journal: list) -> bool:
         if self.store.add(rel, row, who, journal):

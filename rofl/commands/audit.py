@@ -48,27 +48,32 @@ def usurped_facts(kernel) -> list[tuple[str, str]]:
     authority asserted): reported as ``forged[audit]`` too.  Read from the finished evaluation's
     provenance (``derived_by``), which rules cannot see inside the evaluation that derives it.
     Each is ``(fact text, id of a usurping rule that derives it)``."""
-    from engine.clauses import Literal, var
-    from engine.reflect import fact_from_term
-    from engine.terms import format_fact
+    from engine.namespace import stored_name
+    from engine.reflect import fact_term
+    from engine.terms import canonical_rows, format_fact
 
     audits = kernel.names_in(AUDIT)  # the common case, no usurper, evaluates only what audits need
-    usurpers = {d["R"] for d in kernel.query("usurp[audit](R, _P, _W)", goals=audits).as_dicts()}
-    if not usurpers:
+    heads: dict[str, set[str]] = {}  # usurping rule id -> the relations it concludes (stored names)
+    question = "usurp[audit](R, P, _W), concludes(R, Rel)"
+    for d in kernel.query(question, goals=audits).as_dicts():
+        heads.setdefault(d["R"][0], set()).add(stored_name(d["Rel"][0], d["P"][0]))
+    if not heads:
         return []
+    # one evaluation of what the usurped relations depend on, then each fact's provenance once:
+    # linear in the facts those relations hold, whatever the number of usurped facts
+    rels = set().union(*heads.values())
+    result = kernel.evaluate(goals=audits | rels)
     found: list[tuple[str, str]] = []
-    suspects = {d["F"] for d in kernel.query("usurp[audit](R, _P, _W), derived_by(F, R, _T)").as_dicts()}
-    for fact in sorted(suspects, key=repr):
-        rules = {d["R"] for d in kernel.query(Literal("derived_by", "main", (fact, var("R"), var("_T")))).as_dicts()}
-        if rules - usurpers:
-            continue  # another rule derives it too
-        ref = fact_from_term(fact)
-        if ref is None:
-            continue
-        rel, row = ref
-        if row in kernel.store.base.get(rel, {}):
-            continue  # asserted as well: boot's forged audit judges its asserter
-        found.append((format_fact("forged", "audit", (fact,)), sorted(r[0] for r in rules)[0]))
+    for rel in sorted(rels):
+        base = kernel.store.base.get(rel, {})
+        for row in canonical_rows(result.rows(rel)):
+            record = result.provenance(rel, row)
+            if record is None or row in base:
+                continue  # not derived, or asserted as well: boot's forged audit judges its asserter
+            if any(r not in heads for r in record.rules):
+                continue  # another rule derives it too
+            fact = fact_term(rel, row)
+            found.append((format_fact("forged", "audit", (fact,)), min(record.rules)))
     return found
 
 

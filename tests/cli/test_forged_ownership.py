@@ -198,3 +198,21 @@ def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
     code, out, _ = rofl("ask", 'src_resolves[code]("src/x.ts", S, B)', "--facts", facts)
     assert code == 1 and "cart" not in out
     assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # the rebuilt cache answers
+
+
+def test_every_fact_only_a_usurping_rule_derives_is_forged_and_no_other(rofl, facts, tmp_path):
+    """A usurping rule deriving many facts: each is forged once (read from one evaluation's provenance);
+    a fact the scanner asserted is not, and a copy of a shipped rule is that rule (rules are their
+    content), so it usurps nothing."""
+    manifest = json.loads((facts / "manifest.json").read_text())
+    n = len(manifest["files"])
+    rules = tmp_path / "r.rofl"
+    rules.write_text(
+        "src_export[code](A, B) :- src_file[code](A, _), src_file[code](B, _).\n"  # n * n new facts
+        "dependency[code](A, B) :- src_resolves[code](A, _, B).\n"  # code.rofl's own rule, copied
+        "src_file[code](F, H) :- src_file[code](F, H).\n"  # only facts the scanner asserted
+    )
+    code, found, _ = audit(rofl, facts, "--rules", rules)
+    assert code == 1 and len(found["usurp"]) == 2 and "dependency" not in str(found)
+    assert len(found["forged"]) == n * n
+    assert all("$fact(src_export, code," in f for f in found["forged"])

@@ -39,3 +39,12 @@ def test_audits_stay_empty_across_a_tick_on_boot_alone():
     assert rows(k, "leak[audit](A, B)") == []
     k.tick()
     assert rows(k, "leak[audit](A, B)") == []
+
+
+def test_usurp_audit_and_a_copy_of_a_held_rule():
+    """A rule loaded by someone without authority over its head's perspective is usurp[audit]; a copy of a
+    rule a program with no identity already holds is that program's rule (rules are their content)."""
+    k = load("authority(p, alice).\nv(1).\nimports(p, main).\nw[p](X) :- v(X).")
+    k.load_text("u[p](X) :- v(X).\nw[p](X) :- v(X).", who="mallory")
+    assert [r[1:] for r in rows(k, "usurp[audit](R, P, W)")] == [(a("p"), a("mallory"))]
+    assert rows(k, "loaded_by(R, W)") == [(rows(k, "usurp[audit](R, P, W)")[0][0], a("mallory"))]
