@@ -141,6 +141,8 @@ def command(
     ctx = Context(src, facts_dir.resolve(), manifest, before, CodeFacts.from_store(code), git_base, git)
     if git_base:
         paths = [p for p in paths if not _in_folder(src / p, facts_dir.resolve())]
+        if not paths:
+            click.echo(f"rofl impact: git lists no changed path under {src} against {git_base}", err=True)
     changes, missing = classify(paths, ctx)
     if missing:
         parts = []

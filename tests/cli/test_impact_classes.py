@@ -514,6 +514,8 @@ def test_fact_folder_inside_the_tree_is_never_a_change(rofl, tmp_path):
     shutil.copy(src / "README.md", facts / "notes.md")
     data = impact_json(rofl, facts, "--git-base", "HEAD")
     assert data["changed"] == [] and data["affected"] == []
+    code, out, err = rofl("impact", "--facts", facts, "--git-base", "HEAD")
+    assert out == "0 file(s) affected by 0 changed paths\n" and "git lists no changed path" in err
 
 
 # -- a workspace package with no build output, an svg, and a .js beside its .d.ts ---------------------
