@@ -4,6 +4,8 @@ Each ``.rofl`` file in the folder falls in one of four classes, decided here and
 
 * listed: the manifest names it and its bytes have the recorded digest; loaded as ``scanner``.
 * edited: the manifest names it but its bytes changed; loaded as ``unverified`` (audits: forged).
+  The preamble has one text only (``scanner.layout.PREAMBLE_TEXT``): any other is edited, whatever
+  digest the manifest records for it.
 * leftover: not in the manifest, but in the scanner's ``code/`` folder under a name only the
   scanner makes (``<slug>.<12 hex>-<16 hex>.rofl``): a file an interrupted scan wrote before its
   manifest.  Never loaded (it may be half written); a warning says to run ``rofl scan``, which
@@ -23,7 +25,7 @@ from engine.errors import RoflError
 from scanner.errors import shown
 from scanner.factfile import is_fact_name
 from scanner.hashing import hash_bytes
-from scanner.layout import MANIFEST_NAME
+from scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
 from scanner.manifest import read as read_manifest  # the one manifest reader, shared with the scanner
 
 SCANNER = "scanner"
@@ -106,6 +108,9 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
             who = UNVERIFIED
         elif hash_bytes(data) != want[0]:
             warnings.append(f"{path}: changed since the scan (digest mismatch); its facts load as '{UNVERIFIED}'")
+            who = UNVERIFIED
+        elif want[1] is None and data != PREAMBLE_TEXT.encode("utf-8"):  # its digest recomputed after an edit
+            warnings.append(f"{path}: not the preamble the scanner writes; its facts load as '{UNVERIFIED}'")
             who = UNVERIFIED
         else:
             who = want[1]

@@ -77,16 +77,19 @@ def usurped_facts(kernel) -> list[tuple[str, str]]:
     return found
 
 
-def finding_objects(kernel, where, extra: dict) -> list[dict]:
+def finding_objects(kernel, where, extra: dict, facts: str | None = None) -> list[dict]:
     """Every [audit] row as ``{"audit", "fact", "file", "line"}``: the file and line that asserted the
     forged or claimed fact, or wrote the usurping rule, where known (null otherwise).  A named
     ``violation[audit](Rule, From, To)`` is ``{"audit", "fact", "named": (rule, from, to)}``, located
-    by ``rofl.findings.located_violations``."""
+    by ``rofl.findings.located_violations``.  A missing fact file is named inside ``facts``."""
+    from pathlib import Path
+
     from engine.namespace import display_name
     from engine.reflect import fact_from_term
     from engine.terms import canonical_rows, format_fact
 
     from ..findings import named_violation
+    from ..signing import SIG_NAME
 
     out: list[dict] = []
     result = kernel.current
@@ -101,10 +104,10 @@ def finding_objects(kernel, where, extra: dict) -> list[dict]:
                 spot = where.rule(args[0][0])
             elif name == "claimed" and len(args) == 3:
                 spot = where.fact("authority", ("main", args[0], args[1]))
-            elif name == "missing_fact_file" and args:
-                spot = (str(args[0]), None)
+            elif name == "missing_fact_file" and args:  # a path inside the fact folder
+                spot = (str(Path(facts) / str(args[0])) if facts is not None else str(args[0]), None)
             elif name == "unsigned":
-                spot = ("manifest.sig", None)
+                spot = (str(Path(facts) / SIG_NAME) if facts is not None else SIG_NAME, None)
             elif name == "violation" and (named := named_violation(args)) is not None:
                 out.append({"audit": name, "fact": format_fact(rel, row[0], args), "named": named})
                 continue
@@ -280,7 +283,7 @@ def command(
 
         presets = [str(presets_file())] if facts is not None else []
         where = LazyWhere(lambda: index_sources(audited_sources((*files, *presets), load_as, facts, rules)))
-        objects = finding_objects(kernel, where, {})
+        objects = finding_objects(kernel, where, {}, facts)
         for text, rid in derived:  # where the usurping rule is written
             spot = where.rule(rid)
             objects.append(

@@ -93,6 +93,16 @@ def test_a_redigested_preamble_cannot_grant(rofl, facts):
     assert code == 1 and len(found["claimed"]) == 2
 
 
+def test_a_redigested_preamble_with_a_fact_loads_as_unverified(rofl, facts):
+    """The preamble has one text: an edit with its digest recomputed still loads as unverified."""
+    pre = facts / "preamble.rofl"
+    pre.write_text(pre.read_text() + f"{EDGE}.\n")
+    redigest(facts, "preamble.rofl")
+    code, found, err = audit(rofl, facts)
+    assert code == 1 and any("src/domain/cart.ts" in f for f in found["forged"])
+    assert "not the preamble the scanner writes" in err
+
+
 def test_a_manifest_without_preamble_still_grants_only_the_scanner(rofl, facts):
     manifest = json.loads((facts / "manifest.json").read_text())
     manifest["preamble"] = None
@@ -124,6 +134,8 @@ def test_a_deleted_fact_file_is_a_finding_and_answers_say_incomplete(rofl, facts
     victim.unlink()
     code, found, _ = audit(rofl, facts)
     assert code == 1 and found["missing_fact_file"] == [f'missing_fact_file[audit]("code/{victim.name}")']
+    (finding,) = json.loads(rofl("audit", "--facts", facts, "--json")[1])["findings"]
+    assert finding["file"] == str(facts / "code" / victim.name)  # named inside the fact folder
     code, out, err = rofl("impact", "--facts", facts, "--changed", "src/domain/money.ts", "--no-rescan")
     assert "incomplete" in err
 
