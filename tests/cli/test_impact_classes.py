@@ -628,6 +628,14 @@ def test_workspace_list_affects_every_file_with_a_bare_import(rofl, repo, handma
     assert "app/main.ts" in deps_readers(handmade[1], "pnpm-workspace.yaml")
 
 
+def test_git_base_outside_a_git_work_tree_is_a_one_line_error(rofl, handmade, tmp_path, monkeypatch):
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # wherever the temporary folder lies
+    _, facts = handmade
+    code, out, err = rofl("impact", "--facts", facts, "--git-base", "HEAD")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "is not inside a git work tree" in err and "--changed" in err
+
+
 def test_empty_path_and_vanished_source_folder_are_one_line_errors(rofl, repo, tmp_path):
     src, facts = repo
     code, _, err = rofl("impact", "--facts", facts, "--changed", "")
