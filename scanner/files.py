@@ -4,11 +4,15 @@ Paths are relative to SRC with POSIX separators.  Inside a git work tree the lis
 files plus untracked files that are not ignored (an SRC that git ignores as a whole is walked).
 Elsewhere the walk skips ``node_modules``, ``.git``, ``dist``, ``build``, ``coverage`` and hidden
 folders.  Symlinks are followed only while they stay inside SRC, and each real folder is entered
-once, so a symlink loop ends the walk of that branch instead of the scan.
+once, so a symlink loop ends the walk of that branch instead of the scan.  A name with a source
+suffix that is not a regular file inside SRC (a FIFO, a device, a socket, a symlink loop, a link
+out of SRC) is listed all the same: ``source_stat`` refuses it with the reason (``Refused``), and
+the scan reports it instead of dropping it in silence.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -18,6 +22,20 @@ SOURCE_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx",
 COMPONENT_SUFFIXES = {".vue": "vue", ".svelte": "svelte", ".astro": "astro"}
 SKIPPED_FOLDERS = frozenset({"node_modules", ".git", "dist", "build", "coverage"})
 PACKAGE_JSON = "package.json"
+
+
+class Refused(OSError):
+    """A listed source that is not read, and why (``strerror``): not a regular file, or a link out of SRC."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a folder" if stat.S_ISDIR(mode) else "not a regular file"
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +186,11 @@ def _walk(src: str) -> list[str]:
             rel_path = rel + name
             try:
                 is_link = entry.is_symlink()
-                if entry.is_dir():
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:  # a symlink loop: listed when named like a source, refused by source_stat
+                    is_dir = False
+                if is_dir:
                     if name in SKIPPED_FOLDERS or name.startswith("."):
                         continue
                     if is_link:
@@ -179,40 +201,50 @@ def _walk(src: str) -> list[str]:
                     else:
                         real = real_folder + os.sep + name
                     stack.append((entry.path, rel_path + "/", real))
+                elif is_source(name):
+                    found.append(rel_path)  # special files and links out of SRC too: source_stat says why
                 elif entry.is_file():
                     if is_link and not _inside(os.path.realpath(entry.path), root_real):
                         continue
                     found.append(rel_path)
-            except OSError:  # vanished while walking, or a symlink loop: not the scan's problem
+            except OSError:  # vanished while walking: not the scan's problem
                 continue
     return found
 
 
 def source_stat(full: str, root_real: str) -> os.stat_result | None:
-    """The stat of a listed source, or None when it is gone, not a regular file, or a symlink out of SRC.
+    """The stat of a listed source, or None when it is gone (deleted, or a dangling link).
 
-    One ``lstat`` for the common case; a symlink costs a ``realpath`` and a ``stat`` of its target
-    (whose size and mtime are what tell a change).  Raises OSError for other failures.
+    One ``lstat`` for the common case; a symlink costs a ``stat`` of its target (whose size and
+    mtime are what tell a change) and a ``realpath``.  Raises ``Refused`` for a source that is not
+    read: a FIFO, device or socket (never opened: a read could block or never end), a symlink loop,
+    a symlink to a file outside SRC (never followed); OSError for other failures.
     """
     try:
         st = os.lstat(full)
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(st.st_mode):
-        if not _inside(os.path.realpath(full), root_real):
-            return None
         try:
             st = os.stat(full)
         except FileNotFoundError:
             return None  # a dangling link
-    return st if stat.S_ISREG(st.st_mode) else None
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                raise Refused(errno.ELOOP, "a symlink loop, not followed", full) from None
+            raise
+        if not _inside(os.path.realpath(full), root_real):
+            raise Refused(errno.EXDEV, "a symlink to a file outside SRC, not followed", full)
+    if not stat.S_ISREG(st.st_mode):
+        raise Refused(errno.EINVAL, f"{_kind(st.st_mode)}, not a regular file, not read", full)
+    return st
 
 
 def list_files(src: str, path_filter: PathFilter) -> Listing:
     """List the sources and package.json files under ``src`` (an existing folder).
 
     git may list symlinks that leave SRC and files deleted from the work tree; ``source_stat``
-    drops those when the scan stats each file.
+    refuses the first and drops the second when the scan stats each file.
     """
     names = _git_listing(src)
     from_git = names is not None

@@ -182,7 +182,8 @@ def make_worklist(
 
 
 def _stat_sources(src: str, listing: Listing) -> tuple[dict[str, os.stat_result], dict[str, str]]:
-    """(path -> stat of each listed source that is one file of its own, path -> why it could not be stat'ed)."""
+    """(path -> stat of each listed source that is one file of its own, path -> why it is not read:
+    it could not be stat'ed, or ``source_stat`` refused it)."""
     unreadable: dict[str, str] = {}
     root_real = os.path.realpath(src)
     stats: dict[str, os.stat_result] = {}
@@ -192,7 +193,7 @@ def _stat_sources(src: str, listing: Listing) -> tuple[dict[str, os.stat_result]
         except OSError as err:
             unreadable[path] = err.strerror or str(err)
             continue
-        if st is not None:  # None: deleted in the work tree, a dangling link, or a link out of SRC
+        if st is not None:  # None: deleted in the work tree, or a dangling link
             stats[path] = st
     aliases = _one_node_per_file(src, stats)  # the same file as another listed path: one file, one node
     return {p: st for p, st in stats.items() if p not in aliases}, unreadable

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from scanner import materialize
-from tests.scanner.conftest import load_manifest, read_facts, rel, run_scan, scan_json
+from tests.scanner.conftest import load_manifest, parse_fact_file, read_facts, rel, run_scan, scan_json
 
 
 def facts_of(facts, path):
@@ -98,7 +98,12 @@ def test_symlink_loops_and_links_out_of_src(tmp_path, out):
     files = set(load_manifest(out)["files"])
     assert "a.ts" in files and "sub/b.ts" in files
     assert not any("secret" in f or f.startswith(("loop/", "escape/")) or "/up/" in f for f in files)
-    assert summary["errors"] == 0
+    # the link out of SRC is reported (not read, not followed); folder loops and links end quietly
+    assert summary["errors"] == 1 and summary["unreadable"] == ["secret.ts"]
+    entries = {(f[0], *f[2:]) for f in parse_fact_file(out / "entries.rofl")}
+    assert ("secret.ts", "line 1: cannot read: a symlink to a file outside SRC, not followed") in rel(
+        entries, "src_parse_error"
+    )
 
 
 def test_odd_paths_work_and_stay_exact(repo, out):

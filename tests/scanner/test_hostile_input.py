@@ -278,11 +278,41 @@ def test_special_files_and_links_in_the_tree(tmp_path, clean_out):
         summary = scan_json(src, out)
     paths = set(json.loads((out / "manifest.json").read_text())["files"])
     assert paths == {"src/a.ts", "src/b.ts", "src/c.ts", "src/imports.ts"}
-    assert summary["errors"] == 0
+    # each special file named like a source is a clear finding, never opened or followed
+    assert rel(_entries_facts(out), "src_parse_error") == {
+        ("src/pipe.ts", "line 1: cannot read: a FIFO, not a regular file, not read"),
+        ("src/zero.ts", "line 1: cannot read: a symlink to a file outside SRC, not followed"),
+        ("src/null.js", "line 1: cannot read: a symlink to a file outside SRC, not followed"),
+        ("src/self.ts", "line 1: cannot read: a symlink loop, not followed"),
+        ("src/out.ts", "line 1: cannot read: a symlink to a file outside SRC, not followed"),
+    }
+    assert summary["errors"] == 5 and len(summary["unreadable"]) == 5
     facts = all_facts(out)
     assert not any("secret" in str(t) for t in rel(facts, "src_resolves"))
     clean_facts_intact(out, clean_out)
     assert scan_json(src, out)["parsed"] == 0
+    (src / "src" / "pipe.ts").unlink()  # gone: so is its finding
+    (src / "src" / "self.ts").unlink()
+    scan_json(src, out)
+    assert {f[0] for f in rel(_entries_facts(out), "src_parse_error")} == {"src/zero.ts", "src/null.js", "src/out.ts"}
+
+
+@NEEDS_LINUX
+def test_a_device_named_like_a_source_inside_the_tree(tmp_path, clean_out):
+    """A link to a device is refused as a link out of SRC; a device node itself (here a socket, which
+    anyone may create) is refused as what it is."""
+    import socket
+
+    src = make_tree(tmp_path / "src", CLEAN)
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(src / "src" / "sock.ts"))
+        with no_hang():
+            summary = scan_json(src, tmp_path / "out")
+    assert ("src/sock.ts", "line 1: cannot read: a socket, not a regular file, not read") in rel(
+        _entries_facts(tmp_path / "out"), "src_parse_error"
+    )
+    assert summary["errors"] == 1
+    clean_facts_intact(tmp_path / "out", clean_out)
 
 
 def test_oversized_file_is_hashed_not_held(tmp_path, clean_out):
