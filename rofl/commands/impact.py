@@ -274,8 +274,12 @@ def _rescan(manifest: dict, src, facts_dir):
             f"rofl impact: the rescan failed: {err} (or answer from the facts as they are with --no-rescan)"
         ) from None
     if summary.parsed or summary.removed or summary.resolved:
+        from .scan import drop_signature
+
+        dropped = drop_signature(facts_dir)  # it vouched for the facts before this rescan
         click.echo(
-            f"rofl impact: rescanned {summary.parsed} changed, {summary.removed} removed, {summary.resolved} re-resolved file(s) in {summary.seconds:.2f}s",
+            f"rofl impact: rescanned {summary.parsed} changed, {summary.removed} removed, {summary.resolved} re-resolved file(s) in {summary.seconds:.2f}s"
+            + ("; the earlier scan's signature no longer applies and was removed" if dropped else ""),
             err=True,
         )
     return summary

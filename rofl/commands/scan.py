@@ -17,6 +17,17 @@ def _fail(message: str) -> NoReturn:
     sys.exit(USAGE_ERROR)
 
 
+def drop_signature(out: str | Path) -> bool:
+    """After an unsigned scan of ``out``: a signature of an earlier scan no longer matches its facts;
+    drop it rather than leave a stale one.  True when there was one."""
+    from ..signing import SIG_NAME
+
+    path = Path(out) / SIG_NAME
+    existed = path.exists()
+    path.unlink(missing_ok=True)
+    return existed
+
+
 class _ScanCommand(click.Command):
     """Reports bad flags as one ``rofl scan: <what>, <fix>`` line with exit status 2."""
 
@@ -125,8 +136,8 @@ def command(
         try:
             if sign_key is not None:
                 signing.sign_folder(Path(out), sign_key)
-            else:  # a signature of an earlier scan no longer matches: drop it rather than leave a stale one
-                (Path(out) / signing.SIG_NAME).unlink(missing_ok=True)
+            else:
+                drop_signature(out)
         except (RoflError, OSError) as err:
             _fail(f"cannot sign the scan: {getattr(err, 'strerror', None) or err}")
         for path in summary.unreadable:

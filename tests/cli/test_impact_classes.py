@@ -488,6 +488,25 @@ def test_rescan_brings_new_edges_and_no_rescan_says_stale(rofl, repo):
     assert "up to date" in err
 
 
+def test_a_rescan_that_changes_the_facts_drops_the_earlier_signature(rofl, tmp_path, monkeypatch):
+    """The signature vouched for the facts before the rescan: kept, it would read as an edited
+    manifest; dropped, as `rofl scan` without --sign-key drops it."""
+    src = tmp_path / "src"
+    write_tree(src, {"a.ts": "export const a = 1;\n", "b.ts": 'import { a } from "./a";\nexport const b = a;\n'})
+    assert rofl("keygen", "--out", tmp_path / "ci")[0] == 0
+    monkeypatch.setenv("ROFL_TEST_IMPACT_KEY", (tmp_path / "ci.key").read_text())
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts, "--sign-key", "ROFL_TEST_IMPACT_KEY")[0] == 0
+    code, _, err = rofl("impact", "--facts", facts, "--changed", "a.ts")  # nothing changed: kept
+    assert code == 0 and (facts / "manifest.sig").exists() and "signature" not in err
+    (src / "c.ts").write_text('import { b } from "./b";\nexport const c = b;\n')
+    data = impact_json(rofl, facts, "--changed", "a.ts")
+    assert affected(data) == affected_of(import_graph(facts), {"a.ts"}) == {"b.ts", "c.ts"}
+    assert not (facts / "manifest.sig").exists()
+    code, _, err = rofl("impact", "--facts", facts, "--changed", "b.ts", "--public-key", tmp_path / "ci.pub")
+    assert code != 0 and "no signature" in err and "refusing" in err
+
+
 def test_text_output_escapes_control_characters_in_names(rofl, tmp_path):
     src = tmp_path / "src"
     evil = "evil\n  fake.ts\n      via x.ts"
