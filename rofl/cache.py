@@ -1,8 +1,11 @@
 """The compiled store cache of a fact folder: the loaded base store, keyed by everything it was built from.
 
-File layout: ``MAGIC`` line, the xxh3 digest of the payload, a newline, then a ``marshal`` payload
-``(key, tick, counters, base, warnings)`` with ``base`` as ``((rel, rows, whos), ...)``.  A cache whose
-magic, digest or key does not match is ignored and rebuilt; it is never partly trusted.
+File layout: ``MAGIC`` line, the HMAC tag of the payload under this user's secret (``rofl.cachemac``),
+a newline, then a ``marshal`` payload ``(key, tick, counters, base, warnings)`` with ``base`` as
+``((rel, rows, whos), ...)``.  The tag lives in the file it authenticates, and the bytes read are the
+bytes checked and parsed (one read: nothing can be swapped in between).  A cache whose magic, tag or
+key does not match is ignored and rebuilt; it is never partly trusted.  Without a private secret there
+is no cache at all.
 """
 
 from __future__ import annotations
@@ -13,23 +16,23 @@ from pathlib import Path
 from engine import safe_write
 from engine.store import Store
 
-MAGIC = b"rofl-store-cache 1\n"
+MAGIC = b"rofl-store-cache 2\n"  # 2: the tag is an HMAC in the header (1 had an unkeyed digest)
 CACHE_NAME = ".rofl-store.cache"
 MAX_CACHE_BYTES = 1 << 34  # read only when the file is a regular file of at most this size
-
-
-def _digest(data: bytes) -> bytes:
-    from scanner.hashing import hash_key
-
-    return hash_key(data).encode()
 
 
 def cache_path(root: Path) -> Path:
     return Path(root) / CACHE_NAME
 
 
-def read(root: Path, key: str) -> tuple[Store, tuple] | None:
-    """The cached store and its warnings, or None when there is no valid cache for ``key``."""
+def read(root: Path, key: str, secret: bytes | None = None) -> tuple[Store, tuple] | None:
+    """The cached store and its warnings, or None when there is no cache for ``key`` carrying this user's
+    tag (``secret``, by default ``rofl.cachemac.secret()``)."""
+    from . import cachemac
+
+    secret = secret if secret is not None else cachemac.secret()
+    if secret is None:
+        return None
     try:
         data = safe_write.read_nofollow(str(cache_path(root)), MAX_CACHE_BYTES)
     except OSError:
@@ -39,8 +42,8 @@ def read(root: Path, key: str) -> tuple[Store, tuple] | None:
     if not data.startswith(MAGIC):
         return None
     rest = data[len(MAGIC) :]
-    digest, sep, payload = rest.partition(b"\n")
-    if not sep or _digest(payload) != digest:
+    tag, sep, payload = rest.partition(b"\n")
+    if not sep or not cachemac.verify(secret, payload, tag):
         return None
     try:
         cached_key, tick, counters, base, warnings = marshal.loads(payload)
@@ -68,7 +71,14 @@ def _timeless(rel: str, n: int) -> list[bool]:
     return [rel in V.TIMELESS_RELATIONS] * n
 
 
-def write(root: Path, key: str, store: Store, warnings: tuple) -> None:
+def write(root: Path, key: str, store: Store, warnings: tuple, secret: bytes | None = None) -> None:
+    """Write the cache of ``store`` for ``key``, tagged with ``secret`` (by default this user's); nothing
+    without a private secret."""
+    from . import cachemac
+
+    secret = secret if secret is not None else cachemac.secret()
+    if secret is None:
+        return
     base = []
     for rel in store.relations():
         rows = store.sorted_rows(rel)
@@ -85,7 +95,8 @@ def write(root: Path, key: str, store: Store, warnings: tuple) -> None:
         except ValueError:  # a term nested deeper than marshal writes: the folder goes without a cache
             return
     path = cache_path(root)
+    parts = (MAGIC, cachemac.tag(secret, payload), b"\n", payload)  # written as parts: no copy of the payload
     try:  # an exclusive temporary renamed into place: a link planted in the folder is never followed
-        safe_write.write_atomic(str(path), (MAGIC, _digest(payload), b"\n", payload))  # no copy of the payload
+        safe_write.write_atomic(str(path), parts)
     except OSError:
         pass  # a read-only fact folder just goes without a cache

@@ -1,10 +1,10 @@
 """Authenticating the compiled cache: a per-user secret kept outside any fact folder, and the HMAC
-tag of each cache file, so that a cache someone else wrote (or forged, key recomputed) is rebuilt.
+tag of a cache's payload, so that a cache someone else wrote (or forged, key recomputed) is rebuilt.
 
 The secret is 32 random bytes in ``$ROFL_CONFIG_DIR`` (default ``$XDG_CONFIG_HOME/rofl`` or
 ``~/.config/rofl``) as ``cache-mac.key``, created readable by its owner only; a secret file that
 others could read or write is not used (the cache is then neither read nor written).  The tag lives
-beside the cache (``.rofl-store.cache.mac``): it is worthless without the secret.
+in the cache file's header (``rofl.cache``): it is worthless without the secret.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from pathlib import Path
 from engine import safe_write
 
 KEY_NAME = "cache-mac.key"
-TAG_SUFFIX = ".mac"
 MAX_CACHE_BYTES = 1 << 34
 
 
@@ -54,30 +53,34 @@ def secret() -> bytes | None:
     return data if len(data) == 32 else None
 
 
-def _tag(key: bytes, data: bytes) -> bytes:
-    return hmac.new(key, data, hashlib.sha256).hexdigest().encode("ascii")
+def tag(secret: bytes, payload: bytes) -> bytes:
+    """The HMAC-SHA256 tag (hex) of ``payload`` under ``secret``."""
+    return hmac.new(secret, payload, hashlib.sha256).hexdigest().encode("ascii")
 
 
-def _read(path: Path) -> bytes | None:
-    try:
-        return safe_write.read_nofollow(str(path), MAX_CACHE_BYTES)
-    except OSError:
-        return None
+def verify(secret: bytes, payload: bytes, given: bytes) -> bool:
+    """Whether ``given`` is ``payload``'s tag under ``secret`` (compared in constant time)."""
+    return hmac.compare_digest(given, tag(secret, payload))
+
+
+# -- until rofl/session.py stops calling them (the tag now lives in the cache's own header, checked by
+# rofl.cache.read on the bytes it parses): ---------------------------------------------------------------
 
 
 def authentic(cache_file: Path, key: bytes) -> bool:
-    """Whether ``cache_file`` carries a valid tag under ``key``."""
-    data = _read(cache_file)
-    tag = _read(Path(str(cache_file) + TAG_SUFFIX))
-    return data is not None and tag is not None and hmac.compare_digest(tag.strip(), _tag(key, data))
+    """Whether ``cache_file`` carries a valid tag under ``key`` in its header (``rofl.cache.read`` checks it
+    again on the bytes it parses, so this is only an early no)."""
+    from .cache import MAGIC
+
+    try:
+        data = safe_write.read_nofollow(str(cache_file), MAX_CACHE_BYTES)
+    except OSError:
+        return False
+    if data is None or not data.startswith(MAGIC):
+        return False
+    given, sep, payload = data[len(MAGIC) :].partition(b"\n")
+    return bool(sep) and verify(key, payload, given)
 
 
 def seal(cache_file: Path, key: bytes) -> None:
-    """Tag the cache just written (a folder that cannot take the tag keeps an unusable cache)."""
-    data = _read(cache_file)
-    if data is None:
-        return
-    try:
-        safe_write.write_atomic(str(cache_file) + TAG_SUFFIX, _tag(key, data) + b"\n")
-    except OSError:
-        pass
+    """Nothing to do: ``rofl.cache.write`` writes the tag into the cache's header."""

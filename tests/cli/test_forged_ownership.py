@@ -189,15 +189,16 @@ def test_a_leftover_of_a_killed_scan_is_no_finding(rofl, facts):
 
 
 def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
-    """Issue 10 item 4: the cache answers only when it carries this user's tag."""
+    """Issue 10 item 4: the cache answers only when its header carries this user's tag; a forger who
+    recomputes the key and tags the payload with any other secret gets a rebuilt cache."""
     import marshal
 
-    from rofl import cache
+    from rofl import cache, cachemac
 
     assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # writes and tags the cache
     path = cache.cache_path(facts)
     data = path.read_bytes()
-    digest, _, payload = data[len(cache.MAGIC) :].partition(b"\n")
+    _tag, _, payload = data[len(cache.MAGIC) :].partition(b"\n")
     key, tick, counters, base, warnings = marshal.loads(payload)
     base = tuple(
         (rel, rows + (("code", "src/x.ts", "./y", "src/domain/cart.ts"),), whos + ("scanner",))
@@ -206,10 +207,31 @@ def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
         for rel, rows, whos in base
     )
     payload = marshal.dumps((key, tick, counters, base, warnings))
-    path.write_bytes(cache.MAGIC + cache._digest(payload) + b"\n" + payload)  # the unkeyed digest, recomputed
+    path.write_bytes(cache.MAGIC + cachemac.tag(b"\x01" * 32, payload) + b"\n" + payload)
     code, out, _ = rofl("ask", 'src_resolves[code]("src/x.ts", S, B)', "--facts", facts)
     assert code == 1 and "cart" not in out
     assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # the rebuilt cache answers
+    assert cache.read(facts, key) is not None
+
+
+def test_the_cache_tag_is_in_the_bytes_read(tmp_path):
+    """The tag is checked on the very bytes parsed (one read): a cache tagged under another secret, or whose
+    payload changed under a kept tag, is not read."""
+    from engine.store import Store
+    from rofl import cache
+
+    mine, theirs = b"\x02" * 32, b"\x03" * 32
+    store = Store()
+    store.add("x", ("main", 1), "scanner")
+    cache.write(tmp_path, "k", store, (), secret=theirs)
+    assert cache.read(tmp_path, "k", secret=mine) is None
+    cache.write(tmp_path, "k", store, (), secret=mine)
+    loaded = cache.read(tmp_path, "k", secret=mine)
+    assert loaded is not None and ("main", 1) in loaded[0].base["x"]
+    path = cache.cache_path(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    assert cache.read(tmp_path, "k", secret=mine) is None
 
 
 def test_every_fact_only_a_usurping_rule_derives_is_forged_and_no_other(rofl, facts, tmp_path):
