@@ -15,10 +15,7 @@ import os
 import stat
 from pathlib import Path
 
-from engine import safe_write
-
 KEY_NAME = "cache-mac.key"
-MAX_CACHE_BYTES = 1 << 34
 
 
 def config_dir() -> Path:
@@ -61,26 +58,3 @@ def tag(secret: bytes, payload: bytes) -> bytes:
 def verify(secret: bytes, payload: bytes, given: bytes) -> bool:
     """Whether ``given`` is ``payload``'s tag under ``secret`` (compared in constant time)."""
     return hmac.compare_digest(given, tag(secret, payload))
-
-
-# -- until rofl/session.py stops calling them (the tag now lives in the cache's own header, checked by
-# rofl.cache.read on the bytes it parses): ---------------------------------------------------------------
-
-
-def authentic(cache_file: Path, key: bytes) -> bool:
-    """Whether ``cache_file`` carries a valid tag under ``key`` in its header (``rofl.cache.read`` checks it
-    again on the bytes it parses, so this is only an early no)."""
-    from .cache import MAGIC
-
-    try:
-        data = safe_write.read_nofollow(str(cache_file), MAX_CACHE_BYTES)
-    except OSError:
-        return False
-    if data is None or not data.startswith(MAGIC):
-        return False
-    given, sep, payload = data[len(MAGIC) :].partition(b"\n")
-    return bool(sep) and verify(key, payload, given)
-
-
-def seal(cache_file: Path, key: bytes) -> None:
-    """Nothing to do: ``rofl.cache.write`` writes the tag into the cache's header."""

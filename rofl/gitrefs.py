@@ -59,6 +59,10 @@ class Git:
 
     def changed(self, ref: str) -> list[str]:
         """Paths changed in the work tree against REF (a rename as both names, untracked included)."""
+        if self.run("rev-parse", "--is-inside-work-tree", check=False) is None:
+            raise RoflError(
+                f"--git-base {ref}: {self.src} is not inside a git work tree; give the changed paths with --changed PATH"
+            )
         names = (self.run("diff", "--name-only", "--no-renames", "-z", "--end-of-options", ref, "--") or "").split("\0")
         names += (self.run("ls-files", "--others", "--exclude-standard", "-z", "--full-name") or "").split("\0")
         return sorted({rel for name in names if name and (rel := self.to_src(name)) is not None})

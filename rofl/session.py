@@ -220,8 +220,7 @@ def loaded_code_kernel(
     from . import cachemac
 
     mac_key = cachemac.secret() if use_cache else None  # no private per-user secret: no cache at all
-    use_cache = mac_key is not None
-    hit = cache.read(root, key) if mac_key is not None and cachemac.authentic(cache.cache_path(root), mac_key) else None
+    hit = cache.read(root, key, mac_key) if mac_key is not None else None  # the tag is checked on the bytes parsed
     if hit is not None:
         kernel = Kernel(None, budget=budget)
         kernel.store, warnings = hit
@@ -254,8 +253,7 @@ def loaded_code_kernel(
                 f"{'are' if len(missing) != 1 else 'is'} missing: every answer over this scan is incomplete; run `rofl scan` again",
             )
         if mac_key is not None:
-            cache.write(root, key, kernel.store, warnings)
-            cachemac.seal(cache.cache_path(root), mac_key)
+            cache.write(root, key, kernel.store, warnings, mac_key)
     return kernel, tuple(warnings)
 
 

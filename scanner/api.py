@@ -129,7 +129,7 @@ def scan_listing(src: str, out: str, include: tuple[str, ...] = (), exclude: tup
         if total:
             globs = " ".join([f"--include {g!r}" for g in include] + [f"--exclude {g!r}" for g in exclude])
             raise ScanError(
-                f"{globs} match none of the {total} source files under SRC, nothing was scanned or removed",
+                f"{globs} leave none of the {total} source files under SRC to scan; nothing was scanned or removed",
                 "fix the globs (they match paths relative to SRC, e.g. 'src/**' or '*.test.ts')",
             )
     return listing
