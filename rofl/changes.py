@@ -288,7 +288,8 @@ def classify_one(path: str, ctx: Context) -> Change | None:
         return Change(
             path,
             DELETED,
-            f"deleted, named by the imports of {_count(len(touches), 'file')}",
+            ("not on disk (deleted, or not created yet)" if ctx.ref is None else f"deleted since {ctx.ref}")
+            + f", named by the imports of {_count(len(touches), 'file')}",
             changed=(path,),
             touches=touches,
         )

@@ -166,6 +166,7 @@ def test_deleted_source_affects_the_files_that_named_it(rofl, repo):
     by_git = impact_json(rofl, facts, "--git-base", "HEAD")
     assert affected(again) == affected(by_git) == expected
     assert again["classified"][0]["as"] == by_git["classified"][0]["as"] == "deleted"
+    assert by_git["classified"][0]["detail"] == "deleted since HEAD, named by the imports of 1 file"
     assert by_git["changed"] == ["packages/ui/src/old.ts"]
 
 
@@ -399,6 +400,41 @@ def test_a_path_through_a_symlink_is_the_scanned_file_it_reaches(rofl, tmp_path)
         assert data["classified"][0]["detail"] == how
         assert affected(data) == affected_of(graph, real) and {"b.ts", "c.ts", "d.ts"} <= affected(data)
         assert set(data["files"]) == affected(data) | real
+
+
+def test_paths_no_scan_holds_but_imports_probe(rofl, tmp_path):
+    """An excluded file an import resolves to, a folder of such files, a file an import names that is
+    not on disk, and (from the facts as they are) a new file an unresolved import names."""
+    src = tmp_path / "src"
+    write_tree(
+        src,
+        {
+            "gen/data.js": "export const d = 1;\n",
+            "a.ts": 'import { d } from "./gen/data.js";\nimport { x } from "./missing";\nexport const a = d + x;\n',
+            "b.ts": 'import { a } from "./a";\nexport const b = a;\n',
+            "c.ts": "export const c = 1;\n",
+        },
+    )
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts, "--exclude", "gen/**")[0] == 0
+    graph = import_graph(facts)
+    expected = {"a.ts"} | affected_of(graph, {"a.ts"})
+    assert expected == {"a.ts", "b.ts"}
+    for path, kind, detail in (
+        ("gen/data.js", "asset", "asset"),
+        ("gen", "probed", "folder no scanned file lies in, probed by the imports of 1 file"),
+        ("missing.ts", "deleted", "not on disk (deleted, or not created yet), named by the imports of 1 file"),
+    ):
+        data = impact_json(rofl, facts, "--changed", path)
+        assert data["classified"] == [{"path": path, "as": kind, "detail": detail}]
+        assert affected(data) == expected
+    (src / "missing.ts").write_text("export const x = 1;\n")
+    code, out, err = rofl("impact", "--facts", facts, "--changed", "missing.ts", "--no-rescan", "--json")
+    data = json.loads(out)
+    assert data["classified"] == [
+        {"path": "missing.ts", "as": "probed", "detail": "not scanned, probed by the imports of 1 file"}
+    ]
+    assert affected(data) == expected and data["stale"] == ["missing.ts: added since the scan"]
 
 
 def test_paths_outside_the_scan_are_counted_in_one_line(rofl, repo):
