@@ -5,6 +5,12 @@ For several changed files, the affected set from `rofl impact --json` must equal
 ours agree on three/src, see bench/SCAN_RESULTS.md).  Wall times of one `rofl impact` process from a
 warm compiled cache and from cold fact files (cache removed) are reported as ratios of one
 `madge --json` run measured in the same session.
+
+``python bench/impact_bench.py --git-base REPO REF`` instead checks a branch's impact on a monorepo
+work tree with history (the snapshots under bench/.cache/repos have one commit; clone the upstream
+repository at the snapshot's commit): `rofl impact --git-base REF` against networkx ancestors, over
+dependency-cruiser's graph (configured as bench/monorepo_compare.py does), of the changed sources and
+of the files whose resolution read a changed config (the manifest's resolution dependencies).
 """
 
 from __future__ import annotations
@@ -81,5 +87,82 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def git_base(root: Path, ref: str) -> dict:
+    """`rofl impact --git-base REF` on the work tree ``root`` against networkx over dependency-cruiser's
+    graph (as is, and with the by-design differences and package-wide edges of bench/SCAN_RESULTS.md)
+    and over rofl's own edges; counts of affected files and of affected test files."""
+    import subprocess
+
+    import networkx as nx
+
+    from bench import edge_diff, monorepo_compare, monorepos, rofl_facts
+    from rofl.impact import test_filter
+
+    rofl = rofl_argv()
+    repo = monorepos.Repo(root.name, root.resolve(), "", "")
+    with tempfile.TemporaryDirectory(prefix="rofl-impact-git-base-") as tmp:
+        work = Path(tmp)
+        facts_dir = work / "facts"
+        subprocess.run([*rofl, "scan", str(repo.root), "--out", str(facts_dir)], check=True, capture_output=True)
+        facts = rofl_facts.read(facts_dir)
+        workspace = monorepos.workspace_packages(repo)
+        groups = monorepos.ts_groups(sorted(facts.files), monorepos.tsconfig_options(repo))
+        modules = monorepos.link_workspace(workspace, repo, work / "links" / "node_modules")
+        graph = monorepo_compare.depcruise_graph.CruiseGraph()
+        for index, group in enumerate(groups):
+            config = monorepo_compare.depcruise_graph.write_config(group, repo, modules, work, index)
+            output = work / f"depcruise-{index}.json"
+            cruise = monorepo_compare.depcruise_graph
+            cruise.run(cruise.argv(config, group, output), cruise.cwd(group, repo))
+            cruise.read_output(output, group, graph)
+        diffs = edge_diff.differences(facts, graph, workspace, repo.root)
+        theirs, ours_graph, theirs_plus = monorepo_compare._graphs(facts, graph, diffs)
+        proc = subprocess.run(
+            [*rofl, "impact", "--facts", str(facts_dir), "--git-base", ref, "--json"],
+            cwd=repo.root,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        data = json.loads(proc.stdout)
+        manifest = json.loads((facts_dir / "manifest.json").read_text())
+    readers: dict[str, set[str]] = {}
+    for path, entry in manifest["files"].items():
+        for dep in entry.get("resolution_deps", ()):
+            readers.setdefault(dep, set()).add(path)
+    sources = {c["path"] for c in data["classified"] if c["as"] == "source"}
+    config_readers = {f for c in data["classified"] if c["as"] == "config" for f in readers.get(c["path"], ())}
+    ours = {a["file"] for a in data["affected"]}
+    is_test = test_filter(None)
+    row: dict = {
+        "ref": ref,
+        "classified": {
+            k: sum(c["as"] == k for c in data["classified"]) for k in sorted({c["as"] for c in data["classified"]})
+        },
+        "rofl": len(ours),
+        "rofl_tests": sum(map(is_test, ours)),
+    }
+    for label, g in (("depcruise", theirs), ("depcruise_by_design", theirs_plus), ("rofl_edges", ours_graph)):
+        seeds = sources | config_readers
+        reached = set(config_readers)
+        for seed in seeds:
+            reached |= nx.ancestors(g, seed) if seed in g else set()
+        from_sources = set().union(*(nx.ancestors(g, s) for s in sources if s in g)) - sources
+        expected = reached - sources
+        row[label] = {
+            "from_changed_sources": len(from_sources),
+            "with_config_readers": len(expected),
+            "tests": sum(map(is_test, expected)),
+            "equal": expected == ours,
+            "only_rofl": sorted(ours - expected)[:10],
+            "only_networkx": sorted(expected - ours)[:10],
+        }
+    print(json.dumps(row, indent=1))
+    return row
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--git-base"] and len(sys.argv) == 4:
+        git_base(Path(sys.argv[2]), sys.argv[3])
+    else:
+        main()
