@@ -2,11 +2,14 @@
 
 The hostile corpus holds what issue 9 found: a 70,000-deep call chain, 100,000 unclosed brackets,
 specifiers with NUL and lone surrogates, file names with newlines and invalid UTF-8, a package.json
-and a tsconfig nested 100,000 deep, a tsconfig that is a FIFO and one linked to /dev/zero, and a
-file just under --max-bytes; clean filler files bring it to the clean corpus's file count and bytes.
+and a tsconfig nested 100,000 deep, a tsconfig that is a FIFO and one linked to /dev/zero, sources
+that are a FIFO, a link to /dev/zero, a symlink loop and a link out of the tree, and a file just
+under --max-bytes; clean filler files bring it to the clean corpus's file count and bytes.
 Each scan runs in a fresh process (``--measure``) that reports its wall time and the peak resident
 memory of itself and its forked helpers.  A second table measures one large file against
---max-bytes (peak memory over file size is the factor README states).
+--max-bytes: ordinary code, and the densest code measured (a call every 4 bytes, with and without a
+syntax error); peak memory over file size is the factor that ``scanner.materialize.PEAK_FACTOR``
+bounds (a file whose size times it exceeds the memory free is refused, not parsed).
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def hostile_corpus(root: Path, total: int, max_bytes: int) -> None:
     (root / "package.json").write_text('{"name": "hostile", "x": ' + deep + "}")
     (root / "tsconfig.json").write_text('{"extends": "./deep.json"}')
     (root / "deep.json").write_text('{"compilerOptions": ' + deep + "}")
-    hostile: dict[str, bytes] = {
+    hostile: dict[str | bytes, bytes] = {
         "chain.js": b"f" + b"()" * 70_000 + b";\n",
         "unclosed.js": b"x = " + b"[" * 100_000 + b";\n",
         "brackets.js": b"x = " + b"[" * 50_000 + b"]" * 50_000 + b";\n",
@@ -69,6 +72,10 @@ def hostile_corpus(root: Path, total: int, max_bytes: int) -> None:
         (src / "zero").mkdir()
         (src / "zero" / "tsconfig.json").symlink_to("/dev/zero")
         (src / "zero" / "a.ts").write_text('import "./b";\n')
+        os.mkfifo(src / "pipe.ts")
+        (src / "devzero.ts").symlink_to("/dev/zero")
+        (src / "loop.ts").symlink_to("loop.ts")
+        (src / "outside.ts").symlink_to("/etc/hostname")
     used = 0
     for name, data in hostile.items():
         full = os.fsencode(str(src)) + b"/" + (name if isinstance(name, bytes) else os.fsencode(name))
@@ -111,22 +118,34 @@ def _measure_here(src: str, out: str, args: list[str]) -> None:
                 "peak_mib": max(own, children) * scale / 2**20,
                 "files": summary.files,
                 "errors": summary.errors,
+                "refused": summary.skipped,
             }
         )
     )
 
 
-def big_file(root: Path, size: int) -> None:
-    """One JavaScript file of about ``size`` bytes of ordinary functions and calls, without syntax errors
-    (a file with errors is parsed a second time, which doubles its peak: see README)."""
+BIG_KINDS = {
+    "ordinary": "".join(_module(i) for i in range(50)),  # whole modules only: no syntax error at the cut
+    "dense": "f();" * 1000,  # the most syntax nodes per byte measured
+    "dense+error": "f();" * 1000,  # with one syntax error at the end: parsed again as TSX (two trees)
+}
+
+
+def big_file(root: Path, size: int, kind: str = "ordinary") -> None:
+    """One JavaScript file of about ``size`` bytes of ``kind`` (``BIG_KINDS``)."""
     (root / "src").mkdir(parents=True)
-    chunk = "".join(_module(i) for i in range(50)).encode()
-    with open(root / "src" / "big.js", "wb") as handle:  # whole modules only: no syntax error at the cut
+    chunk = BIG_KINDS[kind].encode()
+    with open(root / "src" / "big.js", "wb") as handle:
         for _ in range(max(1, size // len(chunk))):
             handle.write(chunk)
+        if kind.endswith("+error"):
+            handle.write(b"\nlet x = = 1;\n")
 
 
-def main(big_sizes: tuple[int, ...] = (5_000_000, 20_000_000)) -> None:
+BIG_ROWS = (("ordinary", 5_000_000), ("ordinary", 20_000_000), ("dense", 2_000_000), ("dense+error", 2_000_000))
+
+
+def main(big_rows: tuple[tuple[str, int], ...] = BIG_ROWS) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         total = clean_corpus(base / "clean")
@@ -142,15 +161,20 @@ def main(big_sizes: tuple[int, ...] = (5_000_000, 20_000_000)) -> None:
             print(
                 f"| {name} | {cold['seconds']:.2f} | {cold['peak_mib']:.0f} | {warm['seconds']:.3f} | {cold['files']} | {cold['errors']} |"
             )
-        print("\nOne large ordinary file under --max-bytes 1e8 (--jobs 1): the peak memory factor\n")
-        print("| file MiB | scan s | peak MiB | peak / file size |")
-        print("|---|---|---|---|")
-        for size in big_sizes:
-            root = base / f"big{size}"
-            big_file(root, size)
-            row = measure(root, base / f"big{size}-out", "--max-bytes", "1e8", "--jobs", "1")
+        from scanner.materialize import PEAK_FACTOR
+
+        print(
+            f"\nOne large file under --max-bytes 1e8 (--jobs 1): peak memory over its size (bounded by {PEAK_FACTOR})\n"
+        )
+        print("| file | MiB | scan s | peak MiB | peak / file size | parsed |")
+        print("|---|---|---|---|---|---|")
+        for kind, size in big_rows:
+            root = base / f"big-{kind}-{size}"
+            big_file(root, size, kind)
+            row = measure(root, base / f"big-{kind}-{size}-out", "--max-bytes", "1e8", "--jobs", "1")
             print(
-                f"| {size / 2**20:.0f} | {row['seconds']:.1f} | {row['peak_mib']:.0f} | {row['peak_mib'] * 2**20 / size:.0f} |"
+                f"| {kind} | {size / 2**20:.1f} | {row['seconds']:.1f} | {row['peak_mib']:.0f} "
+                f"| {row['peak_mib'] * 2**20 / size:.0f} | {'no (refused: memory)' if row['refused'] else 'yes'} |"
             )
 
 
@@ -158,5 +182,5 @@ if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "--measure":
         _measure_here(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
-        sizes = tuple(int(float(s)) for s in sys.argv[1:]) or (5_000_000, 20_000_000)
-        main(sizes)
+        rows = tuple(("ordinary", int(float(s))) for s in sys.argv[1:]) or BIG_ROWS
+        main(rows)

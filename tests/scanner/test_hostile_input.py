@@ -229,12 +229,21 @@ def _entries_facts(out: Path) -> set[tuple]:
 @pytest.mark.parametrize(
     ("text", "why"),
     [
+        ("f" + "()" * 65_536 + ";\n", "nested more than"),
         ("f" + "()" * 70_000 + ";\n", "nested more than"),
+        ("f" + "()" * 100_000 + ";\n", "nested more than"),
         ("x = " + "[" * 100_000 + "]" * 100_000 + ";\n", "nested more than"),
         ("x = " + "[" * 100_000 + ";\n", "a syntax error spanning"),
         ("a.b(" * 30_000 + ")" * 30_000 + ";\n", "nested more than"),
     ],
-    ids=["call-chain-70000", "brackets-100000", "unclosed-100000", "member-calls-30000"],
+    ids=[
+        "call-chain-65536",
+        "call-chain-70000",
+        "call-chain-100000",
+        "brackets-100000",
+        "unclosed-100000",
+        "member-calls-30000",
+    ],
 )
 def test_deep_syntax_is_fast_and_reported_never_silently_dropped(tmp_path, clean_out, text, why):
     src = make_tree(tmp_path / "src", {**CLEAN, "src/deep.js": text})
