@@ -128,6 +128,7 @@ def command(
         )
     git = Git(src)
     if git_base and git.run("rev-parse", "--is-inside-work-tree", check=False) is None:
+        git.run("--version")  # no git at all says so first
         raise RoflError(
             f"rofl impact: --git-base {git_base}: {src} is not inside a git work tree; give the changed paths with --changed PATH"
         )
