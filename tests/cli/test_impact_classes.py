@@ -516,10 +516,12 @@ def test_rescan_brings_new_edges_and_no_rescan_says_stale(rofl, repo):
     (src / "packages/core/src/extra.ts").write_text('import { add } from "./math";\nexport const two = add(1, 1);\n')
     code, out, err = rofl("impact", "--facts", facts, "--changed", "packages/core/src/math.ts", "--no-rescan", "--json")
     data = json.loads(out)
+    assert affected(data) == affected_of(import_graph(facts), {"packages/core/src/math.ts"})  # the facts as they are
     assert "packages/core/src/extra.ts" not in affected(data)
     assert data["stale"] == ["packages/core/src/extra.ts: added since the scan"] and data["rescanned"] is False
     data = impact_json(rofl, facts, "--changed", "packages/core/src/math.ts")
     assert "packages/core/src/extra.ts" in affected(data) and data["stale"] is None
+    assert affected(data) == affected_of(import_graph(facts), {"packages/core/src/math.ts"})  # after the rescan
     code, out, err = rofl("impact", "--facts", facts, "--changed", "packages/core/src/math.ts", "--no-rescan")
     assert "up to date" in err
 
