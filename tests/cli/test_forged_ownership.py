@@ -78,9 +78,10 @@ def test_a_rules_file_authority_claim_is_a_finding_and_grants_nothing(rofl, fact
     assert code == 1 and found["claimed"] and any("src/domain/cart.ts" in f for f in found["forged"])
 
 
-def test_a_tampered_preamble_claim_is_reported_and_its_facts_stay_forged(rofl, facts):
+@pytest.mark.parametrize("who", ["user", "unverified"])
+def test_a_tampered_preamble_claim_is_reported_and_its_facts_stay_forged(rofl, facts, who):
     pre = facts / "preamble.rofl"
-    pre.write_text(pre.read_text() + f"authority(code, unverified).\n{EDGE}.\n")
+    pre.write_text(pre.read_text() + f"authority(code, {who}).\n{EDGE}.\n")
     code, found, _ = audit(rofl, facts)
     assert code == 1 and found["claimed"] and any("src/domain/cart.ts" in f for f in found["forged"])
 
@@ -208,6 +209,8 @@ def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
     )
     payload = marshal.dumps((key, tick, counters, base, warnings))
     path.write_bytes(cache.MAGIC + cachemac.tag(b"\x01" * 32, payload) + b"\n" + payload)
+    manifest = json.loads((facts / "manifest.json").read_text())
+    assert rofl("scan", manifest["src"], "--out", facts)[0] == 0  # the next scan: nothing to redo
     code, out, _ = rofl("ask", 'src_resolves[code]("src/x.ts", S, B)', "--facts", facts)
     assert code == 1 and "cart" not in out
     assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # the rebuilt cache answers

@@ -8,7 +8,9 @@ per example.  100 examples by default; 500 under the slow marker.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -181,3 +183,38 @@ def test_every_tampering_is_detected(world, kind, a, b, n):
 @given(**TAMPERING)
 def test_every_tampering_is_detected_500(world, kind, a, b, n):
     check(world, kind, a, b, n)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="fork-based kills")
+def test_scans_recovered_after_a_kill_have_no_findings(tmp_path):
+    """A rescan killed at a random moment leaves a folder that audits clean (its leftovers are never
+    loaded), and so does the scan that recovers it, against the sources too (--src)."""
+    import random
+
+    from tests.scanner.test_hostile_kill import scan_and_kill
+
+    src = tmp_path / "shop"
+    shutil.copytree(SHOP, src)
+    facts = tmp_path / "facts"
+    assert run_scan(src, facts) == 0
+    files = sorted((src / "src" / "domain").glob("*.ts"))
+    rng = random.Random(10)
+    killed = 0
+    for i in range(40):
+        for path in rng.sample(files, 3):
+            path.write_text(path.read_text() + f"\nexport const edit{i} = {i};\n")
+        killed += scan_and_kill(src, facts, rng.uniform(0, 0.15))
+        assert run_audit(facts, []) == 0
+        assert run_scan(src, facts) == 0
+        assert run_audit(facts, ["--src", str(src)]) == 0
+        if killed == 3:
+            break
+    assert killed == 3
+
+
+def run_scan(src: Path, facts: Path) -> int:
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    return CliRunner().invoke(main, ["scan", str(src), "--out", str(facts)]).exit_code
