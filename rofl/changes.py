@@ -115,6 +115,7 @@ class Context:
     ref: str | None = None  # --git-base REF: the changed paths are the ones git lists against it
     git: Git | None = None
     _deps: dict[str, set[str]] | None = field(default=None, repr=False)
+    _old: dict[str, bytes | None] = field(default_factory=dict, repr=False)  # path -> its bytes at REF
 
     @property
     def files(self) -> dict:
@@ -138,7 +139,9 @@ class Context:
     def old_bytes(self, path: str) -> bytes | None:
         if self.ref is None or self.git is None:
             return None
-        return self.git.show(self.ref, path)
+        if path not in self._old:  # a package.json is read for its name and for its ranges
+            self._old[path] = self.git.show(self.ref, path)
+        return self._old[path]
 
     def new_bytes(self, path: str) -> bytes | None:
         try:
