@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scanner.files import is_source
+
 from .gitrefs import Git
 from .lockfiles import (
     changed_declarations,
@@ -306,6 +308,16 @@ def classify_one(path: str, ctx: Context) -> Change | None:
         )
     if ctx.exists(path):
         return Change(path, OUTSIDE, "not a scanned file and no import probes it")
+    importers = sorted(ctx.facts.package_importers(path) - {path}) if is_source(path) else []
+    if importers:  # a source deleted from a package imported by name only (the rescan has dropped it)
+        gone = "not on disk" if ctx.ref is None else f"deleted since {ctx.ref}"
+        return Change(
+            path,
+            DELETED,
+            f"{gone}, a source of a workspace package {_count(len(importers), 'file')} import by name",
+            changed=(path,),
+            touches=tuple((f, path) for f in importers),
+        )
     prefix = path.rstrip("/") + "/"
     probing = sorted({f for dep, fs in deps.items() if dep.startswith(prefix) for f in fs if not f.startswith(prefix)})
     if probing:  # a deleted folder whose files are already out of the facts

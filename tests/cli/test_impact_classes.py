@@ -634,6 +634,30 @@ def test_workspace_import_depends_on_every_file_of_the_package(rofl, handmade):
     assert main["via"] == ["app/main.ts", "packages/icons/src/star.ts"]
 
 
+def test_a_deleted_source_of_a_package_imported_by_name_only(rofl, handmade):
+    """The importer depends on every file of the package: deleting one affects it, also when asked
+    again after the rescan has dropped the file (no import names its path)."""
+    src, facts = handmade
+    expected = affected_of(import_graph(facts), {"packages/icons/src/star.ts"})
+    assert expected == {"app/main.ts", "packages/icons/src/index.ts"}
+    (src / "packages/icons/src/star.ts").unlink()
+    first = handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts")
+    again = handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts")
+    assert affected(first) == affected(again) == expected
+    assert again["classified"][0] == {
+        "path": "packages/icons/src/star.ts",
+        "as": "deleted",
+        "detail": "not on disk (deleted, or not created yet), named by the imports of 2 files",
+    }
+    (src / "packages/icons/src/shape.d.ts").unlink()  # no file imports its path
+    first = handmade_json(rofl, facts, "--changed", "packages/icons/src/shape.d.ts")
+    again = handmade_json(rofl, facts, "--changed", "packages/icons/src/shape.d.ts")
+    assert affected(first) == affected(again) == {"app/main.ts"}
+    assert again["classified"][0]["detail"] == ("not on disk, a source of a workspace package 1 file import by name")
+    # a path that is no source and exists nowhere is still refused
+    assert rofl("impact", "--facts", facts, "--changed", "packages/icons/README.md")[0] == 2
+
+
 def test_asset_target_is_classified_as_an_asset(rofl, handmade):
     _, facts = handmade
     data = handmade_json(rofl, facts, "--changed", "app/logo.svg")
