@@ -310,11 +310,11 @@ def classify_one(path: str, ctx: Context) -> Change | None:
         return Change(path, OUTSIDE, "not a scanned file and no import probes it")
     importers = sorted(ctx.facts.package_importers(path) - {path}) if is_source(path) else []
     if importers:  # a source deleted from a package imported by name only (the rescan has dropped it)
-        gone = "not on disk" if ctx.ref is None else f"deleted since {ctx.ref}"
+        state = "not on disk" if ctx.ref is None else f"deleted since {ctx.ref}"
         return Change(
             path,
             DELETED,
-            f"{gone}, a source of a workspace package {_count(len(importers), 'file')} import by name",
+            f"{state}, a source of a workspace package {_count(len(importers), 'file')} import by name",
             changed=(path,),
             touches=tuple((f, path) for f in importers),
         )
