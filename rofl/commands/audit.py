@@ -46,8 +46,13 @@ def audit_rows(kernel) -> dict[str, list[str]]:
 def usurped_facts(kernel) -> list[tuple[str, str]]:
     """Facts whose every derivation is by a rule boot's ``usurp`` audit names (and that no one with
     authority asserted): reported as ``forged[audit]`` too.  Read from the finished evaluation's
-    provenance (``derived_by``), which rules cannot see inside the evaluation that derives it.
-    Each is ``(fact text, id of a usurping rule that derives it)``."""
+    provenance, which rules cannot see inside the evaluation that derives it.  Each is ``(fact text,
+    id of a usurping rule that derives it)``."""
+    return [(text, rid) for text, rid, _ in _usurped(kernel)]
+
+
+def _usurped(kernel) -> list[tuple[str, str, tuple[str, tuple]]]:
+    """``usurped_facts`` with each fact's ``(stored relation, row)``."""
     from engine.namespace import stored_name
     from engine.reflect import fact_term
     from engine.terms import canonical_rows, format_fact
@@ -63,7 +68,7 @@ def usurped_facts(kernel) -> list[tuple[str, str]]:
     # linear in the facts those relations hold, whatever the number of usurped facts
     rels = set().union(*heads.values())
     result = kernel.evaluate(goals=audits | rels)
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, tuple[str, tuple]]] = []
     for rel in sorted(rels):
         base = kernel.store.base.get(rel, {})
         for row in canonical_rows(result.rows(rel)):
@@ -72,9 +77,23 @@ def usurped_facts(kernel) -> list[tuple[str, str]]:
                 continue  # not derived, or asserted as well: boot's forged audit judges its asserter
             if any(r not in heads for r in record.rules):
                 continue  # another rule derives it too
-            fact = fact_term(rel, row)
-            found.append((format_fact("forged", "audit", (fact,)), min(record.rules)))
+            text = format_fact("forged", "audit", (fact_term(rel, row),))
+            found.append((text, min(record.rules), (rel, row)))
     return found
+
+
+def forged_facts(kernel) -> set[tuple[str, tuple]]:
+    """Every forged fact as ``(stored relation, row)``: what boot's ``forged[audit]`` names, and what only
+    usurping rules derive (``usurped_facts``); empty for a store without boot's audits."""
+    from engine.errors import UnknownRelation
+    from engine.reflect import fact_from_term
+
+    try:
+        terms = [d["F"] for d in kernel.query("forged[audit](F)", goals=kernel.names_in(AUDIT)).as_dicts()]
+    except UnknownRelation:  # a store without boot's audits
+        return set()
+    out = {ref for t in terms if (ref := fact_from_term(t)) is not None}
+    return out | {ref for _, _, ref in _usurped(kernel)}
 
 
 def finding_objects(kernel, where, extra: dict, facts: str | None = None) -> list[dict]:

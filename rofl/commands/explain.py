@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from engine.namespace import qualify_literal
+
+if TYPE_CHECKING:
+    from engine.explain import Node
+    from engine.kernel import Kernel
 
 from ..adapting import adapter_options, at_boundary, rounds_ran_out, run_rounds
 from ..session import (
@@ -69,12 +74,38 @@ def why_command(
         else:
             click.echo(f"{fact} does not hold (try: rofl whynot)")
         sys.exit(EXIT_PARTIAL if partial else 1)
+    forged = forged_in(node, kernel)
     if as_json:
-        emit_json({**node.as_dict(), **wants_json})
+        emit_json({**node.as_dict(), **({"forged": forged} if forged else {}), **wants_json})
     else:
         click.echo("\n".join(node.lines()))
+    if forged:
+        shown = "; ".join(forged[:3]) + (f"; and {len(forged) - 3} more" if len(forged) > 3 else "")
+        click.echo(
+            f"warning: this derivation rests on {len(forged)} forged fact(s) (forged[audit]: {shown}); run `rofl audit`",
+            err=True,
+        )
     if partial:
         sys.exit(EXIT_PARTIAL)
+
+
+def forged_in(node: Node, kernel: Kernel) -> list[str]:
+    """The facts of a derivation tree that are forged (``rofl.commands.audit.forged_facts``), in tree order."""
+    from engine.display import row_text
+
+    from .audit import forged_facts
+
+    forged = {row_text(rel, row) for rel, row in forged_facts(kernel)}
+    if not forged:
+        return []
+    out: dict[str, None] = {}
+    stack = [node]
+    while stack:  # iterative: a derivation may be deep
+        n = stack.pop()
+        if n.kind in ("base", "derived") and n.text in forged:
+            out[n.text] = None
+        stack.extend(reversed(n.children))
+    return list(out)
 
 
 @click.command("whynot", epilog=WHYNOT_EPILOG)

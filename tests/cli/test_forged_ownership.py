@@ -253,3 +253,25 @@ def test_every_fact_only_a_usurping_rule_derives_is_forged_and_no_other(rofl, fa
     assert code == 1 and len(found["usurp"]) == 2 and "dependency" not in str(found)
     assert len(found["forged"]) == n * n
     assert all("$fact(src_export, code," in f for f in found["forged"])
+
+
+def test_why_names_the_forged_facts_a_derivation_rests_on(rofl, facts, tmp_path):
+    """A fact only a usurping rule derives, or one a tampered fact file asserts, is named as forged[audit]
+    by why (JSON and a warning), though no rule can see it inside the evaluation."""
+    asked = 'depends_on[code]("src/domain/money.ts", "src/domain/cart.ts")'
+    edge = 'src_resolves[code]("src/domain/money.ts", "../cart", "src/domain/cart.ts")'
+    rules = tmp_path / "r.rofl"
+    rules.write_text(f'{EDGE} :- src_file[code]("src/index.ts", _).\n')
+    code, out, err = rofl("why", asked, "--facts", facts, "--rules", rules, "--json")
+    assert code == 0 and json.loads(out)["forged"] == [edge] and "forged" in err
+    assert rofl("why", asked, "--facts", facts)[0] == 1  # the edge is not in the scan
+    victim = sorted((facts / "code").glob("src_domain_money*.rofl"))[0]
+    victim.write_text(victim.read_text() + f"{EDGE}.\n")
+    code, out, err = rofl("why", asked, "--facts", facts)
+    assert code == 0 and f"{edge}    -- base fact, asserted by unverified" in out and "1 forged fact" in err
+
+
+def test_why_over_a_clean_scan_names_no_forged_fact(rofl, facts):
+    asked = 'depends_on[code]("src/domain/cart.ts", "src/domain/money.ts")'
+    code, out, err = rofl("why", asked, "--facts", facts, "--json")
+    assert code == 0 and "forged" not in json.loads(out) and err == ""
