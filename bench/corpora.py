@@ -12,6 +12,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 PINNED = (
@@ -96,7 +97,7 @@ def _git_snapshot(root: Path) -> None:
     """
     if (root / ".git").exists():
         return
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     subprocess.run(["git", "init", "-q", str(root)], check=True, **quiet)
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, **quiet)
     subprocess.run(
