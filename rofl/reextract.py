@@ -3,7 +3,9 @@
 Every fact file of the scan under audit is compared, byte for byte, with the one the sources give
 now (the preamble and the entries file too); a difference is reported with the first differing fact
 and its line.  Sources the scan lacks, and fact files for sources that are not there, are reported
-too.  The fact folder under audit is never written.
+too, and, when there is any difference, the extractor, resolver or grammar versions that made the
+scan if they are not this rofl's (its differences may then be theirs).  The fact folder under audit
+is never written.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import RoflError
+from scanner.layout import MANIFEST_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,19 @@ def _compare(root: Path, record: object, tmp: Path, fresh: object, label: str) -
     return Difference(rel, line, message)
 
 
+VERSIONS = ("extractor_version", "resolver_version", "grammar_versions")
+
+
+def _versions_moved(ours: dict, fresh: dict) -> str:
+    """What differs between the versions that made the scan and this rofl's ("" when nothing)."""
+    moved = [
+        f"{key} {ours.get(key)!r} (this rofl: {fresh.get(key)!r})"
+        for key in VERSIONS
+        if ours.get(key) != fresh.get(key)
+    ]
+    return ", ".join(moved)
+
+
 def reextract(root: str | Path, src: str | Path) -> list[Difference]:
     """Scan ``src`` into a temporary folder with the options ``root`` was scanned with and list every
     difference from the fact files in ``root``."""
@@ -116,6 +132,9 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
                 diff = _compare(root, ours_files[path], tmp / "facts", fresh["files"][path], path)
                 if diff is not None:
                     out.append(diff)
+        moved = _versions_moved(manifest, fresh)
+        if out and moved:  # the differences may be the new extractor's, not tampering
+            out.append(Difference(MANIFEST_NAME, None, f"made by {moved}; rescan with this rofl, then audit again"))
         return out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -75,3 +75,18 @@ def test_a_listed_new_file_and_a_source_missing_from_the_scan(rofl, scan):
 def test_reextract_needs_src(rofl, scan):
     code, _, err = rofl("audit", "--facts", scan[1], "--reextract")
     assert code == 2 and "--src" in err
+
+
+def test_a_scan_by_other_versions_says_so_beside_its_differences(rofl, scan):
+    """Differences found in a scan another extractor made may be that extractor's: the finding says which."""
+    src, facts = scan
+    victim = sorted((facts / "code").glob("src_domain_money*.rofl"))[0]
+    victim.write_text(victim.read_text() + EDGE + ".\n")
+    manifest = json.loads((facts / "manifest.json").read_text())
+    manifest["extractor_version"] = "rofl-extract-0"
+    (facts / "manifest.json").write_text(json.dumps(manifest))
+    redigest(facts, f"code/{victim.name}")
+    code, out = reextract(rofl, src, facts)
+    messages = {f["file"]: f["message"] for f in out["findings"]}
+    assert code == 1 and "rofl-extract-0" in messages["manifest.json"]
+    assert "cart.ts" in messages[f"code/{victim.name}"]
