@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from scanner.factfile import is_fact_name
 from scanner.hashing import hash_bytes
 from scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
 from scanner.manifest import read as read_manifest  # the one manifest reader, shared with the scanner
+from scanner.worklist import MAX_FACT_FILE_BYTES
 
 SCANNER = "scanner"
 UNVERIFIED = "unverified"
@@ -48,6 +50,7 @@ class FactFolder:
     stat_key: str  # changes whenever a fact file or the manifest changes on disk
     leftovers: tuple = ()  # paths of fact files an interrupted scan left (not loaded)
     foreign: tuple = ()  # paths of fact files the scanner did not write (loaded as unverified)
+    missing: tuple = ()  # listed fact files (relative to root) that are absent or not regular files
 
 
 def _walk_fact_files(root: Path) -> list[Path]:
@@ -99,7 +102,12 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         if want is None and is_fact_name(rel):
             leftovers.append(str(path))
             continue
-        data = path.read_bytes()
+        data = _read(path)
+        if data is None:  # a FIFO or device planted at the name, or a huge file: never read
+            warnings.append(f"{path}: not a regular fact file (a FIFO or device, or over 1 GiB); not loaded")
+            if want is not None:
+                seen.discard(rel)  # a listed file that cannot be loaded is missing
+            continue
         if want is None:
             warnings.append(
                 f"{path}: not written by the scanner (not in the manifest); its facts load as '{UNVERIFIED}'"
@@ -119,7 +127,8 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         except UnicodeDecodeError:
             raise RoflError(f"{path}: not UTF-8 text; remove it or run `rofl scan` again") from None
         sources.append((path, who, text))
-    for rel in sorted(set(expected) - seen):
+    missing = tuple(sorted(set(expected) - seen))
+    for rel in missing:
         warnings.append(f"{root / rel}: listed in the manifest but missing; run `rofl scan` again")
     if leftovers:
         first = shown(leftovers[0]) + (f" and {len(leftovers) - 1} more" if len(leftovers) > 1 else "")
@@ -135,4 +144,22 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         key if key is not None else stat_key(root),
         tuple(leftovers),
         tuple(foreign),
+        missing,
     )
+
+
+def _read(path: Path) -> bytes | None:
+    """A fact file's bytes; None for anything but a regular file of at most MAX_FACT_FILE_BYTES (a FIFO
+    or device planted at the name would block or never end).  A link to a regular file is read: its
+    bytes are checked against the digest like any other, and ``rofl.session.missing_files`` counts it
+    as present."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens without a writer
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FACT_FILE_BYTES:
+            return None
+        data = handle.read(MAX_FACT_FILE_BYTES + 1)
+    return data if len(data) <= MAX_FACT_FILE_BYTES else None

@@ -5,6 +5,8 @@ The contract and the shared helpers: tests/cli/user_errors.py.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.cli.user_errors import (
@@ -83,6 +85,22 @@ def test_fact_file_replaced_by_a_directory_warns(rofl, facts_copy):
     fact_file.mkdir()
     code, out, err = rofl("ask", "src_file[code](F, _)", "--facts", facts_copy)
     assert code == 0 and "listed in the manifest but missing" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_or_device_planted_in_the_folder_is_never_read(rofl, facts_copy):
+    """An unlisted FIFO or a link to an endless device would hang the load: each is a warning, and a listed
+    fact file replaced by a FIFO is a missing fact file (an audit finding)."""
+    os.mkfifo(facts_copy / "code" / "planted.rofl")
+    if os.path.exists("/dev/zero"):
+        (facts_copy / "code" / "zero.rofl").symlink_to("/dev/zero")
+    code, out, err = rofl("audit", "--facts", facts_copy)
+    assert code == 0 and "planted.rofl: not a regular fact file" in err
+    fact_file = first_fact_file(facts_copy)
+    fact_file.unlink()
+    os.mkfifo(fact_file)
+    code, out, err = rofl("audit", "--facts", facts_copy)
+    assert code == 1 and "missing_fact_file" in out and fact_file.name in out
 
 
 @pytest.mark.parametrize(
