@@ -283,8 +283,10 @@ def test_special_files_and_links_in_the_tree(tmp_path, clean_out):
         'import "./pipe";\nimport "./zero";\nimport "./out";\nimport "./outdir/secret";\n'
     )
     out = tmp_path / "out"
+    before = files_outside(tmp_path, out)
     with no_hang():
         summary = scan_json(src, out)
+    assert files_outside(tmp_path, out) == before  # nothing written through a link
     paths = set(json.loads((out / "manifest.json").read_text())["files"])
     assert paths == {"src/a.ts", "src/b.ts", "src/c.ts", "src/imports.ts"}
     # each special file named like a source is a clear finding, never opened or followed
