@@ -48,6 +48,12 @@ def command(
     rel, _ = parse_relation(relation)
     if facts is None and not files:
         fail("rofl export: give --facts DIR (a scan) or program FILES to load")
+    if facts is not None:  # it answers from the facts as they are: say when the sources moved on
+        from scanner.manifest import read
+
+        from ..staleness import warn_if_stale
+
+        warn_if_stale(read(facts), facts, "export")
     kernel = build_kernel(files, (), budget, facts=facts, rules=rules)
     graph = build_graph(kernel, relation)
     if graph.number_of_edges() == 0 and not graph.graph.get("partial"):

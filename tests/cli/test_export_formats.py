@@ -105,3 +105,20 @@ def test_a_budget_cut_short_is_a_partial_export(rofl, fmt, tmp_path):
         assert json.loads(out)["graph"]["partial"] is True
     code, out, err = rofl("export", "path", TC, "--format", fmt)
     assert code == 0 and "partial" not in out and len(_edges(fmt, out)) == 7
+
+
+def test_export_of_stale_facts_says_so(rofl, tmp_path):
+    """Export answers from the facts as they are (as cycles and report do): one warning line when the
+    sources changed since the scan, none when they did not."""
+    from tests.conftest import write_tree
+
+    src = tmp_path / "src"
+    write_tree(src, {"a.ts": 'import { b } from "./b";\nexport const a = b;\n', "b.ts": "export const b = 1;\n"})
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    code, out, err = rofl("export", "dependency", "--facts", facts)
+    assert code == 0 and err == "" and _edges("json", out) == {("a.ts", "b.ts")}
+    (src / "c.ts").write_text('import { a } from "./a";\n')
+    code, out, err = rofl("export", "dependency", "--facts", facts)
+    assert code == 0 and _edges("json", out) == {("a.ts", "b.ts")}
+    assert err.count("\n") == 1 and "stale" in err and "c.ts: added since the scan" in err
