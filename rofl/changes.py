@@ -178,7 +178,8 @@ def _inside_src(path: str) -> bool:
     return not (path.startswith("/") or path == ".." or path.startswith("../"))
 
 
-def _in_facts_dir(path: str, ctx: Context) -> bool:
+def in_facts_dir(path: str, ctx: Context) -> bool:
+    """Whether ``path`` (relative to SRC) lies in the fact folder: never a change, even listed by git."""
     try:
         rel = ctx.facts_dir.resolve().relative_to(ctx.src).as_posix()
     except ValueError:
@@ -225,7 +226,7 @@ def classify_one(path: str, ctx: Context) -> Change | None:
     """How one changed path (relative to SRC) is treated; None when it exists nowhere (the caller
     refuses it with suggestions)."""
     files = ctx.files
-    if not _inside_src(path) or _in_facts_dir(path, ctx):
+    if not _inside_src(path) or in_facts_dir(path, ctx):
         outside = ctx.exists(path) or os.path.lexists(path)  # relative to SRC or to the working folder
         return Change(path, OUTSIDE, "outside the scanned folder") if outside else None
     base = posixpath.basename(path)
@@ -341,7 +342,7 @@ def _through_link(path: str, ctx: Context) -> Change | None:
     if not ctx.exists(path):
         return None
     real = os.path.relpath(os.path.realpath(ctx.src / path), ctx.src).replace(os.sep, "/")
-    if real == path or not _inside_src(real) or real == "." or _in_facts_dir(real, ctx):
+    if real == path or not _inside_src(real) or real == "." or in_facts_dir(real, ctx):
         return None
     target = classify_one(real, ctx)
     if target is None or target.kind not in (SOURCE, FOLDER):

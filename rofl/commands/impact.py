@@ -102,7 +102,7 @@ def command(
     from engine.errors import RoflError
     from scanner.manifest import src_of
 
-    from ..changes import OUTSIDE, CodeFacts, Context, classify, suggestions
+    from ..changes import OUTSIDE, CodeFacts, Context, classify, in_facts_dir, suggestions
     from ..gitrefs import Git
     from ..impact import escape, impact, packages_of, scanned_changed, test_filter
 
@@ -145,7 +145,7 @@ def command(
     code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}
     ctx = Context(src, facts_dir.resolve(), manifest, before, CodeFacts.from_store(code), git_base, git)
     if git_base:
-        paths = [p for p in paths if not _in_folder(src / p, facts_dir.resolve())]
+        paths = [p for p in paths if not in_facts_dir(p, ctx)]
         if not paths:
             click.echo(f"rofl impact: git lists no changed path under {src} against {git_base}", err=True)
     changes, missing = classify(paths, ctx)
@@ -237,14 +237,6 @@ def _changed_lines(treated: list) -> None:
             what = KIND_NAMES.get(c.kind, f"{c.kind} paths")
             how = "" if len({x.detail for x in same}) == 1 else "; --format json says how each was treated"
             click.echo(f"changed: {len(same)} {what} ({names} and {len(same) - 3} more{how})")
-
-
-def _in_folder(path, folder) -> bool:
-    try:
-        path.resolve().relative_to(folder)
-        return True
-    except ValueError:
-        return False
 
 
 def _rescan(manifest: dict, src, facts_dir):
