@@ -445,8 +445,12 @@ def classify(paths: list[str], ctx: Context) -> tuple[list[Change], list[str]]:
     return sorted(seen.values(), key=lambda c: c.path), missing
 
 
+MAX_SIBLINGS = 2000  # entries read from the folder a mistyped path names
+
+
 def suggestions(raw: str, ctx: Context, limit: int = 3) -> list[str]:
-    """The existing paths closest to a path that exists nowhere (scanned files, their folders, configs)."""
+    """The existing paths closest to a path that exists nowhere (scanned files, their folders, configs,
+    and what lies on disk in the folder it names: a README.md or a lock file is no scanned file)."""
     candidates: set[str] = set(ctx.files)
     for p in ctx.files:
         folder = posixpath.dirname(p)
@@ -454,7 +458,17 @@ def suggestions(raw: str, ctx: Context, limit: int = 3) -> list[str]:
             candidates.add(folder)
             folder = posixpath.dirname(folder)
     candidates.update(k for k, v in (ctx.manifest.get("configs") or {}).items() if v is not None)
-    target = raw.replace("\\", "/").lstrip("./")
+    target = posixpath.normpath(raw.replace("\\", "/"))
+    folder = posixpath.dirname(target)
+    if _inside_src(target):
+        try:
+            with os.scandir(ctx.src / folder) as entries:
+                for _, entry in zip(range(MAX_SIBLINGS), entries, strict=False):
+                    rel = posixpath.join(folder, entry.name) if folder else entry.name
+                    if not in_facts_dir(rel, ctx):
+                        candidates.add(rel)
+        except OSError:
+            pass
     close = difflib.get_close_matches(target, sorted(candidates), n=limit, cutoff=0.6)
     if not close:
         close = difflib.get_close_matches(posixpath.basename(target), sorted(candidates), n=limit, cutoff=0.5)

@@ -339,6 +339,10 @@ def test_path_that_exists_nowhere_is_refused_with_the_closest_paths(rofl, repo):
         and "did you mean packages/core/src/math.ts" in err
         and "Traceback" not in err
     )
+    # files that are no scanned source are suggested too, from the folder the path names
+    code, out, err = rofl("impact", "--facts", facts, "--changed", "READNE.md", "--changed", "pnpm-lock.yml")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "'READNE.md' (did you mean README.md" in err and "'pnpm-lock.yml' (did you mean pnpm-lock.yaml" in err
 
 
 def test_a_path_git_lists_is_never_refused_even_when_its_blob_is_absent(rofl, repo):
