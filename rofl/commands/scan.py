@@ -28,6 +28,31 @@ def drop_signature(out: str | Path) -> bool:
     return existed
 
 
+def _warn_unmatched(src: str, out: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> None:
+    """One warning line per --include/--exclude glob that matches no file under SRC: most likely a
+    typo, and it changed nothing (a set that leaves no source at all is refused before scanning)."""
+    from scanner.api import ScanError, scan_listing
+    from scanner.errors import shown
+    from scanner.files import glob_to_regex
+
+    try:
+        listing = scan_listing(src, out)
+    except ScanError:
+        return
+    for flag, globs, paths in (
+        ("--include", include, listing.sources),
+        ("--exclude", exclude, listing.sources + listing.packages),
+    ):
+        for glob in globs:
+            pattern = glob_to_regex(glob)
+            if not any(pattern.match(p) for p in paths):
+                click.echo(
+                    f"rofl scan: warning: {flag} {shown(repr(glob))} matches none of the {len(listing.sources)} "
+                    "source files under SRC and changed nothing; check it for a typo (globs match paths relative to SRC)",
+                    err=True,
+                )
+
+
 class _ScanCommand(click.Command):
     """Reports bad flags as one ``rofl scan: <what>, <fix>`` line with exit status 2."""
 
@@ -147,6 +172,8 @@ def command(
         else:
             click.echo(summary.line())
 
+    if include or exclude:
+        _warn_unmatched(src, out, include, exclude)
     finish(summary)
     if watch:
         from ..watch import watch_command

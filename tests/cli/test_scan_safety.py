@@ -84,3 +84,22 @@ def test_no_fact_file_name_starts_with_a_dash(rofl, tmp_path):
     written = fact_files(out)
     assert len(written) == len(names) and not any(name.startswith("-") for name in written), written
     assert {entry["facts"].split("/", 1)[1] for entry in manifest["files"].values()} == written
+
+
+def test_a_glob_that_matches_no_file_is_a_warning_when_others_select_some(rofl, tmp_path):
+    """`--exclude '**/*.tset.ts'` (a typo) leaves the tests in: the scan runs, and says which glob
+    matched nothing, one line each."""
+    src = tmp_path / "shop"
+    shutil.copytree(SHOP, src)
+    out = tmp_path / "facts"
+    code, stdout, err = rofl(
+        "scan", src, "--out", out, "--include", "src/**", "--include", "lib/**", "--exclude", "**/*.tset.ts", "--json"
+    )
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert code == 0 and json.loads(stdout)["files"] == len(manifest["files"]) == 38
+    assert all(path.startswith("src/") for path in manifest["files"])
+    lines = err.strip().splitlines()
+    assert len(lines) == 2 and all("warning" in line and "matches none" in line for line in lines)
+    assert "--include 'lib/**'" in lines[0] and "--exclude '**/*.tset.ts'" in lines[1]
+    code, _, err = rofl("scan", src, "--out", out, "--include", "src/**", "--exclude", "**/cart.ts")
+    assert code == 0 and "warning" not in err
