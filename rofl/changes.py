@@ -310,7 +310,7 @@ def classify_one(path: str, ctx: Context) -> Change | None:
     if ctx.exists(path):
         return Change(path, OUTSIDE, "not a scanned file and no import probes it")
     importers = sorted(ctx.facts.package_importers(path) - {path}) if is_source(path) else []
-    if importers:  # a source deleted from a package imported by name only (the rescan has dropped it)
+    if importers and _known_to_git(path, ctx):  # a deleted source of a package imported by name only
         state = "not on disk" if ctx.ref is None else f"deleted since {ctx.ref}"
         return Change(
             path,
@@ -329,10 +329,9 @@ def classify_one(path: str, ctx: Context) -> Change | None:
             changed=(path,),
             touches=tuple((f, path) for f in probing),
         )
-    if ctx.ref is not None:  # git listed it (present at REF, gone now), though its blob may be absent here
-        return Change(path, OUTSIDE, f"deleted since {ctx.ref}, never scanned and no import probes it")
-    if ctx.git is not None and ctx.git.knows("HEAD", path):
-        return Change(path, OUTSIDE, "deleted, never scanned and no import probes it")
+    if _known_to_git(path, ctx):  # git listed it (its blob may be absent here), or HEAD has it
+        since = f" since {ctx.ref}" if ctx.ref is not None else ""
+        return Change(path, OUTSIDE, f"deleted{since}, never scanned and no import probes it")
     return None
 
 
@@ -358,6 +357,11 @@ def _through_link(path: str, ctx: Context) -> Change | None:
         changed=target.changed + (path,),
         touches=target.touches + tuple((f, path) for f in probing if f != path),
     )
+
+
+def _known_to_git(path: str, ctx: Context) -> bool:
+    """Evidence that a path not on disk existed (a typo never did): git listed it against REF, or HEAD has it."""
+    return ctx.ref is not None or (ctx.git is not None and ctx.git.knows("HEAD", path))
 
 
 def _config_change(path: str, ctx: Context, readers: list[str]) -> Change:

@@ -642,8 +642,11 @@ def test_a_deleted_source_of_a_package_imported_by_name_only(rofl, handmade):
     """The importer depends on every file of the package: deleting one affects it, also when asked
     again after the rescan has dropped the file (no import names its path)."""
     src, facts = handmade
+    commit_all(src)  # git is the evidence that a path no import names existed (a typo never did)
     expected = affected_of(import_graph(facts), {"packages/icons/src/star.ts"})
     assert expected == {"app/main.ts", "packages/icons/src/index.ts"}
+    code, _, err = rofl("impact", "--facts", facts, "--changed", "packages/icons/src/strr.ts")
+    assert code == 2 and "did you mean packages/icons/src/star.ts" in err
     (src / "packages/icons/src/star.ts").unlink()
     first = handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts")
     again = handmade_json(rofl, facts, "--changed", "packages/icons/src/star.ts")
@@ -657,9 +660,10 @@ def test_a_deleted_source_of_a_package_imported_by_name_only(rofl, handmade):
     first = handmade_json(rofl, facts, "--changed", "packages/icons/src/shape.d.ts")
     again = handmade_json(rofl, facts, "--changed", "packages/icons/src/shape.d.ts")
     assert affected(first) == affected(again) == {"app/main.ts"}
-    assert again["classified"][0]["detail"] == ("not on disk, a source of a workspace package 1 file import by name")
-    # a path that is no source and exists nowhere is still refused
+    assert again["classified"][0]["detail"] == "not on disk, a source of a workspace package 1 file import by name"
+    # a path that is no source and exists nowhere, or a mistyped one, is still refused
     assert rofl("impact", "--facts", facts, "--changed", "packages/icons/README.md")[0] == 2
+    assert rofl("impact", "--facts", facts, "--changed", "packages/icons/src/shap.d.ts")[0] == 2
 
 
 def test_asset_target_is_classified_as_an_asset(rofl, handmade):
