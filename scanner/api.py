@@ -104,6 +104,11 @@ class ScanSummary:
         )
 
 
+def _holds(folder: str, path: str) -> bool:
+    """True when ``path`` is ``folder`` or inside it (absolute, real paths)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def _inside_folder(rel: str, folder: str) -> bool:
     return rel == folder or rel.startswith(folder + "/")
 
@@ -163,6 +168,12 @@ def scan(
         raise ScanError(f"SRC {src!r} {what}", "pass the folder of JS/TS sources to scan")
     if max_bytes < 1:
         raise ScanError(f"--max-bytes {max_bytes} is not positive", "give a size in bytes such as 2097152")
+    if _holds(os.path.realpath(out_abs), os.path.realpath(src_abs)):
+        raise ScanError(
+            f"--out {out!r} is SRC or a folder holding it: the scan would write its manifest and fact files "
+            "among the files it scans, nothing was written",
+            "give the facts a folder of their own, such as --out facts/generated",
+        )
     run = ScanRun(
         src=src_abs,
         out=out_abs,
@@ -191,6 +202,11 @@ def scan(
     except OSError as err:
         raise ScanError(f"cannot lock --out {out!r} ({err.strerror})", "choose a writable folder") from None
     with lock:
+        if manifest.someone_elses(out_abs):
+            raise ScanError(
+                f"{shown(os.path.join(out_abs, layout.MANIFEST_NAME))} is not a rofl scan's manifest, nothing was written",
+                "give the facts a folder of their own, such as --out facts/generated",
+            )
         remove_stale_temporaries(out_abs)
         try:
             return _scan_locked(replace(run, lock_fd=lock.fd))
@@ -259,10 +275,12 @@ def _scan_locked(run: ScanRun) -> ScanSummary:
 
 def _find(run: ScanRun) -> Found:
     listing = scan_listing(run.src, run.out, run.options.include, run.options.exclude)
-    try:
-        present = frozenset(os.listdir(os.path.join(run.out, layout.FACTS_FOLDER)))
+    try:  # only names the scanner writes: anything else in the folder is not its to reuse or remove
+        names = os.listdir(os.path.join(run.out, layout.FACTS_FOLDER))
     except OSError:
-        present = frozenset()
+        names = []
+    shaped = layout.FACT_FILE_NAME.match
+    present = frozenset(n for n in names if shaped(n))
     return Found(listing, present, state.load(run.out))
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from engine import safe_write
 from scanner import schema
 from scanner.hashing import hash_bytes
-from scanner.layout import FACTS_FOLDER
+from scanner.layout import FACT_FILE_NAME, FACTS_FOLDER
 from scanner.schema import quote
 
 if TYPE_CHECKING:
@@ -107,12 +107,10 @@ def fact_name(path: str, content_hash: str, data: bytes) -> tuple[str, str]:
     return f"{FACTS_FOLDER}/{slug}.{content_hash[:12]}-{digest}.rofl", digest
 
 
-_FACT_NAME = re.compile(re.escape(FACTS_FOLDER) + r"/[A-Za-z0-9._-]*\.[0-9a-f]{12}-[0-9a-f]{16}\.rofl\Z")
-
-
 def is_fact_name(rel_name: str) -> bool:
     """True when ``rel_name`` (relative to the output folder) has the shape ``fact_name`` gives."""
-    return _FACT_NAME.match(rel_name) is not None
+    folder, _, name = rel_name.rpartition("/")
+    return folder == FACTS_FOLDER and FACT_FILE_NAME.match(name) is not None
 
 
 def write_fact_file(out: str, rel_name: str, data: bytes) -> None:

@@ -78,6 +78,18 @@ def load(out: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def someone_elses(out: str) -> bool:
+    """True when ``out`` holds a ``manifest.json`` that is JSON but no rofl scan's (a web app's
+    manifest, say): the scan must not replace it.  A rofl manifest of any version names its
+    ``format``; one that is not a JSON object is a damaged rofl manifest, rewritten as before."""
+    try:
+        raw = safe_write.read_nofollow(os.path.join(out, MANIFEST_NAME), MAX_MANIFEST_BYTES)
+        data = json.loads(raw) if raw is not None else None
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and "format" not in data
+
+
 def read(out: str | os.PathLike[str]) -> dict[str, Any]:
     """The manifest in the fact folder ``out``; raises ``ManifestError`` saying what to run instead."""
     out = os.fspath(out)

@@ -94,14 +94,54 @@ def test_interrupted_manifest_write_keeps_the_old_one(repo, out, monkeypatch):
     assert orphans(out) == set()
 
 
-def test_foreign_fact_files_are_removed_as_orphans(repo, out):
+def test_leftovers_are_removed_and_other_files_are_not_the_scans_to_remove(repo, out):
+    """A fact-file name no manifest names is a leftover of the scan's own: removed.  Any other file
+    in the fact folder is someone else's: kept (a foreign .rofl file loads as unverified and audits
+    report it as forged; a user's file in an --out that was not empty is never deleted)."""
     src = repo(BASE)
     scan_json(src, out)
+    leftover = out / "code" / "m9.ts.0123456789ab-0123456789abcdef.rofl"
+    leftover.write_text('src_file[code]("m9.ts", "0123456789ab").\n')
     forged = out / "code" / "forged.rofl"
     forged.write_text('src_file[code]("evil.ts", "000000000000").\n')
+    notes = out / "code" / "notes.txt"
+    notes.write_text("mine\n")
     summary = scan_json(src, out)
     assert summary["parsed"] == 0
-    assert not forged.exists()
+    assert not leftover.exists()
+    assert forged.read_text().startswith("src_file") and notes.read_text() == "mine\n"
+    assert scan_json(src, out)["parsed"] == 0  # and they do not stop a rescan from seeing nothing changed
+
+
+def test_an_out_that_holds_src_is_refused(tmp_path):
+    """Scanning into SRC itself (or a folder holding it) would mix the manifest and fact folder with
+    the sources, and a user's own code/ folder with fact files: refused before anything is written."""
+    src = tmp_path / "project"
+    (src / "code").mkdir(parents=True)
+    (src / "code" / "keep.ts").write_text("export const k = 1;\n")
+    (src / "a.ts").write_text('import "./code/keep";\n')
+    (tmp_path / "link").symlink_to(src)
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    for out in (src, tmp_path, tmp_path / "link"):
+        run = run_scan(src, out)
+        assert run.exit_code == 2, run.stderr
+        assert "is SRC or a folder holding it" in run.stderr and "Traceback" not in run.stderr
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
+
+
+def test_someone_elses_manifest_is_not_replaced(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.ts").write_text("export const a = 1;\n")
+    out = tmp_path / "public"
+    out.mkdir()
+    (out / "manifest.json").write_text('{"name": "My web app", "start_url": "/"}\n')
+    run = run_scan(src, out)
+    assert run.exit_code == 2 and "is not a rofl scan's manifest" in run.stderr
+    assert (out / "manifest.json").read_text().startswith('{"name": "My web app"')
+    (out / "manifest.json").write_text("{torn")  # not JSON: a damaged manifest of ours, rewritten
+    assert run_scan(src, out).exit_code == 0
+    assert load_manifest(out)["counts"]["files"] == 1
 
 
 def test_concurrent_scan_is_refused_with_one_line(repo, out):
