@@ -104,7 +104,7 @@ def command(
 
     from ..changes import OUTSIDE, CodeFacts, Context, classify, in_facts_dir, suggestions
     from ..gitrefs import Git
-    from ..impact import escape, impact, packages_of, scanned_changed, test_filter
+    from ..impact import escape, impact, package_of, packages_of, scanned_changed, test_filter
 
     if facts is None:
         fail("rofl impact: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
@@ -169,7 +169,15 @@ def command(
         changed_files = [f for f in changed_files if is_test(f)]
     files = sorted(set(changed_files) | {a.file for a in affected})
     workspace = manifest.get("packages")
-    packages = packages_of(files, workspace if isinstance(workspace, dict) else {}) if by_package else None
+    folders = workspace if isinstance(workspace, dict) else {}
+    packages = packages_of(files, folders) if by_package else None
+    unpackaged = [f for f in files if package_of(f, folders) is None] if by_package else []
+    if packages is not None and unpackaged:  # no package.json above them: no package to name, but not nothing
+        click.echo(
+            f"rofl impact: {len(unpackaged)} affected or changed file(s) lie in no package (no package.json with a "
+            f"name above them), e.g. {escape(unpackaged[0])}; drop --packages to list files",
+            err=True,
+        )
     what = "test file(s)" if tests_only else "file(s)"
     if fmt == "json":
         data: dict = {
@@ -184,6 +192,7 @@ def command(
         }
         if packages is not None:
             data["packages"] = packages
+            data["unpackaged"] = unpackaged
         emit_json(data)
         _notes(result.partial)
         return

@@ -492,6 +492,26 @@ def test_formats_tests_and_packages(rofl, repo):
     assert [p["name"] for p in json.loads(pkgs)["packages"]] == ["@demo/app", "@demo/ui"]
 
 
+def test_packages_say_when_affected_files_lie_in_no_package(rofl, tmp_path):
+    src = tmp_path / "src"
+    write_tree(
+        src,
+        {
+            "pkg/package.json": json.dumps({"name": "pkg"}),
+            "pkg/a.ts": "export const a = 1;\n",
+            "tools/b.ts": 'import { a } from "../pkg/a";\nexport const b = a;\n',
+        },
+    )
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    code, out, err = rofl("impact", "--facts", facts, "--changed", "pkg/a.ts", "--packages")
+    assert code == 0 and out.splitlines()[0] == "1 package(s) affected by pkg/a.ts"
+    assert "1 affected or changed file(s) lie in no package" in err and "tools/b.ts" in err
+    data = impact_json(rofl, facts, "--changed", "pkg/a.ts", "--packages")
+    assert affected(data) == affected_of(import_graph(facts), {"pkg/a.ts"}) == {"tools/b.ts"}
+    assert [p["name"] for p in data["packages"]] == ["pkg"] and data["unpackaged"] == ["tools/b.ts"]
+
+
 def test_bad_flag_combinations_are_one_line_errors(rofl, repo):
     _, facts = repo
     for args, needle in [
