@@ -167,6 +167,13 @@ def command(
         is_test = test_filter(test_globs or None)
         affected = [a for a in affected if is_test(a.file)]
         changed_files = [f for f in changed_files if is_test(f)]
+        if not affected and not changed_files and result.affected:  # a zero that says why
+            how = "the --test-glob globs" if test_globs else "the usual conventions"
+            click.echo(
+                f"rofl impact: {len(result.affected)} file(s) affected, none a test file by {how}; "
+                "say what a test is with --test-glob GLOB",
+                err=True,
+            )
     files = sorted(set(changed_files) | {a.file for a in affected})
     workspace = manifest.get("packages")
     folders = workspace if isinstance(workspace, dict) else {}

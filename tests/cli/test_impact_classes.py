@@ -483,6 +483,11 @@ def test_formats_tests_and_packages(rofl, repo):
         "impact", "--facts", facts, "--changed", changed, "--tests", "--test-glob", "*.spec.tsx", "--format", "names"
     )
     assert tests.splitlines() == ["packages/ui/src/Button.spec.tsx"]
+    code, tests, err = rofl(
+        "impact", "--facts", facts, "--changed", changed, "--tests", "--test-glob", "*.e2e.ts", "--format", "names"
+    )
+    assert code == 0 and tests == ""
+    assert f"{len(data['affected'])} file(s) affected, none a test file by the --test-glob globs" in err
     code, text, _ = rofl("impact", "--facts", facts, "--changed", changed, "--tests")
     assert text.splitlines()[0] == f"3 test file(s) affected by {changed}"
     # packages: the workspace packages holding a changed or affected file
