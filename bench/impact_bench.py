@@ -11,6 +11,8 @@ work tree with history (the snapshots under bench/.cache/repos have one commit; 
 repository at the snapshot's commit): `rofl impact --git-base REF` against networkx ancestors, over
 dependency-cruiser's graph (configured as bench/monorepo_compare.py does), of the changed sources and
 of the files whose resolution read a changed config (the manifest's resolution dependencies).
+``python bench/impact_bench.py --sample REPO [N]`` checks N sampled sources (with and without
+--runtime), folders and deletions on a copy of REPO against networkx ancestors over its fact files.
 """
 
 from __future__ import annotations
@@ -161,8 +163,76 @@ def git_base(root: Path, ref: str) -> dict:
     return row
 
 
+def sample(repo: Path, count: int, seed: int = 7) -> dict:
+    """On a copy of ``repo`` (a git work tree): for ``count`` sampled files, folders and deletions,
+    `rofl impact` against networkx ancestors over the edges read from the fact files
+    (tests/cli/impact_fixtures.import_graph: src_resolves, plus every file of a package for
+    src_workspace_import); sources with and without --runtime; each deletion asked from the facts as
+    they are, with the rescan that drops the file, and again after it (a superset is a miss only when
+    it lacks an ancestor).  Mismatches are listed."""
+    import os
+    import random
+    import shutil
+    import subprocess
+
+    from tests.cli.impact_fixtures import affected_of, import_graph
+
+    rofl = rofl_argv()
+    rnd = random.Random(seed)
+    found: list[str] = []
+    checked = 0
+    with tempfile.TemporaryDirectory(prefix="rofl-impact-sample-") as tmp:
+        root, facts = Path(tmp) / "repo", Path(tmp) / "facts"
+        shutil.copytree(repo, root, symlinks=True)
+
+        def scan() -> None:
+            subprocess.run([*rofl, "scan", str(root), "--out", str(facts)], check=True, capture_output=True)
+
+        def ask(*args: str) -> set[str]:
+            proc = subprocess.run(
+                [*rofl, "impact", "--facts", str(facts), *args, "--json"], capture_output=True, text=True, cwd=root
+            )
+            if proc.returncode != 0:
+                raise RuntimeError(f"rofl impact {' '.join(args)}: {proc.stderr.strip()}")
+            return {a["file"] for a in json.loads(proc.stdout)["affected"]}
+
+        scan()
+        graph, runtime = import_graph(facts), import_graph(facts, runtime=True)
+        files = sorted(json.loads((facts / "manifest.json").read_text())["files"])
+        for path in rnd.sample(files, count):
+            for flags, g in (((), graph), (("--runtime",), runtime)):
+                checked += 1
+                if ask("--changed", path, *flags) != affected_of(g, {path}):
+                    found.append(f"source {path} {' '.join(flags)}")
+        folders = sorted({os.path.dirname(f) for f in files if "/" in f})
+        for folder in rnd.sample(folders, min(count, len(folders))):
+            checked += 1
+            if ask("--changed", folder) != affected_of(graph, {f for f in files if f.startswith(folder + "/")}):
+                found.append(f"folder {folder}")
+        for path in rnd.sample(files, count):
+            expected = affected_of(graph, {path})
+            target = root / path
+            data, mode = target.read_bytes(), target.stat().st_mode
+            target.unlink()
+            try:
+                answers = [ask("--changed", path, "--no-rescan"), ask("--changed", path), ask("--changed", path)]
+            finally:
+                target.write_bytes(data)
+                target.chmod(mode)
+                scan()
+            for how, ours in zip(("as they are", "rescan", "again"), answers, strict=True):
+                checked += 1
+                if not expected <= ours:
+                    found.append(f"deleted {path} ({how}): misses {sorted(expected - ours)[:3]}")
+    row = {"repo": repo.name, "checked": checked, "mismatches": found}
+    print(json.dumps(row, indent=1))
+    return row
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--git-base"] and len(sys.argv) == 4:
         git_base(Path(sys.argv[2]), sys.argv[3])
+    elif sys.argv[1:2] == ["--sample"] and len(sys.argv) in (3, 4):
+        sample(Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) == 4 else 8)
     else:
         main()
