@@ -19,6 +19,7 @@ class Git:
     def __init__(self, src: Path) -> None:
         self.src = src
         self._top: Path | None = None
+        self._inside: bool | None = None
 
     def run(self, *args: str, check: bool = True) -> str | None:
         """git's stdout; with ``check`` a failure is a one-line RoflError, else None."""
@@ -41,6 +42,12 @@ class Git:
             self._top = Path((self.run("rev-parse", "--show-toplevel") or "").strip()).resolve()
         return self._top
 
+    def inside(self) -> bool:
+        """Whether SRC lies in a git work tree (asked once)."""
+        if self._inside is None:
+            self._inside = self.run("rev-parse", "--is-inside-work-tree", check=False) is not None
+        return self._inside
+
     def to_src(self, name: str) -> str | None:
         """A path git names (relative to the work tree's top) relative to SRC; None outside SRC."""
         try:
@@ -59,7 +66,8 @@ class Git:
 
     def changed(self, ref: str) -> list[str]:
         """Paths changed in the work tree against REF (a rename as both names, untracked included)."""
-        if self.run("rev-parse", "--is-inside-work-tree", check=False) is None:
+        if not self.inside():
+            self.run("--version")  # no git at all says so first ("needs git on PATH")
             raise RoflError(
                 f"--git-base {ref}: {self.src} is not inside a git work tree; give the changed paths with --changed PATH"
             )
@@ -69,7 +77,7 @@ class Git:
 
     def show(self, ref: str, path: str) -> bytes | None:
         """The bytes of SRC/path at REF, or None when REF has no such file."""
-        if self.run("rev-parse", "--is-inside-work-tree", check=False) is None:
+        if not self.inside():
             return None
         rel = self.from_src(path)
         if rel is None:
@@ -79,7 +87,7 @@ class Git:
 
     def knows(self, ref: str, path: str) -> bool:
         """Whether REF has SRC/path (False outside a work tree)."""
-        if self.run("rev-parse", "--is-inside-work-tree", check=False) is None:
+        if not self.inside():
             return False
         rel = self.from_src(path)
         return rel is not None and self.run("cat-file", "-e", f"{ref}:{rel}", check=False) is not None

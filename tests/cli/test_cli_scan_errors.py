@@ -33,7 +33,7 @@ def test_scan_src_and_out_of_the_wrong_kind(rofl, tiny, tmp_path):
 def test_scan_globs_that_match_nothing(rofl, tiny, tmp_path):
     for i, flags in enumerate([("--include", "*.nothing"), ("--exclude", "**"), ("--include", "["), ("--include", "")]):
         result = rofl("scan", tiny[0], "--out", tmp_path / f"o{i}", *flags)
-        assert_user_error(result, "rofl scan:", "match none", "nothing was scanned or removed")
+        assert_user_error(result, "rofl scan:", "leave none", "nothing was scanned or removed")
         assert not (tmp_path / f"o{i}" / "manifest.json").exists()
 
 
