@@ -160,6 +160,10 @@ def build_kernel(
     with --public-key) exits 1 instead of answering over a failed signature or any forged fact."""
     if facts is not None and store:
         raise RoflError("--facts and --store both name a starting point; give one of them")
+    if facts is not None and any(who_name(w) == SCANNER for w, _ in load_as):
+        raise RoflError(
+            f"--load-as {SCANNER}: '{SCANNER}' is the identity the loader gives a scan's verified fact files; load FILE as another WHO"
+        )
     kept = _CALL.get()
     if kept is not None and facts is not None and not files and not load_as and use_cache and public_key is None:
         kernel = kept.kernel(facts, rules, budget or CODE_BUDGET)  # a server's loaded store, when it holds this folder
@@ -228,7 +232,7 @@ def loaded_code_kernel(
     else:
         folder = open_folder(root, folder_key)
         kernel = Kernel(BOOT, budget=budget)
-        missing = missing_files(root, folder.manifest)
+        missing = list(folder.missing)
         unsigned = None
         if public_key is not None:
             from .signing import verify_folder
@@ -284,16 +288,6 @@ def refuse_if_forged(kernel: Kernel) -> None:
                 f"rofl: refusing to answer over forged facts: {question.split('(')[0]} has {len(answers.rows)} row(s); run `rofl audit` to see them",
                 1,
             )
-
-
-def missing_files(root: Path, manifest: dict) -> list[str]:
-    """The fact files (paths relative to ``root``) the manifest lists that are not on disk."""
-    records = [manifest.get("preamble"), manifest.get("package_entries"), *manifest.get("files", {}).values()]
-    out = []
-    for record in records:
-        if isinstance(record, dict) and isinstance(record.get("facts"), str) and not (root / record["facts"]).is_file():
-            out.append(record["facts"])
-    return sorted(set(out))
 
 
 def loader_facts(missing: list[str], unsigned: str | None = None) -> str:
