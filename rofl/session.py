@@ -290,6 +290,18 @@ def refuse_if_forged(kernel: Kernel) -> None:
             )
 
 
+def incomplete_fact_files(kernel: Kernel) -> list[str]:
+    """The listed fact files the loader found missing (its missing_fact_file[audit] facts): an answer
+    over this scan is incomplete while there is one.  Empty for a kernel that loaded no scan."""
+    from engine.errors import UnknownRelation
+
+    try:
+        rows = kernel.query("missing_fact_file[audit](F)").rows
+    except UnknownRelation:
+        return []
+    return sorted(str(row[0]) for row in rows)
+
+
 def loader_facts(missing: list[str], unsigned: str | None = None) -> str:
     """What the loader itself asserts over a scan: the scanner's authority over [code] (never taken
     from a file), one missing_fact_file[audit] finding per listed fact file that is gone, and an

@@ -18,6 +18,7 @@ from ..session import (
     emit_json,
     examples,
     ground_fact,
+    incomplete_fact_files,
     program_options,
     user_errors,
 )
@@ -86,6 +87,8 @@ def command(
             "answers": [{v: term(t) for v, t in zip(answers.variables, row)} for row in answers.rows],
             "partial": answers.partial,
         }
+        if facts is not None:
+            out["incomplete"] = incomplete_fact_files(kernel)  # listed fact files that are missing
         if wants is not None:
             out["wants"] = wants.as_json()
         if why_nodes:

@@ -138,3 +138,17 @@ def test_every_command_help_ends_with_examples(rofl):
         assert code == 0 and len(tail) == 2, name
         examples = [x.strip() for x in tail[1].strip().splitlines()]
         assert 2 <= len(examples) <= 3 and all(x.startswith(("rofl ", "echo ")) for x in examples), (name, examples)
+
+
+def test_ask_json_says_which_listed_fact_files_are_missing(rofl, facts_copy):
+    """An answer over a scan with a listed fact file gone is incomplete, and --json says which file:
+    a CI consumer of JSON never takes it for a whole answer."""
+    query = 'dependency[code]("a.ts", X)'
+    code, out, _ = rofl("ask", query, "--facts", facts_copy, "--json")
+    assert code == 0 and json.loads(out)["incomplete"] == []
+    (gone,) = [p for p in (facts_copy / "code").iterdir() if p.name.startswith("b.ts.")]
+    gone.unlink()
+    code, out, err = rofl("ask", query, "--facts", facts_copy, "--json")
+    answer = json.loads(out)
+    assert answer["incomplete"] == [f"code/{gone.name}"]
+    assert "incomplete" in err
