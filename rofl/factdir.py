@@ -4,6 +4,8 @@ Each ``.rofl`` file in the folder falls in one of four classes, decided here and
 
 * listed: the manifest names it and its bytes have the recorded digest; loaded as ``scanner``.
 * edited: the manifest names it but its bytes changed; loaded as ``unverified`` (audits: forged).
+  A source's fact file must also carry its digest in its own name, as the scanner names every one:
+  a manifest whose digest was recomputed after an edit, or whose entry was written by hand, fails it.
   The preamble has one text only (``scanner.layout.PREAMBLE_TEXT``): any other is edited, whatever
   digest the manifest records for it.
 * leftover: not in the manifest, but in the scanner's ``code/`` folder under a name only the
@@ -79,17 +81,17 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
     if not root.is_dir():
         raise RoflError(f"{root}: no such fact folder; run `rofl scan SRC --out {root}` first")
     manifest = read_manifest(root)
-    expected: dict[str, tuple[str, str | None]] = {}  # path relative to root -> (digest, who)
-    records = [(manifest.get("preamble"), None), (manifest.get("package_entries"), SCANNER)]
-    records += [(entry, SCANNER) for entry in manifest["files"].values()]
-    for record, who in records:
+    expected: dict[str, tuple[str, str | None, bool]] = {}  # path relative to root -> (digest, who, named)
+    records = [(manifest.get("preamble"), None, False), (manifest.get("package_entries"), SCANNER, False)]
+    records += [(entry, SCANNER, True) for entry in manifest["files"].values()]
+    for record, who, named in records:
         if record is None:
             continue
         if not isinstance(record, dict) or not isinstance(record.get("facts"), str):
             raise RoflError(
                 f"{root / MANIFEST_NAME}: a fact-file record is malformed; run `rofl scan` again to rewrite it"
             )
-        expected[posixpath.normpath(record["facts"])] = (str(record.get("digest")), who)
+        expected[posixpath.normpath(record["facts"])] = (str(record.get("digest")), who, named)
     sources: list = []
     warnings: list[str] = []
     leftovers: list[str] = []
@@ -114,8 +116,14 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
             )
             foreign.append(str(path))
             who = UNVERIFIED
-        elif hash_bytes(data) != want[0]:
+        elif (digest := hash_bytes(data)) != want[0]:
             warnings.append(f"{path}: changed since the scan (digest mismatch); its facts load as '{UNVERIFIED}'")
+            who = UNVERIFIED
+        elif want[2] and named_digest(rel) != digest:  # the manifest's digest recomputed, or its entry hand-written
+            warnings.append(
+                f"{path}: its name does not carry its digest, as every fact file the scanner writes does"
+                f" (the manifest was edited); its facts load as '{UNVERIFIED}'"
+            )
             who = UNVERIFIED
         elif want[1] is None and data != PREAMBLE_TEXT.encode("utf-8"):  # its digest recomputed after an edit
             warnings.append(f"{path}: not the preamble the scanner writes; its facts load as '{UNVERIFIED}'")
@@ -146,6 +154,12 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         tuple(foreign),
         missing,
     )
+
+
+def named_digest(rel: str) -> str | None:
+    """The digest a source's fact file carries in its name (``scanner.factfile.fact_name``), or None when
+    ``rel`` is not such a name."""
+    return rel[-len(".rofl") - 16 : -len(".rofl")] if is_fact_name(rel) else None
 
 
 def _read(path: Path) -> bytes | None:

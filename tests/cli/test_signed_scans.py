@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import xxhash
 
+from tests.cli.forgery import fact_name, redigest
 from tests.conftest import EXAMPLES
 
 SHOP = EXAMPLES / "shop"
@@ -61,17 +62,6 @@ def audit(rofl, facts, key) -> tuple[int, dict]:
     return code, json.loads(out)["audits"]
 
 
-def redigest(facts: Path, rel: str, source: str | None = None) -> None:
-    manifest = json.loads((facts / "manifest.json").read_text())
-    digest = xxhash.xxh3_64_hexdigest((facts / rel).read_bytes())
-    if source is not None:
-        manifest["files"][source] = {**next(iter(manifest["files"].values())), "facts": rel, "digest": digest}
-    for record in [manifest.get("preamble"), manifest.get("package_entries"), *manifest["files"].values()]:
-        if isinstance(record, dict) and record.get("facts") == rel:
-            record["digest"] = digest
-    (facts / "manifest.json").write_text(json.dumps(manifest))
-
-
 def test_keygen_modes_and_refuses_to_overwrite(rofl, signed):
     assert stat.S_IMODE(os.stat(signed / "ci.key").st_mode) == 0o600
     assert (signed / "ci.pub").read_text().startswith("-----BEGIN PUBLIC KEY-----")
@@ -103,10 +93,17 @@ def test_a_foreign_key_missing_or_reused_signature_is_a_finding(rofl, signed, fa
     assert code == 1 and "no signature" in found["unsigned"][0]
 
 
-def test_a_new_fact_file_with_a_handwritten_manifest_entry(rofl, signed, facts):
-    (facts / "code" / "evil.rofl").write_text(EDGE)
-    redigest(facts, "code/evil.rofl", source="src/evil.ts")
-    assert rofl("audit", "--facts", facts)[0] == 0  # the digests cannot see it
+@pytest.mark.parametrize("scanner_name", [False, True], ids=["any_name", "named_like_the_scanner"])
+def test_a_new_fact_file_with_a_handwritten_manifest_entry(rofl, signed, facts, scanner_name):
+    """A hand-written entry names its file as the scanner would (digest in the name) or not: the digests
+    see only the second kind's name; the signature sees both."""
+    digest = xxhash.xxh3_64_hexdigest(EDGE.encode())
+    rel = fact_name("src/evil.ts", digest) if scanner_name else "code/evil.rofl"
+    (facts / rel).write_text(EDGE)
+    manifest = json.loads((facts / "manifest.json").read_text())
+    manifest["files"]["src/evil.ts"] = {**next(iter(manifest["files"].values())), "facts": rel, "digest": digest}
+    (facts / "manifest.json").write_text(json.dumps(manifest))
+    assert rofl("audit", "--facts", facts)[0] == (0 if scanner_name else 1)
     code, found = audit(rofl, facts, signed / "ci.pub")
     assert code == 1 and found["unsigned"]
 
@@ -124,7 +121,8 @@ def test_ask_and_impact_refuse_forged_facts_with_the_public_key(rofl, signed, fa
     assert code == 0 and "src/" in out
     victim = sorted((facts / "code").glob("src_domain_money*.rofl"))[0]
     victim.write_text(victim.read_text() + EDGE)
-    redigest(facts, f"code/{victim.name}")
+    redigest(facts, f"code/{victim.name}", rename=True)
+    assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # only the signature sees it
     code, out, err = rofl("ask", "in_cycle[code](F)", "--facts", facts, "--public-key", signed / "ci.pub")
     assert code == 1 and out == "" and "refusing" in err
     code, out, err = rofl(

@@ -16,10 +16,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import xxhash
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.cli.forgery import redigest
+from tests.cli.forgery import fact_name, redigest
 from tests.conftest import EXAMPLES
 
 SHOP = EXAMPLES / "shop"
@@ -32,8 +33,10 @@ KINDS = {
     "swap": True,
     "rename": True,
     "manifest_digest": True,
-    "redigest": False,
-    "add_listed": False,
+    "redigest": False,  # the whole attack: a fact file edited, its digest recomputed, renamed to carry it
+    "redigest_keep_name": True,  # a source's fact file whose name no longer carries its digest
+    "add_listed": False,  # a new fact file named as the scanner names them, with a hand-written entry
+    "add_listed_any_name": True,
     "preamble": True,
     "rules_fact": True,
     "rules_rule": True,
@@ -101,17 +104,20 @@ def tamper(kind: str, facts: Path, root: Path, sources: list[str], a: int, b: in
         path = sorted(manifest["files"])[a % len(manifest["files"])]
         manifest["files"][path]["digest"] = f"{n:016x}"
         (facts / "manifest.json").write_text(json.dumps(manifest))
-    elif kind == "redigest":
+    elif kind in ("redigest", "redigest_keep_name"):
+        if kind == "redigest_keep_name":  # a source's fact file (the preamble's text is fixed, entries unnamed)
+            one = [p for p in listed if p.startswith("code/")][a % (len(listed) - 2)]
         (facts / one).write_text((facts / one).read_text() + edge + ".\n")
-        redigest(facts, one)
-    elif kind == "add_listed":
-        (facts / "code" / f"extra{n}.rofl").write_text(edge + ".\n")
+        redigest(facts, one, rename=kind == "redigest")
+    elif kind in ("add_listed", "add_listed_any_name"):
+        digest = xxhash.xxh3_64_hexdigest((edge + ".\n").encode())
+        rel = fact_name(f"src/extra{n}.ts", digest) if kind == "add_listed" else f"code/extra{n}.rofl"
+        (facts / rel).write_text(edge + ".\n")
         manifest = json.loads((facts / "manifest.json").read_text())
         # a well-formed entry (a copy of a real one) naming the new file: a malformed one is refused outright
         template = next(iter(manifest["files"].values()))
-        manifest["files"][f"src/extra{n}.ts"] = {**template, "facts": f"code/extra{n}.rofl", "digest": ""}
+        manifest["files"][f"src/extra{n}.ts"] = {**template, "facts": rel, "digest": digest}
         (facts / "manifest.json").write_text(json.dumps(manifest))
-        redigest(facts, f"code/extra{n}.rofl")
     elif kind == "preamble":
         (facts / "preamble.rofl").write_text(
             (facts / "preamble.rofl").read_text() + ["authority(code, unverified).\n", edge + ".\n"][n % 2]
