@@ -165,8 +165,7 @@ def named_digest(rel: str) -> str | None:
 def _read(path: Path) -> bytes | None:
     """A fact file's bytes; None for anything but a regular file of at most MAX_FACT_FILE_BYTES (a FIFO
     or device planted at the name would block or never end).  A link to a regular file is read: its
-    bytes are checked against the digest like any other, and ``rofl.session.missing_files`` counts it
-    as present."""
+    bytes are checked against the digest like any other."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens without a writer
     except OSError:

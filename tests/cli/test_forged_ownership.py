@@ -275,3 +275,11 @@ def test_why_over_a_clean_scan_names_no_forged_fact(rofl, facts):
     asked = 'depends_on[code]("src/domain/cart.ts", "src/domain/money.ts")'
     code, out, err = rofl("why", asked, "--facts", facts, "--json")
     assert code == 0 and "forged" not in json.loads(out) and err == ""
+
+
+def test_load_as_scanner_is_refused_over_a_scan(rofl, facts, tmp_path):
+    """Only the loader gives the scanner's identity: --load-as scanner cannot forge [code] facts."""
+    forged = tmp_path / "f.rofl"
+    forged.write_text(f"{EDGE}.\n")
+    code, out, err = rofl("audit", "--facts", facts, "--load-as", "scanner", forged)
+    assert code == 2 and "--load-as scanner" in err and len(err.strip().splitlines()) == 1
