@@ -127,11 +127,6 @@ def command(
             f"rofl impact: the scanned folder {src} is gone; scan the tree where it is now with `rofl scan SRC --out {facts}`"
         )
     git = Git(src)
-    if git_base and git.run("rev-parse", "--is-inside-work-tree", check=False) is None:
-        git.run("--version")  # no git at all says so first
-        raise RoflError(
-            f"rofl impact: --git-base {git_base}: {src} is not inside a git work tree; give the changed paths with --changed PATH"
-        )
     paths = git.changed(git_base) if git_base else list(changed)
     stale: list[str] | None = None
     rescan = None
