@@ -26,7 +26,7 @@ from pathlib import Path
 
 from engine.errors import RoflError
 from scanner.errors import shown
-from scanner.factfile import is_fact_name
+from scanner.factfile import is_fact_name, named_digest
 from scanner.hashing import hash_bytes
 from scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
 from scanner.manifest import read as read_manifest  # the one manifest reader, shared with the scanner
@@ -154,12 +154,6 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         tuple(foreign),
         missing,
     )
-
-
-def named_digest(rel: str) -> str | None:
-    """The digest a source's fact file carries in its name (``scanner.factfile.fact_name``), or None when
-    ``rel`` is not such a name."""
-    return rel[-len(".rofl") - 16 : -len(".rofl")] if is_fact_name(rel) else None
 
 
 def _read(path: Path) -> bytes | None:

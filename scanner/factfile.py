@@ -113,6 +113,12 @@ def is_fact_name(rel_name: str) -> bool:
     return folder == FACTS_FOLDER and FACT_FILE_NAME.match(name) is not None
 
 
+def named_digest(rel_name: str) -> str | None:
+    """The digest a source's fact file carries in its name (``fact_name``), or None when ``rel_name``
+    is not such a name.  A file whose bytes hash otherwise was edited, whatever a manifest says."""
+    return rel_name[-len(".rofl") - 16 : -len(".rofl")] if is_fact_name(rel_name) else None
+
+
 def write_fact_file(out: str, rel_name: str, data: bytes) -> None:
     """Write a fact file straight to its final name (no temporary file, no rename).
 

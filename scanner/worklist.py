@@ -131,15 +131,20 @@ MAX_FACT_FILE_BYTES = 1 << 30  # no fact file of a source under --max-bytes come
 
 
 def fact_file_intact(out: str, entry: dict[str, Any]) -> bool:
-    """True when the entry's fact file still has the bytes its digest names."""
+    """True when the entry's fact file still has the bytes its digest names, and its own name carries
+    that digest, as the scanner names every fact file (a manifest digest recomputed after an edit fails)."""
     from engine.safe_write import read_nofollow
+    from scanner.factfile import named_digest
     from scanner.hashing import hash_bytes
 
     try:
         data = read_nofollow(os.path.join(out, entry["facts"]), MAX_FACT_FILE_BYTES)
     except (OSError, KeyError, TypeError, ValueError):
         return False
-    return data is not None and hash_bytes(data) == entry.get("digest")
+    if data is None:
+        return False
+    digest = hash_bytes(data)
+    return digest == entry.get("digest") and named_digest(entry["facts"]) == digest
 
 
 def make_worklist(

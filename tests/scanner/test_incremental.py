@@ -176,6 +176,24 @@ def test_verify_repairs_an_edited_fact_file(repo, out):
     assert not any(f[1] == "forged" for f in rel(read_facts(out), "src_func"))
 
 
+def test_verify_repairs_an_edited_fact_file_whose_manifest_digest_was_recomputed(repo, out):
+    """The manifest's digest is public and unkeyed: an attacker who edits a fact file can recompute it.
+    The name the scanner gave the file still carries the digest of what it wrote, so --verify
+    re-extracts the file and the injected fact is gone."""
+    from scanner.hashing import hash_bytes
+
+    src = repo(BASE)
+    scan_json(src, out)
+    manifest = load_manifest(out)
+    facts = out / manifest["files"]["src/e.ts"]["facts"]
+    facts.write_text(facts.read_text() + 'src_func[code]("src/e.ts", "forged", 1).\n')
+    manifest["files"]["src/e.ts"]["digest"] = hash_bytes(facts.read_bytes())
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    summary = scan_json(src, out, "--verify")
+    assert summary["parsed"] == 1
+    assert not any(f[1] == "forged" for f in rel(read_facts(out), "src_func"))
+
+
 def test_changed_options_re_extract_everything(repo, out):
     src = repo(BASE)
     scan_json(src, out)
