@@ -14,6 +14,7 @@ from ..session import (
     emit_json,
     examples,
     fail,
+    incomplete_fact_files,
     manifest_of,
     user_errors,
 )
@@ -130,13 +131,16 @@ def command(
     paths = git.changed(git_base) if git_base else list(changed)
     stale: list[str] | None = None
     rescan = None
-    if no_rescan or public_key is not None:  # a rescan would change what the signature vouches for
-        stale = _staleness(before, src, facts_dir)
+    as_they_are = no_rescan or public_key is not None  # a rescan would change what a signature vouches for
+    if as_they_are:
         manifest = before
     else:
         rescan = _rescan(before, src, facts_dir)
         manifest = manifest_of(facts_dir)
     kernel = build_kernel((), (), budget, facts=facts, rules=rules, public_key=public_key, refuse_forged=True)
+    incomplete = incomplete_fact_files(kernel)  # listed fact files that are missing (a rescan rewrites them)
+    if as_they_are:
+        stale = _staleness(before, src, facts_dir, incomplete)
     code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}
     ctx = Context(src, facts_dir.resolve(), manifest, before, CodeFacts.from_store(code), git_base, git)
     if git_base:
@@ -190,6 +194,7 @@ def command(
             "runtime": runtime,
             "rescanned": rescan is not None,
             "stale": stale,
+            "incomplete": incomplete,
             "partial": result.partial,
         }
         if packages is not None:
@@ -289,7 +294,8 @@ def _rescan(manifest: dict, src, facts_dir):
     return summary
 
 
-def _staleness(manifest: dict, src, facts_dir) -> list[str]:
+def _staleness(manifest: dict, src, facts_dir, incomplete: list[str]) -> list[str]:
+    """Whether the facts as they are match the sources, said in one stderr line; the stale paths."""
     from engine.errors import RoflError
 
     from ..impact import escape
@@ -309,6 +315,11 @@ def _staleness(manifest: dict, src, facts_dir) -> list[str]:
         shown = "; ".join(stale[:3]) + (f"; and {len(stale) - 3} more" if len(stale) > 3 else "")
         click.echo(
             f"warning: the facts are stale ({len(stale)} path(s): {escape(shown)}); answering from them as they are, drop --no-rescan to rescan first",
+            err=True,
+        )
+    elif incomplete:  # the loader has named them; "up to date" would contradict it
+        click.echo(
+            f"rofl impact: the facts are incomplete: {len(incomplete)} listed fact file(s) missing; drop --no-rescan to rescan",
             err=True,
         )
     else:

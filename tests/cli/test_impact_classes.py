@@ -574,6 +574,24 @@ def test_a_rescan_that_changes_the_facts_drops_the_earlier_signature(rofl, tmp_p
     assert code != 0 and "no signature" in err and "refusing" in err
 
 
+def test_missing_fact_files_make_the_answer_incomplete_and_say_so(rofl, repo):
+    """A listed fact file that is gone: from the facts as they are, JSON lists it under "incomplete" and
+    stderr never says "up to date"; the rescan writes it again and the answer is whole."""
+    _, facts = repo
+    graph = import_graph(facts)
+    manifest = json.loads((facts / "manifest.json").read_text())
+    gone = manifest["files"]["packages/ui/src/legacy.ts"]["facts"]
+    (facts / gone).unlink()
+    code, out, err = rofl("impact", "--facts", facts, "--changed", "packages/ui/src/old.ts", "--no-rescan", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["incomplete"] == [gone] and data["stale"] == []
+    assert "incomplete" in err and "up to date" not in err
+    assert affected(data) < affected_of(graph, {"packages/ui/src/old.ts"})  # legacy.ts's import is not loaded
+    data = impact_json(rofl, facts, "--changed", "packages/ui/src/old.ts")
+    assert data["incomplete"] == [] and affected(data) == affected_of(graph, {"packages/ui/src/old.ts"})
+    assert (facts / gone).exists()
+
+
 def test_text_output_escapes_control_characters_in_names(rofl, tmp_path):
     src = tmp_path / "src"
     evil = "evil\n  fake.ts\n      via x.ts"
