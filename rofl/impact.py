@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.kernel import Kernel
+from engine.namespace import stored_name
 
 from .changes import Change
 
@@ -19,6 +20,7 @@ TOUCHES = "touches"
 VIA = "impact_via"
 REACH = "impact_reach"
 AFFECTED = "affected"
+ALIAS = "unfollowed_alias"  # [code]: imports under a bundler alias rofl does not follow (rules/code.rofl)
 
 # the usual test file conventions (jest, vitest and its type tests, mocha, node:test)
 TEST_GLOBS = ("*.test.*", "*.spec.*", "*.test-d.*", "*.spec-d.*", "**/__tests__/**", "**/test/**", "**/tests/**")
@@ -35,6 +37,7 @@ class Impact:
     changes: tuple[Change, ...]
     affected: tuple[Affected, ...]
     partial: bool
+    aliases: tuple[tuple[str, str, str], ...] = ()  # (file, specifier, name) of every unfollowed alias import
 
     @property
     def changed(self) -> tuple[str, ...]:
@@ -50,10 +53,16 @@ def impact(kernel: Kernel, changes: list[Change], runtime: bool = False) -> Impa
             kernel.assert_fact(TOUCHES, "main", (f, node), who="user")
     if runtime:
         kernel.assert_fact(VIA, "main", (("runtime",),), who="user")
-    result = kernel.evaluate(goals={AFFECTED})
+    result = kernel.evaluate(goals={AFFECTED, stored_name(ALIAS, "code")})
     files = sorted(row[1] for row in result.rows(AFFECTED, "main") if type(row[1]) is str)
     tails: dict[tuple, tuple[str, ...]] = {}  # shared by the chains: most end in the same few links
-    return Impact(tuple(changes), tuple(Affected(f, chain(result, f, tails)) for f in files), result.partial)
+    aliases = sorted(tuple(map(str, row[1:4])) for row in result.rows(ALIAS, "code") if len(row) == 4)
+    return Impact(
+        tuple(changes),
+        tuple(Affected(f, chain(result, f, tails)) for f in files),
+        result.partial,
+        tuple((a, b, c) for a, b, c in aliases),
+    )
 
 
 def chain(result, file: str, tails: dict[tuple, tuple[str, ...]] | None = None) -> tuple[str, ...]:

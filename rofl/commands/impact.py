@@ -195,6 +195,7 @@ def command(
             "rescanned": rescan is not None,
             "stale": stale,
             "incomplete": incomplete,
+            "unfollowed_aliases": [{"file": f, "source": s, "name": n} for f, s, n in result.aliases],
             "partial": result.partial,
         }
         if packages is not None:
@@ -206,6 +207,7 @@ def command(
     if fmt == "names":
         for line in [p["name"] for p in packages] if packages is not None else files:
             click.echo(escape(line))
+        _alias_note(result.aliases)
         _notes(result.partial)
         return
     by = escape(changes[0].path) if len(changes) == 1 else f"{len(changes)} changed paths"
@@ -230,6 +232,7 @@ def command(
         for a in affected:
             click.echo(f"  {escape(a.file)}")
             click.echo(f"      via {' -> '.join(escape(v) for v in a.via)}")
+    _alias_note(result.aliases)
     _notes(result.partial)
 
 
@@ -325,6 +328,23 @@ def _staleness(manifest: dict, src, facts_dir, incomplete: list[str]) -> list[st
     else:
         click.echo("rofl impact: the facts are up to date with the sources", err=True)
     return stale
+
+
+def _alias_note(aliases: tuple[tuple[str, str, str], ...]) -> None:
+    """One stderr line when imports name bundler aliases rofl does not follow (unfollowed_alias in
+    rules/code.rofl): a change behind them reaches none of their importers, so say it, never silently."""
+    if not aliases:
+        return
+    from ..impact import escape
+
+    names = sorted({n for _, _, n in aliases})
+    files = {f for f, _, _ in aliases}
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    click.echo(
+        f"rofl impact: note: {len(aliases)} import(s) in {len(files)} file(s) name bundler aliases rofl does not follow "
+        f"({escape(shown)}); a change behind them does not reach those importers (map them in tsconfig paths)",
+        err=True,
+    )
 
 
 def _notes(partial: bool) -> None:

@@ -592,6 +592,35 @@ def test_missing_fact_files_make_the_answer_incomplete_and_say_so(rofl, repo):
     assert (facts / gone).exists()
 
 
+def test_imports_of_bundler_aliases_rofl_does_not_follow_are_said(rofl, tmp_path):
+    """$lib (SvelteKit), ~utils and @/x (vite resolve.alias) are no npm package names: impact cannot
+    reach through them, and says so (text: one stderr line; JSON: unfollowed_aliases); node:fs and
+    react are packages, not aliases."""
+    src = tmp_path / "src"
+    write_tree(
+        src,
+        {
+            "lib/util.ts": "export const u = 1;\n",
+            "a.ts": 'import { u } from "$lib/util";\nimport fs from "node:fs";\nimport React from "react";\nexport const a = u;\n',
+            "b.ts": 'import { x } from "~utils/x";\nimport { y } from "@/y";\nimport { a } from "./a";\nexport const b = x + y + a;\n',
+        },
+    )
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    data = impact_json(rofl, facts, "--changed", "lib/util.ts")
+    assert affected(data) == affected_of(import_graph(facts), {"lib/util.ts"}) == set()  # the alias is not followed
+    assert data["unfollowed_aliases"] == [
+        {"file": "a.ts", "source": "$lib/util", "name": "$lib"},
+        {"file": "b.ts", "source": "@/y", "name": "@/y"},
+        {"file": "b.ts", "source": "~utils/x", "name": "~utils"},
+    ]
+    for fmt in ("text", "names"):
+        code, _, err = rofl("impact", "--facts", facts, "--changed", "lib/util.ts", "--format", fmt)
+        notes = [line for line in err.splitlines() if "bundler aliases" in line]
+        assert code == 0 and len(notes) == 1
+        assert "3 import(s) in 2 file(s)" in notes[0] and "($lib, @/y, ~utils)" in notes[0]
+
+
 def test_text_output_escapes_control_characters_in_names(rofl, tmp_path):
     src = tmp_path / "src"
     evil = "evil\n  fake.ts\n      via x.ts"
