@@ -55,6 +55,7 @@ is raised as ``scanner.errors.ExtractorFailure`` by the caller, never a ``src_pa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,8 @@ MAX_TREE_DEPTH = (
     50_000  # real code nests a few dozen levels; tree-sitter queries slow down and lose matches past 65,535
 )
 MAX_ERROR_WIDTH = 5_000  # children of one error node (queries take time quadratic in it)
+SLICE_CHILDREN = 2_000  # children of the root queried at a time (``Extractor._matches``)
+_END_BYTE = 0xFFFFFFFF  # a query cursor's default range end: the last slice reaches it
 
 
 def _check_work(root: Any) -> None:
@@ -400,20 +403,62 @@ def _in_type_position(node: Any) -> bool:
     return False
 
 
+def _document_order(node: Any) -> tuple[int, int, str]:
+    return node.start_byte, -node.end_byte, node.type
+
+
 def _all_type_specifiers(container: Any, specifier_type: str) -> bool:
     """True when a named import/export list has specifiers and every one is ``type X``."""
     specifiers = [c for c in container.named_children if c.type == specifier_type]
     return bool(specifiers) and all(spec.child(0).type == "type" for spec in specifiers)
 
 
-class Extractor:
-    """Parsers and compiled queries for the three grammars; make one per process and reuse it."""
+def _empty_edge(node: Any, last: bool) -> bool:
+    """True when ``node`` or a node on its right edge (``last``) or left edge holds no bytes: the
+    only nodes at a slice boundary that a byte range could treat differently from the whole file."""
+    while True:
+        if node.start_byte == node.end_byte:
+            return True
+        count = node.child_count
+        if count == 0:
+            return False
+        node = node.child(count - 1 if last else 0)
 
-    def __init__(self) -> None:
+
+def slice_bounds(root: Any, size: int) -> list[int]:
+    """Start bytes of the slices of ``root``'s children that ``_matches`` queries one at a time.
+
+    A slice holds ``size`` children or a few more: a boundary is put before a child only when no
+    node without bytes sits at it (on the right edge of the child before or the left edge of the
+    child itself), so every node below the root lies in exactly one slice's byte range.
+    """
+    count = root.child_count
+    bounds = [0]
+    index = size
+    while index < count:
+        before = root.child(index - 1)
+        child = root.child(index)
+        if _empty_edge(before, True) or _empty_edge(child, False):
+            index += 1
+            continue
+        bounds.append(child.start_byte)
+        index += size
+    return bounds
+
+
+class Extractor:
+    """Parsers and compiled queries for the three grammars; make one per process and reuse it.
+
+    ``slice_children`` (0: none) runs each query over that many of the root's children at a time
+    (``_matches``) so that one slice's matches are alive at once, not the whole file's.
+    """
+
+    def __init__(self, slice_children: int = SLICE_CHILDREN) -> None:
         import tree_sitter as ts
 
         self._ts = ts
         self._grammars: dict[str, _Grammar] = {}
+        self._slice = slice_children
 
     def prepare(self, grammars: set[str]) -> None:
         """Make the parsers and compile the queries of ``grammars`` now, e.g. before forking helpers.
@@ -480,10 +525,35 @@ class Extractor:
             facts.errors = 1
         return Extraction(tuple(facts.lines), tuple(facts.specifiers), facts.errors)
 
+    def _matches(self, query: Any, root: Any) -> Iterator[tuple[int, dict[str, list[Any]]]]:
+        """``query``'s matches in ``root``, in the order of one ``matches(root)`` over the whole tree.
+
+        Run slice by slice (``slice_bounds``): only one slice's matches are held at a time (a
+        file's matches can take half as much memory as its tree).  The same matches come out in the
+        same order because no pattern of this module's queries can match the root node itself:
+        every match lies within one child of the root, whose nodes intersect the byte range of its
+        slice only, and a query cursor starts matches at nodes intersecting its range only
+        (tests.scanner.test_extraction_slices compares slice sizes against the whole tree).
+        """
+        cursor = self._ts.QueryCursor(query)
+        size = self._slice
+        if size <= 0 or root.child_count <= size:
+            yield from cursor.matches(root)
+            return
+        bounds = slice_bounds(root, size)
+        for number, start in enumerate(bounds):
+            end = bounds[number + 1] if number + 1 < len(bounds) else _END_BYTE
+            cursor.set_byte_range(start, end)
+            yield from cursor.matches(root)
+
     # -- parsing -------------------------------------------------------------------------------
 
     def _error_nodes(self, root: Any, grammar: str) -> dict[str, list[Any]]:
-        return self._ts.QueryCursor(self._grammar(grammar).errors).captures(root)
+        """Error and missing nodes in document order, outer first: py-tree-sitter 0.26.1's
+        ``captures`` lists nested error nodes in an order that changes from one parse to the next,
+        and the first node of a line names its ``src_parse_error``."""
+        found = self._ts.QueryCursor(self._grammar(grammar).errors).captures(root)
+        return {name: sorted(nodes, key=_document_order) for name, nodes in found.items()}
 
     def _count_errors(self, root: Any, grammar: str) -> int:
         caps = self._error_nodes(root, grammar)
@@ -538,7 +608,7 @@ class Extractor:
         type_star = fix.type_star_exports if fix is not None else frozenset()
         placeholders = fix.type_imports if fix is not None else frozenset()
         root = parsed.tree.root_node
-        matches = self._ts.QueryCursor(self._grammar(grammar).query).matches(root)
+        matches = self._matches(self._grammar(grammar).query, root)
 
         scopes: list[tuple[int, int, str]] = []
         calls: list[tuple[int, str]] = []
@@ -844,7 +914,7 @@ class Extractor:
     def _commonjs(self, root: Any, grammar: str, facts: _Facts) -> None:
         """``module.exports =`` (default), ``exports.x =`` and ``module.exports.x =`` (``x``)."""
         query = self._grammar(grammar).commonjs
-        for _, caps in self._ts.QueryCursor(query).matches(root):
+        for _, caps in self._matches(query, root):
             prop = _text(caps["cjs_prop"][0])
             if "cjs_module" in caps or _text(caps["cjs_obj"][0]) == "exports":
                 facts.add(schema.SRC_EXPORT, prop)

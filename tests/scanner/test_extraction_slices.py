@@ -1,0 +1,172 @@
+"""Extraction queries the root's children slice by slice: the facts are those of one whole-tree query.
+
+``Extractor(slice_children=0)`` queries the whole tree at once (the reference); small slice sizes
+put a boundary between almost every pair of statements, nested or touching, broken or not.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scanner import extract
+from scanner.extract import Extractor, slice_bounds
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZES = (1, 2, 3)
+
+NESTED_JS = b"""\
+import a, { b as c } from "./a";
+import "./side";
+const m = require("./m"); f(); g.h();
+export function outer(x) {
+  function inner() { return new Widget(x).run(); }
+  const arrow = () => { helper(); return class { method() { deep(); } }; };
+  return inner() + arrow();
+}
+(function iife() { const lazy = import("./lazy"); setup(lazy); })();
+export default class Shape extends Base { area() { return Math.sqrt(2); } static make = () => new Shape(); }
+module.exports = outer; exports.more = 1; module.exports.other = 2;
+f();g();h();/* c */k();
+const Klass = class Inner { m() { this.a.b(); } };
+export { outer as again }; export * from "./all";
+"""
+
+NESTED_TS = b"""\
+/// <reference path="globals.d.ts" />
+import type { T } from "./types";
+import legacy = require("./legacy");
+@decorate(first(), second()) export class Service<T> implements I {
+  @inject(token()) field = () => use();
+  constructor(private readonly dep: Dep) { super(); init(); }
+  async load(): Promise<void> { await fetchIt<T>(); await this.api.get<T>(); }
+}
+export abstract class Abstract { abstract shape(): void; concrete() { call(); } }
+namespace Space { export const q = 1; inner(); }
+type Lazy = typeof import("./lazy");
+export type { Z } from "./z";
+let x = = 1;
+f()class Broken {
+"""
+
+BROKEN = b"f()class A {} g()import a from 'b'f()\nx = {a: 1\nlet y = [1, 2\nfunction h(a, { return 1 }\nexports.z = 1"
+
+# statements joined with separators that make them touch, sit on lines, or carry comments between
+STATEMENTS = (
+    "f()",
+    "g.h(1, 2);",
+    'import a from "./a";',
+    'export { b } from "./b";',
+    'const r = require("./r");',
+    "function fn(a) { return inner(a); }",
+    "class C { m() { this.x(); } }",
+    "const v = () => w();",
+    "(function () { iife(); })();",
+    "exports.e = 1;",
+    "module.exports = fn;",
+    "new Thing();",
+    "let bad = = 1;",
+    "class Open {",
+    "x = {a: 1",
+    "}",
+    "/* comment */",
+    'import("./dyn");',
+)
+SEPARATORS = ("", "\n", " ", ";", "/*c*/")
+
+
+def _facts(text: bytes, grammar: str, size: int) -> extract.Extraction:
+    return Extractor(size).extract("src/file.ts" if grammar != "javascript" else "src/file.js", text, grammar)
+
+
+def _matches(extractor: Extractor, query: Any, root: Any) -> list[tuple[int, list[tuple[str, list[int]]]]]:
+    return [
+        (index, sorted((name, [node.id for node in nodes]) for name, nodes in caps.items()))
+        for index, caps in extractor._matches(query, root)
+    ]
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(
+    "text, grammar",
+    [(NESTED_JS, "javascript"), (NESTED_JS, "tsx"), (NESTED_TS, "typescript"), (BROKEN, "javascript")],
+    ids=["js", "tsx", "ts", "broken"],
+)
+def test_slices_give_the_facts_of_the_whole_tree(text: bytes, grammar: str, size: int) -> None:
+    whole = _facts(text, grammar, 0)
+    assert len(whole.lines) > 10
+    assert _facts(text, grammar, size) == whole
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("grammar", extract.GRAMMARS)
+def test_slices_give_the_matches_of_the_whole_tree_in_order(grammar: str, size: int) -> None:
+    extractor = Extractor(0)
+    parsed = extractor._grammar(grammar)
+    for text in (NESTED_JS, NESTED_TS, BROKEN):
+        root = parsed.parser.parse(text).root_node
+        for query in (parsed.query, parsed.commonjs):
+            whole = _matches(extractor, query, root)
+            assert _matches(Extractor(size), query, root) == whole
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(STATEMENTS), st.sampled_from(SEPARATORS)), min_size=1, max_size=14),
+    st.sampled_from(extract.GRAMMARS),
+)
+def test_any_statement_sequence_slices_like_the_whole_tree(parts: list[tuple[str, str]], grammar: str) -> None:
+    text = "".join(statement + separator for statement, separator in parts).encode()
+    whole = _facts(text, grammar, 0)
+    for size in SIZES:
+        assert _facts(text, grammar, size) == whole, (size, text)
+
+
+def test_bounds_cover_the_children_and_skip_empty_nodes() -> None:
+    parser = Extractor(0)._grammar("javascript").parser
+    root = parser.parse(b"a();b();c();d();e();f();g();").root_node
+    starts = [root.child(i).start_byte for i in range(root.child_count)]
+    assert slice_bounds(root, 3) == [0, starts[3], starts[6]]
+    assert slice_bounds(root, 1) == [0, *starts[1:]]
+    # `f()` ends in a missing `;` (no bytes) right where `let` starts: no boundary there
+    root = parser.parse(b"f()let a}\ng();").root_node
+    first = root.child(0)
+    assert first.child(first.child_count - 1).is_missing
+    assert first.end_byte == root.child(1).start_byte
+    assert slice_bounds(root, 1) == [0, root.child(2).start_byte, root.child(3).start_byte]
+
+
+def test_no_pattern_can_match_the_root() -> None:
+    """What keeps each match in one slice: a pattern on the root would match in every slice."""
+    roots = {"program", "ERROR", "_"}
+    for source in (*extract.QUERY_SOURCES.values(), extract._COMMONJS_QUERY):
+        for line in source.strip().splitlines():
+            found = re.match(r"\s*\[?\s*\((\w+)", line)
+            if found is not None and not line.startswith(" "):
+                assert found.group(1) not in roots, line
+    # the hazard is real: a query on the root matches once per slice
+    extractor = Extractor(1)
+    query = extractor._ts.Query(extractor._language("javascript"), "(program) @all")
+    root = extractor._grammar("javascript").parser.parse(b"a();\nb();\nc();\n").root_node
+    assert len(list(extractor._matches(query, root))) == 3
+
+
+CORPUS = ROOT / "bench" / ".cache" / "corpora" / "three" / "src"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="bench/.cache/corpora/three is not fetched (make bench-fetch)")
+def test_real_files_slice_like_the_whole_tree() -> None:
+    files = sorted(CORPUS.rglob("*.js"), key=lambda path: path.stat().st_size)[-12:]
+    whole = Extractor(0)
+    sliced = [Extractor(size) for size in (1, 3)]
+    for path in files:
+        text = path.read_bytes()
+        reference = whole.extract(str(path), text, "javascript")
+        assert reference.lines
+        for extractor in sliced:
+            assert extractor.extract(str(path), text, "javascript") == reference, path
