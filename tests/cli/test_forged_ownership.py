@@ -283,3 +283,29 @@ def test_load_as_scanner_is_refused_over_a_scan(rofl, facts, tmp_path):
     forged.write_text(f"{EDGE}.\n")
     code, out, err = rofl("audit", "--facts", facts, "--load-as", "scanner", forged)
     assert code == 2 and "--load-as scanner" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_cache_secret_is_private_to_its_user(tmp_path, monkeypatch):
+    """The per-user secret lives outside any fact folder, readable by its owner only; a secret others
+    can read is not used, and then no cache is read or written."""
+    import os
+    import stat
+
+    from engine.store import Store
+    from rofl import cache, cachemac
+
+    monkeypatch.setenv("ROFL_CONFIG_DIR", str(tmp_path / "config"))
+    secret = cachemac.secret()
+    key_file = tmp_path / "config" / cachemac.KEY_NAME
+    assert secret is not None and stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
+    assert cachemac.secret() == secret  # the same secret each time
+    folder = tmp_path / "facts"
+    folder.mkdir()
+    cache.write(folder, "k", Store(), ())
+    assert cache.read(folder, "k") is not None
+    key_file.chmod(0o644)
+    assert cachemac.secret() is None
+    assert cache.read(folder, "k") is None
+    cache.cache_path(folder).unlink()
+    cache.write(folder, "k", Store(), ())
+    assert not cache.cache_path(folder).exists()
