@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from scanner import schema
@@ -72,6 +72,7 @@ MAX_TREE_DEPTH = (
 )
 MAX_ERROR_WIDTH = 5_000  # children of one error node (queries take time quadratic in it)
 SLICE_CHILDREN = 2_000  # children of the root queried at a time (``Extractor._matches``)
+ONE_TREE_FROM = 1 << 20  # bytes of a text from which a second chance never has two trees alive
 _END_BYTE = 0xFFFFFFFF  # a query cursor's default range end: the last slice reaches it
 
 
@@ -387,10 +388,11 @@ class _Grammar:
 class _Parsed:
     """The tree kept for a text: the grammar that made it and the rewrites it was made from."""
 
-    tree: Any
+    tree: Any  # None while a second chance is parsed (``Extractor._parse``)
     grammar: str
     fix: Repair | None
     errors: int
+    spans: tuple[tuple[int, int], ...]  # byte ranges of its error nodes, in document order
 
 
 def _in_type_position(node: Any) -> bool:
@@ -450,15 +452,17 @@ class Extractor:
     """Parsers and compiled queries for the three grammars; make one per process and reuse it.
 
     ``slice_children`` (0: none) runs each query over that many of the root's children at a time
-    (``_matches``) so that one slice's matches are alive at once, not the whole file's.
+    (``_matches``) so that one slice's matches are alive at once, not the whole file's;
+    ``one_tree_from`` is the size of a text from which ``_parse`` holds one tree at a time.
     """
 
-    def __init__(self, slice_children: int = SLICE_CHILDREN) -> None:
+    def __init__(self, slice_children: int = SLICE_CHILDREN, one_tree_from: int = ONE_TREE_FROM) -> None:
         import tree_sitter as ts
 
         self._ts = ts
         self._grammars: dict[str, _Grammar] = {}
         self._slice = slice_children
+        self._one_tree_from = one_tree_from
 
     def prepare(self, grammars: set[str]) -> None:
         """Make the parsers and compile the queries of ``grammars`` now, e.g. before forking helpers.
@@ -555,48 +559,64 @@ class Extractor:
         found = self._ts.QueryCursor(self._grammar(grammar).errors).captures(root)
         return {name: sorted(nodes, key=_document_order) for name, nodes in found.items()}
 
-    def _count_errors(self, root: Any, grammar: str) -> int:
+    def _candidate(self, tree: Any, grammar: str, fix: Repair | None) -> _Parsed:
+        """One parse of the text (or of ``fix``'s rewrite of it), with its error count and spans."""
+        root = tree.root_node
+        _check_work(root)
+        if not root.has_error:
+            return _Parsed(tree, grammar, fix, 0, ())
         caps = self._error_nodes(root, grammar)
-        return max(1, len(caps.get("error", ())) + len(caps.get("missing", ())))
+        errors = caps.get("error", [])
+        spans = tuple((node.start_byte, node.end_byte) for node in errors)
+        return _Parsed(tree, grammar, fix, max(1, len(errors) + len(caps.get("missing", ()))), spans)
 
     def _parse(self, data: bytes, grammar: str) -> _Parsed:
-        """Parse ``data``; on errors, try the second chances and keep the tree with the fewest."""
-        tree = self._grammar(grammar).parser.parse(data)
-        _check_work(tree.root_node)
-        if not tree.root_node.has_error:
-            return _Parsed(tree, grammar, None, 0)
-        best = _Parsed(tree, grammar, None, self._count_errors(tree.root_node, grammar))
+        """Parse ``data``; on errors, try the second chances and keep the tree with the fewest.
+
+        A text of ``one_tree_from`` bytes or more never has two trees alive at once: the tree kept
+        so far is let go while a second chance is parsed, and parsed again if it stays the best
+        (a tree takes about 220 times the text's size; parsing is deterministic).
+        """
+        best = self._candidate(self._grammar(grammar).parser.parse(data), grammar, None)
+        if best.errors == 0:
+            return best
+        shed = len(data) >= self._one_tree_from
+        if shed:
+            best = replace(best, tree=None)
         if grammar == "javascript":  # JSX the JavaScript grammar rejects (class=, ...): try tsx
-            return self._better(best, self._grammar("tsx").parser.parse(data), "tsx", None)
-        for _ in range(3):  # a rewrite may uncover the next place that needs one
-            better = self._repaired(data, best)
-            if better is best:
-                break
-            best = better
-            if best.errors == 0:
-                break
+            other = self._candidate(self._grammar("tsx").parser.parse(data), "tsx", None)
+            if other.errors < best.errors:
+                return other
+            del other  # its tree goes before the kept one is parsed again
+        else:
+            for _ in range(3):  # a rewrite may uncover the next place that needs one
+                fix = self._repair(data, best)
+                if fix is None:
+                    break
+                other = self._candidate(self._grammar(grammar).parser.parse(fix.data), grammar, fix)
+                if other.errors >= best.errors:
+                    del other  # its tree goes before the kept one is parsed again
+                    break
+                best = replace(other, tree=None) if shed and other.errors else other
+                del other
+                if best.errors == 0:
+                    break
+        if best.tree is None:
+            text = best.fix.data if best.fix is not None else data
+            best = replace(best, tree=self._grammar(best.grammar).parser.parse(text))
         return best
 
-    def _repaired(self, data: bytes, best: _Parsed) -> _Parsed:
-        """``best``, or the parse of a repaired copy of ``data`` when it has fewer errors."""
-        errors = self._error_nodes(best.tree.root_node, best.grammar).get("error", ())
-        spans = [(node.start_byte, node.end_byte) for node in errors]
+    @staticmethod
+    def _repair(data: bytes, best: _Parsed) -> Repair | None:
+        """A rewrite of ``data`` (after ``best``'s) around ``best``'s error nodes, or None."""
         earlier = best.fix
-        fix = repair(earlier.data if earlier is not None else data, spans, best.grammar == "typescript")
-        if fix is None:
-            return best
-        if earlier is not None:  # keep what the earlier rounds took out
-            fix = Repair(
-                fix.data, fix.type_star_exports | earlier.type_star_exports, fix.type_imports | earlier.type_imports
-            )
-        return self._better(best, self._grammar(best.grammar).parser.parse(fix.data), best.grammar, fix)
-
-    def _better(self, best: _Parsed, tree: Any, grammar: str, fix: Repair | None) -> _Parsed:
-        _check_work(tree.root_node)
-        if not tree.root_node.has_error:
-            return _Parsed(tree, grammar, fix, 0)
-        errors = self._count_errors(tree.root_node, grammar)
-        return _Parsed(tree, grammar, fix, errors) if errors < best.errors else best
+        fix = repair(earlier.data if earlier is not None else data, list(best.spans), best.grammar == "typescript")
+        if fix is None or earlier is None:
+            return fix
+        # keep what the earlier rounds took out
+        return Repair(
+            fix.data, fix.type_star_exports | earlier.type_star_exports, fix.type_imports | earlier.type_imports
+        )
 
     # -- one text ------------------------------------------------------------------------------
 

@@ -170,3 +170,44 @@ def test_real_files_slice_like_the_whole_tree() -> None:
         assert reference.lines
         for extractor in sliced:
             assert extractor.extract(str(path), text, "javascript") == reference, path
+
+
+# second chances: tsx wins (JSX class=), tsx loses (a plain error), repairs win in rounds, repairs lose
+SECOND_CHANCES = (
+    (b'import a from "./a";\nconst v = <div class="x">{a()}</div>;\nf();\n', "javascript"),
+    (b'import a from "./a";\nlet x = = 1;\nf(a);\n', "javascript"),
+    (
+        b'export type * from "./t";\ninterface I<in T, out U> { a: A\n  <V>(x: V): V }\n'
+        b'class K { accessor x = 1; m() { vi.importOriginal<typeof import("./m")>(); } }\nlet bad = = 1;\n',
+        "typescript",
+    ),
+    (b'export type * as N from "./t";\nclass K { static accessor y: T = 1 }\n', "typescript"),
+    (b'import b from "./b";\nlet y = = 2;\ng(b);\n', "typescript"),
+    (b'const v = <div class="x">{h()}</div>;\nlet z = = 3;\n', "tsx"),
+)
+
+
+@pytest.mark.parametrize("text, grammar", SECOND_CHANCES)
+def test_one_tree_at_a_time_gives_the_same_facts(text: bytes, grammar: str) -> None:
+    """A large text lets its tree go while a second chance is parsed, and parses it again if it
+    stays the best: the facts are those of keeping both trees."""
+    both = Extractor(one_tree_from=1 << 40)
+    one = Extractor(one_tree_from=0)
+    path = "src/file.js" if grammar == "javascript" else "src/file.ts"
+    assert both._grammar(grammar).parser.parse(text).root_node.has_error  # a second chance is tried
+    kept = both.extract(path, text, grammar)
+    assert one.extract(path, text, grammar) == kept
+    assert one._parse(text, grammar).tree is not None
+
+
+def test_a_tree_let_go_is_parsed_again_only_when_it_stays_the_best() -> None:
+    one = Extractor(one_tree_from=0)
+    # tsx is better for JSX with class=: its tree is kept as parsed
+    assert one._parse(SECOND_CHANCES[0][0], "javascript").grammar == "tsx"
+    # a plain error: tsx is no better, and the JavaScript tree comes back
+    parsed = one._parse(SECOND_CHANCES[1][0], "javascript")
+    assert (parsed.grammar, parsed.fix, parsed.errors) == ("javascript", None, 1)
+    assert parsed.tree.root_node.has_error
+    # repairs win: the repaired text's tree, whose facts still see `type *`
+    parsed = one._parse(SECOND_CHANCES[3][0], "typescript")
+    assert parsed.fix is not None and parsed.errors == 0
