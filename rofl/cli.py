@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -59,6 +60,9 @@ class LazyGroup(click.Group):
         start = time.perf_counter()
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:  # the reader went away (`| head`): click would say exit 1
+            _silence_stdout()
+            sys.exit(EXIT_BROKEN_PIPE)
         finally:
             logging.getLogger(__name__).info(
                 "rofl %s: %.3f s", ctx.invoked_subcommand or "", time.perf_counter() - start
@@ -72,10 +76,23 @@ class LazyGroup(click.Group):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
-        """Run a command; a usage error (bad flag, missing argument) is one line on stderr and exit 2."""
+        """Run a command; a usage error (bad flag, missing argument) is one line on stderr and exit 2.
+        A reader that stops early (``rofl impact ... | head``) ends the command quietly with 141, as a
+        process killed by SIGPIPE does in a shell, never a traceback or a misleading exit 1."""
         _configure_process()
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            result = self._main_guarded(args, prog_name, complete_var, **extra)
+            sys.stdout.flush()
+            return result
+        except BrokenPipeError:
+            _silence_stdout()
+            sys.exit(EXIT_BROKEN_PIPE)
+
+    def _main_guarded(
+        self, args: Sequence[str] | None, prog_name: str | None, complete_var: str | None, **extra: Any
+    ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         # the REPL and `scan --watch` stay in the main thread, where Ctrl-C arrives
         if "repl" not in argv[:1] and not (argv[:1] == ["scan"] and "--watch" in argv):
@@ -105,6 +122,19 @@ class LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, COMMANDS[name][1]) for name in self.list_commands(ctx)])
+
+
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush finds no closed pipe to report."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _configure_process() -> None:
