@@ -75,6 +75,12 @@ def command(
     kernel = build_kernel(
         files, load_as, budget, store=store, facts=facts, rules=rules, public_key=public_key, refuse_forged=True
     )
+    if facts is not None:  # it answers from the facts as they are: say so when the sources moved on
+        from scanner.manifest import read
+
+        from ..staleness import warn_if_stale
+
+        warn_if_stale(read(facts), facts, "ask")
     wants = run_rounds(kernel, allow, rounds, files)
     answers = kernel.query(question.items, budget, goals=goals)
     why_nodes = [

@@ -152,3 +152,21 @@ def test_ask_json_says_which_listed_fact_files_are_missing(rofl, facts_copy):
     answer = json.loads(out)
     assert answer["incomplete"] == [f"code/{gone.name}"]
     assert "incomplete" in err
+
+
+def test_ask_over_stale_facts_says_so_on_stderr(rofl, tmp_path):
+    """ask answers from the facts as they are; once a source changed since the scan, stderr says so
+    (naming the path and the scan to run), while stdout keeps the answers."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.ts").write_text('import { b } from "./b";\nexport const a = b;\n')
+    (src / "b.ts").write_text("export const b = 1;\n")
+    facts = tmp_path / "facts"
+    assert rofl("scan", src, "--out", facts)[0] == 0
+    query = 'dependency[code]("a.ts", X)'
+    code, out, err = rofl("ask", query, "--facts", facts)
+    assert (code, out, "stale" in err) == (0, 'X = "b.ts"\n', False)
+    (src / "b.ts").write_text("export const b = 2;\n")
+    code, out, err = rofl("ask", query, "--facts", facts)
+    assert (code, out) == (0, 'X = "b.ts"\n')
+    assert "rofl ask: warning: the facts are stale" in err and "b.ts" in err and "rofl scan" in err
