@@ -129,3 +129,20 @@ def test_ask_and_impact_refuse_forged_facts_with_the_public_key(rofl, signed, fa
         "impact", "--facts", facts, "--changed", "src/domain/money.ts", "--public-key", signed / "ci.pub"
     )
     assert code == 1 and "refusing" in err
+
+
+def test_the_key_is_never_printed_or_logged(rofl, signed, tmp_path, monkeypatch):
+    """At -vv, a signed scan, a resign after an edit, and a failed key (not PEM) say nothing of the key."""
+    key_text = (signed / "ci.key").read_text()
+    secret = key_text.splitlines()[1]
+    monkeypatch.setenv(ENV, key_text)
+    src = tmp_path / "shop"
+    shutil.copytree(SHOP, src)
+    outputs = [rofl("scan", src, "--out", tmp_path / "f", "--sign-key", ENV, "-vv")]
+    (src / "src" / "index.ts").write_text((src / "src" / "index.ts").read_text() + "\nexport const x = 1;\n")
+    outputs.append(rofl("scan", src, "--out", tmp_path / "f", "--sign-key", ENV, "-vv"))
+    monkeypatch.setenv(ENV, key_text.replace("PRIVATE", "PUBLIC"))
+    outputs.append(rofl("scan", src, "--out", tmp_path / "g", "--sign-key", ENV, "-vv"))
+    assert [code for code, _, _ in outputs] == [0, 0, 2]
+    assert all(secret not in out + err for _, out, err in outputs)
+    assert audit(rofl, tmp_path / "f", signed / "ci.pub") == (0, {})
