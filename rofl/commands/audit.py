@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import click
 
@@ -144,37 +145,54 @@ def finding_objects(kernel, where, extra: dict, facts: str | None = None) -> lis
     return out
 
 
-def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tuple) -> list:
-    """``(path, text)`` of every file whose assertions the audits judge (a scan's fact files included)."""
+def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tuple) -> list[Callable[[], list]]:
+    """The files whose assertions the audits judge, as tiers of ``(path, text)`` read on demand: the
+    programs and rule files, then a scan's fact files that did not load as the scanner's (where forged
+    facts are written), then the scanner's own.  A finding is looked up tier by tier, so one in a rule
+    file never parses a scan's hundreds of fact files again."""
+    from functools import cache
     from pathlib import Path
 
+    from ..factdir import SCANNER
     from ..locate import read_sources
 
-    out = read_sources([*files, *[f for _, f in load_as], *rules])
+    tiers: list[Callable[[], list]] = [lambda: read_sources([*files, *[f for _, f in load_as], *rules])]
     if facts is not None:
         from ..factdir import open_folder
 
-        out += [(p, t) for p, _, t in open_folder(Path(facts)).sources]
-    return out
+        @cache
+        def sources() -> tuple:
+            return open_folder(Path(facts)).sources
+
+        tiers.append(lambda: [(p, t) for p, who, t in sources() if who not in (SCANNER, None)])
+        tiers.append(lambda: [(p, t) for p, who, t in sources() if who in (SCANNER, None)])
+    return tiers
 
 
 class LazyWhere:
-    """``rofl.locate.Where``, built (by parsing every audited source again) only when a finding asks."""
+    """``rofl.locate.Where`` over tiers of sources, each parsed again only when a lookup reaches it
+    (the first tier that knows the fact or rule answers)."""
 
-    def __init__(self, build) -> None:
-        self._build = build
-        self._where = None
+    def __init__(self, tiers: list[Callable[[], list]]) -> None:
+        self._tiers = tiers
+        self._built: list = []
 
-    def _index(self):
-        if self._where is None:
-            self._where = self._build()
-        return self._where
+    def _lookup(self, find: Callable) -> tuple[str, int] | None:
+        from ..locate import index_sources
 
-    def fact(self, rel: str, row: tuple):
-        return self._index().fact(rel, row)
+        for i, tier in enumerate(self._tiers):
+            if i == len(self._built):
+                self._built.append(index_sources(tier()))
+            spot = find(self._built[i])
+            if spot is not None:
+                return spot
+        return None
 
-    def rule(self, rid: str):
-        return self._index().rule(rid)
+    def fact(self, rel: str, row: tuple) -> tuple[str, int] | None:
+        return self._lookup(lambda where: where.fact(rel, row))
+
+    def rule(self, rid: str) -> tuple[str, int] | None:
+        return self._lookup(lambda where: where.rule(rid))
 
 
 def as_findings(kernel, objects: list[dict], where) -> list:
@@ -297,11 +315,10 @@ def command(
     objects: list[dict] = []
     where = None
     if found:
-        from ..locate import index_sources
         from ..presets import presets_file
 
         presets = [str(presets_file())] if facts is not None else []
-        where = LazyWhere(lambda: index_sources(audited_sources((*files, *presets), load_as, facts, rules)))
+        where = LazyWhere(audited_sources((*files, *presets), load_as, facts, rules))
         objects = finding_objects(kernel, where, {}, facts)
         for text, rid in derived:  # where the usurping rule is written
             spot = where.rule(rid)
