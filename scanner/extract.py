@@ -55,7 +55,7 @@ is raised as ``scanner.errors.ExtractorFailure`` by the caller, never a ``src_pa
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -72,6 +72,7 @@ MAX_TREE_DEPTH = (
 )
 MAX_ERROR_WIDTH = 5_000  # children of one error node (queries take time quadratic in it)
 SLICE_CHILDREN = 2_000  # children of the root queried at a time (``Extractor._matches``)
+SLICE_WRAPPER = 25  # a node with fewer children is sliced inside a child with this many times more nodes
 ONE_TREE_FROM = 1 << 20  # bytes of a text from which a second chance never has two trees alive
 _END_BYTE = 0xFFFFFFFF  # a query cursor's default range end: the last slice reaches it
 
@@ -427,25 +428,68 @@ def _empty_edge(node: Any, last: bool) -> bool:
         node = node.child(count - 1 if last else 0)
 
 
-def slice_bounds(root: Any, size: int) -> list[int]:
-    """Start bytes of the slices of ``root``'s children that ``_matches`` queries one at a time.
+def slice_bounds(root: Any, size: int, matched: Callable[[Any], bool]) -> list[int]:
+    """Start bytes of the slices of the tree that ``_matches`` queries one at a time (the first is 0).
 
-    A slice holds ``size`` children or a few more: a boundary is put before a child only when no
-    node without bytes sits at it (on the right edge of the child before or the left edge of the
-    child itself), so every node below the root lies in exactly one slice's byte range.
+    A node with more than ``size`` children is cut into runs of ``size`` children (or a few more).
+    A node with fewer is cut into runs of children with about ``SLICE_WRAPPER`` x ``size`` nodes
+    in all, and a child with more than that and at least two children of its own is sliced the
+    same way inside, unless a match starts at it (``matched``): an IIFE or UMD wrapper around a
+    bundle, a huge function.  So no match ever starts at a node that spans a boundary.  A boundary
+    is put before a child only when no node without bytes sits there (on the right edge of the
+    child before or the left edge of the child itself), so every other node lies in exactly one
+    slice's byte range.
     """
-    count = root.child_count
+    budget = SLICE_WRAPPER * size
     bounds = [0]
-    index = size
-    while index < count:
-        before = root.child(index - 1)
-        child = root.child(index)
-        if _empty_edge(before, True) or _empty_edge(child, False):
-            index += 1
+    stack: list[tuple[Any, int]] = [(root, 0)]  # a node and the index of its next child to look at
+    while stack:
+        node, index = stack.pop()
+        count = node.child_count
+        if count > size:
+            index = size
+            while index < count:
+                index = _cut(node, index, bounds) + size
             continue
-        bounds.append(child.start_byte)
-        index += size
+        if index == 0 and node.descendant_count <= budget:
+            continue
+        if index > 0:  # back from the child before, sliced inside: a boundary after it
+            index = _cut(node, index, bounds)
+        run = 0  # nodes since the last boundary
+        while index < count:
+            child = node.child(index)
+            nodes = child.descendant_count
+            if (
+                nodes > budget
+                and child.child_count >= 2
+                and (index == 0 or _cut(node, index, bounds, exact=True) == index)
+                and not matched(child)
+            ):
+                stack.append((node, index + 1))
+                stack.append((child, 0))
+                break
+            if run and run + nodes > budget and _cut(node, index, bounds, exact=True) == index:
+                run = 0
+            run += nodes
+            index += 1
     return bounds
+
+
+def _cut(node: Any, index: int, bounds: list[int], exact: bool = False) -> int:
+    """Put a boundary before ``node``'s child ``index`` or (unless ``exact``) the first later one
+    where no node without bytes sits; the index of the child it went before (``child_count`` when
+    none)."""
+    count = node.child_count
+    while 0 < index < count:
+        child = node.child(index)
+        if not (_empty_edge(node.child(index - 1), True) or _empty_edge(child, False)):
+            if child.start_byte > bounds[-1]:
+                bounds.append(child.start_byte)
+            return index
+        if exact:
+            break
+        index += 1
+    return count
 
 
 class Extractor:
@@ -534,17 +578,27 @@ class Extractor:
 
         Run slice by slice (``slice_bounds``): only one slice's matches are held at a time (a
         file's matches can take half as much memory as its tree).  The same matches come out in the
-        same order because no pattern of this module's queries can match the root node itself:
-        every match lies within one child of the root, whose nodes intersect the byte range of its
-        slice only, and a query cursor starts matches at nodes intersecting its range only
+        same order: no match starts at the root or at another node that spans a boundary (none of
+        this module's patterns can match the root; a wrapper is sliced inside only when none matches
+        it), so every match starts at a node that intersects one slice's byte range only, and a
+        query cursor starts matches only at nodes that intersect its range
         (tests.scanner.test_extraction_slices compares slice sizes against the whole tree).
         """
         cursor = self._ts.QueryCursor(query)
         size = self._slice
-        if size <= 0 or root.child_count <= size:
+        if size <= 0 or root.descendant_count <= size:
             yield from cursor.matches(root)
             return
-        bounds = slice_bounds(root, size)
+        starts = self._ts.QueryCursor(query)
+        starts.set_max_start_depth(0)  # matches that start at the node given, no deeper
+
+        def matched(node: Any) -> bool:
+            return bool(starts.matches(node))
+
+        bounds = slice_bounds(root, size, matched)
+        if len(bounds) == 1 or matched(root):
+            yield from cursor.matches(root)
+            return
         for number, start in enumerate(bounds):
             end = bounds[number + 1] if number + 1 < len(bounds) else _END_BYTE
             cursor.set_byte_range(start, end)

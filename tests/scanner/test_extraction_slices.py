@@ -80,6 +80,10 @@ STATEMENTS = (
 SEPARATORS = ("", "\n", " ", ";", "/*c*/")
 
 
+def _nothing(node: Any) -> bool:
+    return False
+
+
 def _facts(text: bytes, grammar: str, size: int) -> extract.Extraction:
     return Extractor(size).extract("src/file.ts" if grammar != "javascript" else "src/file.js", text, grammar)
 
@@ -115,13 +119,32 @@ def test_slices_give_the_matches_of_the_whole_tree_in_order(grammar: str, size: 
             assert _matches(Extractor(size), query, root) == whole
 
 
-@settings(max_examples=60, deadline=None)
+# wrappers around the statements: sliced inside unless a match starts at one of their nodes
+WRAPPERS = (
+    ("(function () {", "})();"),
+    ("!function (g, f) { f(); }(this, function () {", "});"),
+    ("define(['x'], function (x) {", "});"),
+    ("export default function () {", "}"),
+    ("class W { m() {", "} }"),
+    ("if (a) {", "}"),
+    ("{", "}"),
+    ("", ""),
+)
+
+
+@settings(max_examples=80, deadline=None)
 @given(
     st.lists(st.tuples(st.sampled_from(STATEMENTS), st.sampled_from(SEPARATORS)), min_size=1, max_size=14),
+    st.lists(st.sampled_from(WRAPPERS), max_size=3),
     st.sampled_from(extract.GRAMMARS),
 )
-def test_any_statement_sequence_slices_like_the_whole_tree(parts: list[tuple[str, str]], grammar: str) -> None:
-    text = "".join(statement + separator for statement, separator in parts).encode()
+def test_any_statement_sequence_slices_like_the_whole_tree(
+    parts: list[tuple[str, str]], wrappers: list[tuple[str, str]], grammar: str
+) -> None:
+    source = "".join(statement + separator for statement, separator in parts)
+    for before, after in wrappers:
+        source = f"{before}\n{source}\n{after}"
+    text = source.encode()
     whole = _facts(text, grammar, 0)
     for size in SIZES:
         assert _facts(text, grammar, size) == whole, (size, text)
@@ -131,29 +154,33 @@ def test_bounds_cover_the_children_and_skip_empty_nodes() -> None:
     parser = Extractor(0)._grammar("javascript").parser
     root = parser.parse(b"a();b();c();d();e();f();g();").root_node
     starts = [root.child(i).start_byte for i in range(root.child_count)]
-    assert slice_bounds(root, 3) == [0, starts[3], starts[6]]
-    assert slice_bounds(root, 1) == [0, *starts[1:]]
+    assert slice_bounds(root, 3, _nothing) == [0, starts[3], starts[6]]
+    assert slice_bounds(root, 1, _nothing) == [0, *starts[1:]]
     # `f()` ends in a missing `;` (no bytes) right where `let` starts: no boundary there
     root = parser.parse(b"f()let a}\ng();").root_node
     first = root.child(0)
     assert first.child(first.child_count - 1).is_missing
     assert first.end_byte == root.child(1).start_byte
-    assert slice_bounds(root, 1) == [0, root.child(2).start_byte, root.child(3).start_byte]
+    assert slice_bounds(root, 1, _nothing) == [0, root.child(2).start_byte, root.child(3).start_byte]
 
 
 def test_no_pattern_can_match_the_root() -> None:
-    """What keeps each match in one slice: a pattern on the root would match in every slice."""
+    """What lets the root be sliced: a match starting at the root would come once per slice."""
     roots = {"program", "ERROR", "_"}
     for source in (*extract.QUERY_SOURCES.values(), extract._COMMONJS_QUERY):
         for line in source.strip().splitlines():
             found = re.match(r"\s*\[?\s*\((\w+)", line)
             if found is not None and not line.startswith(" "):
                 assert found.group(1) not in roots, line
-    # the hazard is real: a query on the root matches once per slice
+    # a query that does match the root is not sliced: one match, as over the whole tree
     extractor = Extractor(1)
-    query = extractor._ts.Query(extractor._language("javascript"), "(program) @all")
+    query = extractor._ts.Query(extractor._language("javascript"), "(program) @all (call_expression) @call")
     root = extractor._grammar("javascript").parser.parse(b"a();\nb();\nc();\n").root_node
-    assert len(list(extractor._matches(query, root))) == 3
+    assert _matches(extractor, query, root) == _matches(Extractor(0), query, root)
+    assert len(_matches(extractor, query, root)) == 4
+    cursor = extractor._ts.QueryCursor(query)
+    cursor.set_byte_range(root.child(1).start_byte, root.child(2).start_byte)
+    assert [index for index, _ in cursor.matches(root)] == [0, 1]  # the root's match again
 
 
 CORPUS = ROOT / "bench" / ".cache" / "corpora" / "three" / "src"
@@ -225,3 +252,37 @@ def test_error_nodes_come_in_document_order() -> None:
     texts = {Extractor().extract("src/file.js", BROKEN, "javascript").lines for _ in range(10)}
     assert len(texts) == 1
     assert "line 2: syntax error at 'x = {a: 1' (javascript grammar)" in "\n".join(texts.pop())
+
+
+UMD = (
+    b"(function (global, factory) {\n"
+    b"  typeof exports === 'object' ? factory(exports) : factory(global.lib = {});\n"
+    b"}(this, function (exports) {\n  'use strict';\n"
+    + b"".join(
+        b"  function a%d() { b%d(); }\n  class C%d { m() { a%d(); } }\n  exports.a%d = a%d; f%d(); g.h%d();\n"
+        % ((i,) * 8)
+        for i in range(12)
+    )
+    + b"}));\n"
+    b'define(["dep"], function (dep) { dep.x(); inner(); more(); calls(); here(); });\n'
+)
+
+
+def test_a_wrapper_is_sliced_inside_unless_a_match_starts_at_it() -> None:
+    extractor = Extractor(6)
+    grammar = extractor._grammar("javascript")
+    root = grammar.parser.parse(UMD).root_node
+    starts = extractor._ts.QueryCursor(grammar.query)
+    starts.set_max_start_depth(0)
+    bounds = slice_bounds(root, 6, lambda node: bool(starts.matches(node)))
+    body, define = UMD.index(b"'use strict'"), UMD.index(b"define(")
+    call = root.child(1).child(0)
+    assert call.type == "call_expression" and call.start_byte == define
+    # the factory's body is cut every 6 statements; define(...) is a match: never cut inside
+    assert len([b for b in bounds if body < b < define]) >= 5
+    assert not [b for b in bounds if call.start_byte < b < call.end_byte]
+    # a wrapper with a match at it is not sliced inside: the two statements are the slices
+    assert slice_bounds(root, 6, lambda node: node.type != "program") == [0, root.child(1).start_byte]
+    for size in (*SIZES, 4, 6, 12):
+        for name in ("javascript", "tsx"):
+            assert _facts(UMD, name, size) == _facts(UMD, name, 0), (size, name)
