@@ -39,6 +39,11 @@ subtrees large enough to reach one.  Everything else is linear in the file's siz
 ``--max-bytes`` bounds.  (tree-sitter's query progress callback is not used: py-tree-sitter
 0.26.1 crashes with a segmentation fault after a ``captures`` call that passed one.)
 
+Memory: a file's tree takes about 220 times its size.  Queries run over slices of the tree
+(``slice_bounds``: 2,000 of the root's children, or runs inside a wrapper such as an IIFE) so
+that only one slice's matches are held at a time, with the same matches in the same order as one
+query over the whole tree; a text of 1 MiB or more never has two trees alive (``_parse``).
+
 Second chances, taken only for a file whose first parse has errors: JavaScript files (JSX in
 ``.js``/``.jsx``: ``class=`` attributes) are parsed again with the tsx grammar; TypeScript files
 get ``scanner.repair``'s rewrites of constructs the grammar lacks.  The tree with fewer errors
@@ -495,9 +500,10 @@ def _cut(node: Any, index: int, bounds: list[int], exact: bool = False) -> int:
 class Extractor:
     """Parsers and compiled queries for the three grammars; make one per process and reuse it.
 
-    ``slice_children`` (0: none) runs each query over that many of the root's children at a time
-    (``_matches``) so that one slice's matches are alive at once, not the whole file's;
-    ``one_tree_from`` is the size of a text from which ``_parse`` holds one tree at a time.
+    ``slice_children`` (0: none) runs each query over slices of about that many of the root's
+    children (or of a wrapper's, ``slice_bounds``) at a time, so that one slice's matches are
+    alive at once, not the whole file's; ``one_tree_from`` is the size of a text from which
+    ``_parse`` holds one tree at a time.
     """
 
     def __init__(self, slice_children: int = SLICE_CHILDREN, one_tree_from: int = ONE_TREE_FROM) -> None:
