@@ -81,6 +81,16 @@ def command(
         from ..staleness import warn_if_stale
 
         warn_if_stale(read(facts), facts, "ask")
+    if facts is not None and (rules or load_as):  # only a program given here can hold a usurping rule
+        from .audit import usurped_facts
+
+        usurped = usurped_facts(kernel)
+        if usurped:
+            click.echo(
+                f"rofl ask: warning: {len(usurped)} fact(s) only usurping rules derive are forged (forged[audit]); "
+                "run `rofl audit` to see them",
+                err=True,
+            )
     wants = run_rounds(kernel, allow, rounds, files)
     answers = kernel.query(question.items, budget, goals=goals)
     why_nodes = [

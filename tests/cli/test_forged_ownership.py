@@ -271,6 +271,21 @@ def test_why_names_the_forged_facts_a_derivation_rests_on(rofl, facts, tmp_path)
     assert code == 0 and f"{edge}    -- base fact, asserted by unverified" in out and "1 forged fact" in err
 
 
+def test_ask_warns_when_a_usurping_rule_forges_facts_it_answers_over(rofl, facts, tmp_path):
+    """ask answers over what the rules derive, and says on stderr that facts only a usurping rule
+    derives are forged; a --rules file that concludes only into [main] gets no such warning."""
+    usurping = tmp_path / "r.rofl"
+    usurping.write_text(f'{EDGE} :- src_file[code]("src/index.ts", _).\n')
+    fine = tmp_path / "m.rofl"
+    fine.write_text('touches_money(F) :- dependency[code](F, "src/domain/money.ts").\n')
+    question = 'dependency[code]("src/domain/money.ts", X)'
+    code, out, err = rofl("ask", question, "--facts", facts, "--rules", usurping)
+    assert code == 0 and '"src/domain/cart.ts"' in out
+    assert "1 fact(s) only usurping rules derive are forged" in err and "rofl audit" in err
+    code, out, err = rofl("ask", question, "--facts", facts, "--rules", fine)
+    assert "usurping" not in err
+
+
 def test_why_over_a_clean_scan_names_no_forged_fact(rofl, facts):
     asked = 'depends_on[code]("src/domain/cart.ts", "src/domain/money.ts")'
     code, out, err = rofl("why", asked, "--facts", facts, "--json")
