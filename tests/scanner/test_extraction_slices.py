@@ -1,7 +1,9 @@
-"""Extraction queries the root's children slice by slice: the facts are those of one whole-tree query.
+"""Extraction queries the tree slice by slice, and a large text holds one tree at a time: the facts
+(and the matches, in order) are those of one whole-tree query with every tree kept.
 
 ``Extractor(slice_children=0)`` queries the whole tree at once (the reference); small slice sizes
-put a boundary between almost every pair of statements, nested or touching, broken or not.
+put a boundary between almost every pair of statements, nested or touching, broken or not, and
+inside wrappers; ``Extractor(one_tree_from=0)`` lets go of every tree a second chance may replace.
 """
 
 from __future__ import annotations
