@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 
-EXTRACTOR_VERSION = "rofl-extract-4"
+EXTRACTOR_VERSION = "rofl-extract-5"  # 5: parse errors in document order (the text no longer varies between runs)
 # resolver 7: self-reference needs "exports"; 8: a tsconfig extends naming a package in node_modules
 RESOLVER_VERSION = "rofl-resolve-8"
 
