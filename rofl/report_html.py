@@ -375,7 +375,8 @@ JS = """
     if(t.hasAttribute('data-open'))show(t.getAttribute('data-open'));
     else file(t.getAttribute('data-file')||t.getAttribute('data-goto'));
   });
-  var h=decodeURIComponent(location.hash.slice(1));
+  function fragment(){try{return decodeURIComponent(location.hash.slice(1));}catch(e){return '';}}
+  var h=fragment();
   if(h in details)file(h);else show(h in views?h:graph.getAttribute('data-start'));
 })();
 """

@@ -12,15 +12,16 @@ Routes (JSON in and out; every error is ``{"error": "<one line>"}`` with a 4xx s
 * ``GET /health``
 
 Bound to a loopback address unless told otherwise; then (or whenever the environment variable
-``ROFL_SERVER_TOKEN`` is set) every request needs ``Authorization: Bearer <token>``.  Request bodies
-are limited to ``MAX_BODY`` bytes.
+``ROFL_SERVER_TOKEN`` is set) every request needs ``Authorization: Bearer <token>``.  A request whose
+Host is not the address served, from a foreign Origin, or with a POST body that is not JSON is refused
+(``servers.boundary``).  Request bodies are limited to ``MAX_BODY`` bytes and must arrive within the
+read timeout; a body holding a lone surrogate is refused (``servers.wiretext``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
-import ipaddress
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -33,21 +34,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from . import wiretext
+from .boundary import Served
 from .commands import QUICK, BadRequest, schema, served
 from .executions import Busy, Executions, TooMany
-from .setup import TOKEN_ENV
+from .setup import READ_SECONDS, TOKEN_ENV
 
 MAX_BODY = 64 * 1024
 HEARTBEAT_SECONDS = 15.0
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class JSONResponse(Response):
@@ -56,9 +50,7 @@ class JSONResponse(Response):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
-        from rofl.jsonout import dumps_fast
-
-        return dumps_fast(content).encode("utf-8", "surrogateescape")
+        return wiretext.json_text(content).encode("utf-8")
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -66,18 +58,32 @@ def error(status: int, message: str) -> JSONResponse:
 
 
 class Guard:
-    """ASGI middleware: the bearer token (when one is configured) and the request body limit."""
+    """ASGI middleware: the trust boundary (Host, Origin, Content-Type), the bearer token (when one is
+    configured), the request body limit and the time a body may take to arrive."""
 
-    def __init__(self, app: ASGIApp, token: str | None, max_body: int = MAX_BODY) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str | None,
+        host: str,
+        max_body: int = MAX_BODY,
+        read_seconds: float = READ_SECONDS,
+    ) -> None:
         self.app = app
         self.token = token
+        self.served = Served(host)
         self.max_body = max_body
+        self.read_seconds = read_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        refused = self.served.refusal(scope["method"], headers, scope.get("server"))
+        if refused is not None:
+            await error(refused.status, refused.message)(scope, receive, send)
+            return
         if self.token is not None:
             given = headers.get("authorization", "")
             if not (given.startswith("Bearer ") and hmac.compare_digest(given[7:].encode(), self.token.encode())):
@@ -92,14 +98,30 @@ class Guard:
             )
             return
         received = 0
+        complete = False
+        deadline: float | None = None
 
         async def limited() -> Message:
-            nonlocal received
-            message = await receive()
+            # the body must arrive whole within read_seconds of the first read; after it, receive waits
+            # for the disconnect (an event stream) as long as the response lasts
+            nonlocal received, complete, deadline
+            if complete:
+                return await receive()
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.read_seconds if deadline is None else deadline
+            try:
+                message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0.0))
+            except asyncio.TimeoutError:
+                raise HTTPException(
+                    408,
+                    f"the request body did not arrive within {self.read_seconds:g} s; send it at once",
+                    headers={"Connection": "close"},
+                ) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_body:
                     raise HTTPException(413, f"request body over {self.max_body} bytes; send a smaller JSON object")
+            complete = message["type"] != "http.request" or not message.get("more_body", False)
             return message
 
         await self.app(scope, limited, send)
@@ -110,15 +132,21 @@ async def _json_body(request: Request) -> Any:
     if not raw.strip():
         return {}
     try:
-        return json.loads(raw)
+        body = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise BadRequest(f"the body is not valid JSON ({err}); send a JSON object") from None
     except RecursionError:
         raise BadRequest("the body nests too deeply; send a flat JSON object of arguments") from None
+    bad = wiretext.refusal(body)
+    if bad is not None:
+        raise BadRequest(bad)
+    return body
 
 
-def build_app(executions: Executions, token: str | None = None) -> Starlette:
-    """The Starlette application over ``executions`` (one session, one fact folder)."""
+def build_app(
+    executions: Executions, token: str | None = None, host: str = "127.0.0.1", read_seconds: float = READ_SECONDS
+) -> Starlette:
+    """The Starlette application over ``executions`` (one session, one fact folder), served at ``host``."""
 
     async def start(request: Request) -> Response:
         body = await _json_body(request)
@@ -147,8 +175,6 @@ def build_app(executions: Executions, token: str | None = None) -> Starlette:
     async def stream(request: Request) -> Response:
         from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 
-        from rofl.jsonout import dumps_fast
-
         execution = found(request)
         cursor = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
         if not cursor.isdigit():
@@ -170,7 +196,7 @@ def build_app(executions: Executions, token: str | None = None) -> Starlette:
                     arrived.clear()
                     for event in execution.recorder.after(seen):
                         seen = event.seq
-                        yield ServerSentEvent(dumps_fast(event.as_json()), event=event.type, id=str(event.seq))
+                        yield ServerSentEvent(wiretext.json_text(event.as_json()), event=event.type, id=str(event.seq))
                     if execution.recorder.ended() and seen >= execution.reporter.last_seq:
                         return
                     try:
@@ -216,7 +242,9 @@ def build_app(executions: Executions, token: str | None = None) -> Starlette:
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        return error(exc.status_code, str(exc.detail))
+        response = error(exc.status_code, str(exc.detail))
+        response.headers.update(exc.headers or {})
+        return response
 
     routes = [
         Route("/executions", start, methods=["POST"]),
@@ -230,13 +258,13 @@ def build_app(executions: Executions, token: str | None = None) -> Starlette:
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(Guard, token=token)],
+        middleware=[Middleware(Guard, token=token, host=host, read_seconds=read_seconds)],
         exception_handlers={BadRequest: bad_request, HTTPException: http_error},
     )
 
 
-def serve(executions: Executions, host: str, port: int, token: str | None) -> None:
+def serve(executions: Executions, host: str, port: int, token: str | None, read_seconds: float = READ_SECONDS) -> None:
     """Run the server until interrupted; says where it listens on stderr (port 0 picks a free one)."""
     from .setup import serve_app
 
-    serve_app(build_app(executions, token), host, port, "rofl server", executions)
+    serve_app(build_app(executions, token, host, read_seconds), host, port, "rofl server", executions, read_seconds)

@@ -4,7 +4,9 @@ Built on the official ``mcp`` SDK's low-level server.  Each tool is the command 
 as an execution (``servers.executions``), so its input schema is derived from the command's click
 parameters and its structured output is the command's own JSON answer with its exit code and stderr
 lines.  A tool's progress events become MCP progress notifications (when the client sent a progress
-token); a cancelled request cancels the execution.  Over stdio by default, or streamable HTTP.
+token); a cancelled request cancels the execution.  Over stdio by default (a request the SDK cannot
+read answered by ``servers.mcp_stdio``), or streamable HTTP behind ``servers.http.Guard``.  Lone
+surrogates in an answer are spelled ``\\u{HEX}`` (``servers.wiretext``): the SDK encodes strictly.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from engine import events
-from rofl.jsonout import dumps_fast
 
+from . import wiretext
 from .commands import BadRequest, cli_command, schema
 from .executions import Executions
+from .setup import READ_SECONDS
 
 TOOLS = ("impact", "why", "whynot", "ask", "relations", "audit", "scan")
 OUTPUT_SCHEMA = {
@@ -47,7 +50,7 @@ def tool(name: str) -> types.Tool:
 
 
 def _error(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+    return types.CallToolResult(content=[types.TextContent(text=wiretext.encodable(message))], is_error=True)
 
 
 def build_server(executions: Executions) -> Server[Any]:
@@ -65,15 +68,19 @@ def build_server(executions: Executions) -> Server[Any]:
         def listener(event: events.Event) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, event)
 
+        arguments = dict(params.arguments or {})
+        bad = wiretext.refusal(arguments, "arguments")
+        if bad is not None:
+            return _error(bad)
         try:
-            execution = executions.start(params.name, dict(params.arguments or {}), listeners=(listener,))
+            execution = executions.start(params.name, arguments, listeners=(listener,))
         except BadRequest as err:
             return _error(str(err))
         try:
             while True:
                 event = await queue.get()
                 if isinstance(event.payload, events.Progress):
-                    message = event.payload.label or None
+                    message = wiretext.encodable(event.payload.label) or None
                     await ctx.session.report_progress(event.payload.done, event.payload.total, message)
                 if event.terminal:
                     break
@@ -85,8 +92,8 @@ def build_server(executions: Executions) -> Server[Any]:
             return _error(view.get("error") or view.get("reason") or view["state"])
         result = view["result"]
         return types.CallToolResult(
-            content=[types.TextContent(text=dumps_fast(result["output"]))],
-            structured_content=result,
+            content=[types.TextContent(text=wiretext.json_text(result["output"]))],
+            structured_content=wiretext.encodable(result),
         )
 
     return Server("rofl", on_list_tools=list_tools, on_call_tool=call_tool)
@@ -97,11 +104,13 @@ def serve_stdio(executions: Executions) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from .mcp_stdio import Answering
+
     server = build_server(executions)
 
     async def main() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            await server.run(Answering(read, write), write, server.create_initialization_options())
 
     try:
         anyio.run(main)
@@ -109,13 +118,17 @@ def serve_stdio(executions: Executions) -> None:
         executions.shutdown()
 
 
-def serve_http(executions: Executions, host: str, port: int, token: str | None) -> None:
-    """Serve streamable HTTP at ``/mcp`` (the bearer token checked as by ``rofl server``)."""
+def serve_http(
+    executions: Executions, host: str, port: int, token: str | None, read_seconds: float = READ_SECONDS
+) -> None:
+    """Serve streamable HTTP at ``/mcp``: the trust boundary, the bearer token and the read bounds
+    checked as by ``rofl server`` (``servers.http.Guard``)."""
     from starlette.middleware import Middleware
 
     from .http import Guard
     from .setup import serve_app
 
     app = build_server(executions).streamable_http_app(host=host)
-    app.user_middleware.insert(0, Middleware(Guard, token=token, max_body=4 * 1024 * 1024))
-    serve_app(app, host, port, "rofl mcp", executions, path="/mcp")
+    guard = Middleware(Guard, token=token, host=host, max_body=4 * 1024 * 1024, read_seconds=read_seconds)
+    app.user_middleware.insert(0, guard)
+    serve_app(app, host, port, "rofl mcp", executions, read_seconds, path="/mcp")

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .executions import Executions
 
 TOKEN_ENV = "ROFL_SERVER_TOKEN"
+READ_SECONDS = 10.0  # the time a client has to send a request's headers, and then its body
 
 
 def folders(facts: str, src: str | None) -> Folders:
@@ -67,12 +68,24 @@ def open_session(where: Folders) -> Session:
     return session
 
 
-def serve_app(app: Any, host: str, port: int, what: str, executions: Executions, path: str = "") -> None:
+def serve_app(
+    app: Any,
+    host: str,
+    port: int,
+    what: str,
+    executions: Executions,
+    read_seconds: float = READ_SECONDS,
+    path: str = "",
+) -> None:
     """Run an ASGI app on uvicorn until interrupted, on a socket bound here so that port 0 (any free one)
-    can be reported: ``what`` and the address go to stderr once it listens.  Executions stop after."""
+    can be reported: ``what`` and the address go to stderr once it listens.  A connection that takes
+    over ``read_seconds`` to send a request's headers is closed (``servers.transport``).  Executions
+    stop after."""
     import socket
 
     import uvicorn
+
+    from .transport import bounded_protocol
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -89,9 +102,25 @@ def serve_app(app: Any, host: str, port: int, what: str, executions: Executions,
     )
     real_stderr.flush()
     try:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="auto")).run(sockets=[sock])
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="auto", http=bounded_protocol(read_seconds)
+        )
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
         executions.shutdown()
+
+
+def read_timeout_option(fn: Any) -> Any:
+    """--read-timeout, as both servers over HTTP take it."""
+    import click
+
+    return click.option(
+        "--read-timeout",
+        type=click.FloatRange(0.1, 3600),
+        default=READ_SECONDS,
+        show_default=True,
+        help="Seconds a client has to send a request's headers, and then its body; a slower one is cut off.",
+    )(fn)
 
 
 def folder_options(fn: Any) -> Any:
@@ -109,8 +138,8 @@ def folder_options(fn: Any) -> Any:
 def start(facts: str, src: str | None, host: str | None, workers: int = 4) -> tuple[Executions, str | None]:
     """Check the folders (and, when ``host`` is given, the token its address needs), set up the process,
     load the session: the executions to serve, and the bearer token."""
+    from .boundary import is_loopback
     from .executions import Executions
-    from .http import is_loopback
 
     where = folders(facts, src)
     token = token_for(host, is_loopback(host)) if host is not None else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from servers.setup import folder_options
+from servers.setup import folder_options, read_timeout_option
 
 from ..session import examples, user_errors
 
@@ -20,8 +20,9 @@ EPILOG = examples(
 @click.option("--http", "over_http", is_flag=True, help="Serve streamable HTTP at /mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="With --http: address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8732, show_default=True, help="With --http: port.")
+@read_timeout_option
 @user_errors
-def command(facts: str, src: str | None, over_http: bool, host: str, port: int) -> None:
+def command(facts: str, src: str | None, over_http: bool, host: str, port: int, read_timeout: float) -> None:
     """Serve the tools impact, why, whynot, ask, relations, audit and scan to a coding agent over the
     Model Context Protocol (stdio by default); long tools report MCP progress notifications."""
     from servers.setup import start
@@ -35,6 +36,6 @@ def command(facts: str, src: str | None, over_http: bool, host: str, port: int) 
     from servers.mcp import serve_http
 
     try:
-        serve_http(executions, host, port, token)
+        serve_http(executions, host, port, token, read_timeout)
     except OSError as err:
         raise click.ClickException(f"cannot listen on {host}:{port} ({err.strerror}); choose another --port") from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from servers.setup import folder_options
+from servers.setup import folder_options, read_timeout_option
 
 from ..session import examples, user_errors
 
@@ -23,8 +23,9 @@ EPILOG = examples(
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=8731, show_default=True, help="Port (0: any free one).")
 @click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True, help="Executions run at once.")
+@read_timeout_option
 @user_errors
-def command(facts: str, src: str | None, host: str, port: int, workers: int) -> None:
+def command(facts: str, src: str | None, host: str, port: int, workers: int, read_timeout: float) -> None:
     """Serve the commands over --facts: POST /executions, GET/DELETE /executions/ID, GET /executions/ID/events
     (Server-Sent Events, resumable with Last-Event-ID), POST /commands/NAME for quick questions."""
     from servers.http import serve
@@ -32,6 +33,6 @@ def command(facts: str, src: str | None, host: str, port: int, workers: int) -> 
 
     executions, token = start(facts, src, host, workers)
     try:
-        serve(executions, host, port, token)
+        serve(executions, host, port, token, read_timeout)
     except OSError as err:
         raise click.ClickException(f"cannot listen on {host}:{port} ({err.strerror}); choose another --port") from None

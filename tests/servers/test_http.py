@@ -165,7 +165,7 @@ def test_a_chunked_body_over_the_limit_is_refused(server):
             yield b" " * 1024
 
     with httpx.Client(base_url=server.url) as client:
-        response = client.post("/executions", content=chunks())
+        response = client.post("/executions", content=chunks(), headers={"Content-Type": "application/json"})
         assert response.status_code == 413
         assert client.get("/health").status_code == 200
 
