@@ -127,9 +127,9 @@ class BuildMapping:
 
             src = str(self.root)
             listing = list_files(src, PathFilter())
-            store = ConfigStore(src)
+            store = ConfigStore(src, listing.top)
             packages = workspace_packages(src, listing.packages, store)
-            self._resolver = Resolver(src, self.files, packages, store, listing.from_git, build_mapping=False)
+            self._resolver = Resolver(src, self.files, packages, store, build_mapping=False)
         results, _deps = self._resolver.resolve_all(importer, [spec])
         return target not in results[0].targets
 

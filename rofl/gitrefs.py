@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from engine.errors import RoflError
-from scanner.files import run_git
+from scanner.files import git_top, run_git
 
 GIT_MISSING = 127  # what run_git answers when git cannot be started
 
@@ -39,13 +39,15 @@ class Git:
     @property
     def top(self) -> Path:
         if self._top is None:
-            self._top = Path((self.run("rev-parse", "--show-toplevel") or "").strip()).resolve()
+            self._top = Path(git_top(str(self.src)) or self.src)
         return self._top
 
     def inside(self) -> bool:
-        """Whether SRC lies in a git work tree (asked once)."""
+        """Whether SRC lies in a git work tree whose root git names truthfully (``git_top``; asked once)."""
         if self._inside is None:
-            self._inside = self.run("rev-parse", "--is-inside-work-tree", check=False) is not None
+            top = git_top(str(self.src))
+            self._inside = top is not None
+            self._top = Path(top) if top is not None else None
         return self._inside
 
     def to_src(self, name: str) -> str | None:

@@ -311,7 +311,7 @@ def _execute(run: ScanRun, work: Worklist, listing: Listing) -> Extracted:
     from scanner.pool import extract_all
 
     context = ScanContext(
-        run.src, run.out, frozenset(work.sizes), work.packages, listing.from_git, run.options.max_bytes, work.protected
+        run.src, run.out, frozenset(work.sizes), work.packages, listing.top, run.options.max_bytes, work.protected
     )
     materializer = Materializer(context)
     materializer.store.seen.update(work.store_seen)

@@ -8,8 +8,10 @@ non-code file an import names) is recorded the same way, so that its appearing, 
 changing re-resolves its importers.
 
 Reads are bounded: a config is read only when it is a regular file (a symlink is followed, but a
-FIFO, device or folder behind it is not opened for reading) of at most ``MAX_CONFIG_BYTES``, and
-JSON nested deeper than ``MAX_NESTING`` is refused before it is parsed.  A config that exists but
+FIFO, device or folder behind it is not opened for reading) of at most ``MAX_CONFIG_BYTES`` whose
+real location lies in the scanned tree (SRC, or the git work tree SRC lies in: a link out of it,
+or an ``extends`` that climbs out of it, is not followed), and JSON nested deeper than
+``MAX_NESTING`` is refused before it is parsed.  A config that exists but
 is refused or is not valid JSON is remembered in ``errors`` (path -> one-line message); the
 scanner states it as ``src_config_error(Path, Message)`` and resolution treats the file as empty.
 Nothing here raises for the content or kind of a file.
@@ -23,6 +25,7 @@ import re
 import stat
 from typing import Any
 
+from scanner.files import inside
 from scanner.hashing import hash_bytes
 
 Signature = list[int | str] | None
@@ -48,18 +51,33 @@ def nesting_depth(data: bytes) -> int:
     return deepest
 
 
-def read_bounded(absolute: str, limit: int = MAX_CONFIG_BYTES) -> tuple[os.stat_result, bytes | str]:
+OUTSIDE = "its real location is outside SRC, not read"  # a link out of the tree, or a path that climbs out
+
+
+def _kind(st: os.stat_result) -> str:
+    kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (FIFO, device or socket)"
+    return f"{kind}, not read"
+
+
+def read_bounded(
+    absolute: str, limit: int = MAX_CONFIG_BYTES, root_real: str | None = None
+) -> tuple[os.stat_result, bytes | str]:
     """(stat, bytes) of a regular file of at most ``limit`` bytes, or (stat, why not) for another file.
 
-    Opened non-blocking so that a FIFO cannot hang the scan; raises OSError (and ValueError for a
-    path no file can have) when nothing is there.
+    With ``root_real`` (a real folder), a file whose real location is not inside it is not opened:
+    (stat, ``OUTSIDE``), or (stat, its kind) when it is not a regular file.  Opened non-blocking so that a FIFO cannot hang the scan; raises OSError (and
+    ValueError for a path no file can have) when nothing is there.
     """
+    if root_real is not None and not inside(os.path.realpath(absolute), root_real):
+        st = os.stat(absolute)  # not opened: no read of a file outside the tree, no open of a device
+        if not stat.S_ISREG(st.st_mode):
+            return st, _kind(st)
+        return st, OUTSIDE
     fd = os.open(absolute, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (FIFO, device or socket)"
-            return st, f"{kind}, not read"
+            return st, _kind(st)
         if st.st_size > limit:
             return st, f"{st.st_size} bytes, over the {limit}-byte limit for config files, not read"
         data = os.read(fd, limit + 1)
@@ -84,26 +102,38 @@ def rel_key(src: str, absolute: str) -> str:
     return rel.replace(os.sep, "/") if os.sep != "/" else rel
 
 
-def _read_signed(absolute: str) -> tuple[Signature, bytes | str | None, os.stat_result | None]:
+def _read_signed(
+    absolute: str, root_real: str | None = None
+) -> tuple[Signature, bytes | str | None, os.stat_result | None]:
     """(signature, bytes or why they were refused, stat) of a file; ``(None, None, None)`` when it does
     not exist or cannot be read.  The one definition of a recorded signature."""
     try:
-        st, data = read_bounded(absolute)
+        st, data = read_bounded(absolute, root_real=root_real)
     except (OSError, ValueError):
         return None, None, None
     return [st.st_size, st.st_mtime_ns, hash_bytes(data) if isinstance(data, bytes) else "refused"], data, st
 
 
-def signature(absolute: str) -> Signature:
-    """The current signature of a file (as ``ConfigStore`` records it), ``None`` when it does not exist or cannot be read."""
-    return _read_signed(absolute)[0]
+def signature(absolute: str, root_real: str | None = None) -> Signature:
+    """The current signature of a file (as a ``ConfigStore`` whose ``boundary`` for it is ``root_real``
+    records it), ``None`` when it does not exist or cannot be read."""
+    return _read_signed(absolute, root_real)[0]
 
 
 class ConfigStore:
-    """Cached reads of JSON config files, recording the signature of every path it was asked about."""
+    """Cached reads of JSON config files, recording the signature of every path it was asked about.
 
-    def __init__(self, src: str) -> None:
+    Files are read only from the tree: inside the verified git work tree SRC lies in (``top``, its
+    real root, ``Listing.top``), nothing whose real location is outside it; outside a work tree,
+    nothing that SRC's own paths lead out of SRC to (a path above SRC, as the tsconfig that governs
+    it, is read where it is, as ``tsc`` reads it).
+    """
+
+    def __init__(self, src: str, top: str | None = None) -> None:
         self.src = src
+        self.top = top
+        self.root_real = top if top is not None else os.path.realpath(src)
+        self._src_abs = os.path.normpath(os.path.abspath(src))
         self.seen: dict[str, Signature] = {}
         self.errors: dict[str, str] = {}  # config key -> why it was refused or did not parse
         self._cache: dict[str, Any] = {}
@@ -121,7 +151,7 @@ class ConfigStore:
             return None
         if "\0" in key:
             return None
-        self.seen[key], data, st = _read_signed(absolute)
+        self.seen[key], data, st = _read_signed(absolute, self.boundary(absolute))
         if isinstance(data, str):  # there, but refused: its stat is its signature
             if st is not None and not stat.S_ISDIR(st.st_mode):
                 self.errors[key] = data
@@ -130,6 +160,28 @@ class ConfigStore:
 
     def _error(self, absolute: str, message: str) -> None:
         self.errors[rel_key(self.src, absolute)] = message
+
+    def refuse(self, absolute: str, message: str) -> None:
+        """Record that the config at ``absolute`` holds something refused (a workspace glob), as a config error."""
+        self._error(os.path.normpath(absolute), message)
+
+    def boundary(self, absolute: str) -> str | None:
+        """The real folder the file at ``absolute`` must really lie in to be read (None: no bound)."""
+        if self.top is not None or inside(os.path.normpath(absolute), self._src_abs):
+            return self.root_real
+        return None  # above SRC outside a work tree: where tsc reads it
+
+    def tree(self) -> str | None:
+        """The git work tree's root named as SRC is (SRC or one of its ancestors); None outside one."""
+        if self.top is None:
+            return None
+        rel = os.path.relpath(os.path.realpath(self.src), self.top)
+        folder = self._src_abs
+        if rel == "." or rel.startswith(".."):
+            return folder
+        for _ in rel.split(os.sep):
+            folder = os.path.dirname(folder)
+        return folder
 
     def read(self, absolute: str, jsonc: bool = False) -> Any:
         """The parsed file (``None`` when missing or not valid JSON); records its signature."""
@@ -196,7 +248,11 @@ class ConfigStore:
         refused = self.errors.pop(key, None)
         signature = self.seen.get(key)
         return (
-            refused is not None and signature is not None and refused.endswith("not read") and "regular" not in refused
+            refused is not None
+            and signature is not None
+            and refused.endswith("not read")
+            and "regular" not in refused
+            and refused != OUTSIDE
         )
 
     def key(self, absolute: str) -> str:

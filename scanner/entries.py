@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 
 from engine.safe_write import read_nofollow
 from scanner import schema
-from scanner.files import SOURCE_SUFFIXES
+from scanner.files import SOURCE_SUFFIXES, inside
 from scanner.layout import ENTRIES_NAME
 from scanner.probe import probe
 
@@ -123,8 +123,11 @@ def html_entries(src: str, folder: str, files: set[str]) -> set[str]:
     """The scanned files the HTML pages of a package folder load: ``/x`` from the folder (as Vite
     serves it), ``x`` and ``./x`` from the page's own folder; URLs and files outside SRC are skipped."""
     hits: set[str] = set()
+    root_real = os.path.realpath(src)
     for sub in HTML_FOLDERS:
         where = posixpath.join(folder, sub) if sub else folder
+        if not inside(os.path.realpath(os.path.join(src, where)), root_real):
+            continue  # a folder linked out of SRC: its pages are not the repository's
         try:
             names = sorted(n for n in os.listdir(os.path.join(src, where)) if n.endswith(".html"))
         except OSError:

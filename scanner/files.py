@@ -45,6 +45,7 @@ class Listing:
     sources: tuple[str, ...]
     packages: tuple[str, ...]
     from_git: bool
+    top: str | None = None  # the (real) root of the verified git work tree SRC lies in, if any
 
 
 def grammar_for(path: str) -> str:
@@ -121,15 +122,60 @@ class PathFilter:
         return not any(p.match(path) for p in self.exclude)
 
 
-def run_git(src: str, *args: str, stderr: int | None = None) -> tuple[int, bytes]:
-    """Run ``git -C src args`` and return (exit status, stdout); (127, b"") when git is missing.
+# git reads the configuration of the repository it runs in, and SRC's repository is not trusted: a
+# ``.git/config`` from an archive can name programs (fsmonitor, hooks, pagers, credential helpers,
+# transports for a lazy fetch, diff drivers, filters), and a folder shaped like a bare repository is
+# a repository too.  Every run turns those off; command-line configuration wins over the repository's
+# and reaches any git that git itself starts.
+HARDENED_CONFIG = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "core.askPass=",
+    "core.sshCommand=",
+    "core.gitProxy=",
+    "core.attributesFile=/dev/null",
+    "safe.bareRepository=explicit",
+    "protocol.allow=never",
+    "credential.helper=",
+    "diff.external=",
+    "log.showSignature=false",
+    "submodule.recurse=false",
+)
+# git commands that read the work tree's content (and so would run a ``filter.<name>.clean`` that
+# ``.gitattributes`` names): their filter drivers are emptied first.
+READS_CONTENT = frozenset({"diff", "diff-index", "diff-files", "status"})
+# the environment git sees: none of the caller's GIT_* variables (GIT_DIR, GIT_WORK_TREE,
+# GIT_CONFIG_PARAMETERS, GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND, ...), and these
+GIT_ENV = {
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    "GIT_NO_LAZY_FETCH": "1",
+    "GIT_PROTOCOL_FROM_USER": "0",
+}
 
-    The one git runner (the scanner's listing, ``rofl impact --git-base``): git's error output goes to the
-    file descriptor ``stderr`` when given, else nowhere.
 
-    ``os.posix_spawnp`` instead of ``subprocess``: importing subprocess costs more than the
-    whole no-change rescan can spare.
-    """
+def git_argv(src: str, *args: str, extra_config: tuple[str, ...] = ()) -> list[str]:
+    """The argument list of a hardened ``git -C src args`` (see ``HARDENED_CONFIG``)."""
+    config = [item for pair in HARDENED_CONFIG + extra_config for item in ("-c", pair)]
+    if args and args[0] == "diff":
+        args = ("diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty", *args[1:])
+    return ["git", "--no-pager", "--no-replace-objects", *config, "-C", src, *args]
+
+
+def git_env() -> dict[str, str]:
+    """The environment of a hardened git: the caller's without any ``GIT_*`` variable, plus ``GIT_ENV``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k != "SSH_ASKPASS"}
+    env.update(GIT_ENV)
+    return env
+
+
+def _spawn(argv: list[str], stderr: int | None) -> tuple[int, bytes]:
     read_end, write_end = os.pipe()
     devnull = os.open(os.devnull, os.O_RDWR)
     actions = [
@@ -138,9 +184,8 @@ def run_git(src: str, *args: str, stderr: int | None = None) -> tuple[int, bytes
         (os.POSIX_SPAWN_DUP2, devnull if stderr is None else stderr, 2),
         (os.POSIX_SPAWN_CLOSE, read_end),
     ]
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
     try:
-        pid = os.posix_spawnp("git", ["git", "-C", src, *args], env, file_actions=actions)
+        pid = os.posix_spawnp("git", argv, git_env(), file_actions=actions)
     except OSError:
         os.close(read_end)
         return 127, b""
@@ -155,8 +200,61 @@ def run_git(src: str, *args: str, stderr: int | None = None) -> tuple[int, bytes
     return os.waitstatus_to_exitcode(status), b"".join(chunks)
 
 
+def _filters_off(src: str) -> tuple[str, ...]:
+    """``-c`` values that empty every filter driver SRC's configuration defines (so none runs)."""
+    code, out = _spawn(git_argv(src, "config", "--null", "--name-only", "--get-regexp", r"^filter\."), None)
+    if code != 0:  # 1: no filter is configured
+        return ()
+    names = {raw.decode("utf-8", "surrogateescape").rsplit(".", 1)[0] for raw in out.split(b"\0") if raw}
+    return tuple(f"{name}.{key}=" for name in sorted(names) for key in ("clean", "smudge", "process"))
+
+
+def run_git(src: str, *args: str, stderr: int | None = None) -> tuple[int, bytes]:
+    """Run a hardened ``git -C src args`` and return (exit status, stdout); (127, b"") when git is missing.
+
+    The one git runner (the scanner's listing, ``rofl impact --git-base``): git's error output goes to the
+    file descriptor ``stderr`` when given, else nowhere.  No program that SRC's git configuration or
+    ``.gitattributes`` names runs (``HARDENED_CONFIG``, ``READS_CONTENT``), and the caller's ``GIT_*``
+    variables do not redirect it (``git_env``).
+
+    ``os.posix_spawnp`` instead of ``subprocess``: importing subprocess costs more than the
+    whole no-change rescan can spare.
+    """
+    extra = _filters_off(src) if args and args[0] in READS_CONTENT else ()
+    return _spawn(git_argv(src, *args, extra_config=extra), stderr)
+
+
+def _discovered(src: str) -> str | None:
+    """The folder git's discovery should find from SRC: the nearest one at or above it that holds ``.git``."""
+    folder = os.path.realpath(src)
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def git_top(src: str) -> str | None:
+    """The root of the git work tree SRC lies in (a real path), or None when git says none or names another.
+
+    git's answer counts only when it is the folder holding the ``.git`` that discovery finds at or
+    above SRC: a ``core.worktree`` pointing elsewhere, a bare repository (refused anyway) or a
+    ``.git`` that git does not accept gives None, and the scan walks the folder instead.
+    """
+    code, out = run_git(src, "rev-parse", "--show-toplevel")
+    if code != 0:
+        return None
+    top = os.fsdecode(out).rstrip("\n")
+    if not top or not os.path.isabs(top):
+        return None
+    top = os.path.realpath(top)
+    return top if top == _discovered(src) else None
+
+
 def _git_listing(src: str) -> list[str] | None:
-    """git's view of SRC (tracked + untracked-not-ignored), or None outside a work tree."""
+    """git's view of SRC (tracked + untracked-not-ignored), or None when git cannot list it."""
     code, out = run_git(src, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
     if code != 0:
         return None
@@ -166,7 +264,8 @@ def _git_listing(src: str) -> list[str] | None:
     return names
 
 
-def _inside(real: str, root_real: str) -> bool:
+def inside(real: str, root_real: str) -> bool:
+    """True when the real path ``real`` is the real folder ``root_real`` or lies in it."""
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
@@ -195,7 +294,7 @@ def _walk(src: str) -> list[str]:
                         continue
                     if is_link:
                         real = os.path.realpath(entry.path)
-                        if not _inside(real, root_real) or _inside(real_folder, real) or real in linked:
+                        if not inside(real, root_real) or inside(real_folder, real) or real in linked:
                             continue  # out of SRC, a loop back to an ancestor, or already entered
                         linked.add(real)
                     else:
@@ -204,7 +303,7 @@ def _walk(src: str) -> list[str]:
                 elif is_source(name):
                     found.append(rel_path)  # special files and links out of SRC too: source_stat says why
                 elif entry.is_file():
-                    if is_link and not _inside(os.path.realpath(entry.path), root_real):
+                    if is_link and not inside(os.path.realpath(entry.path), root_real):
                         continue
                     found.append(rel_path)
             except OSError:  # vanished while walking: not the scan's problem
@@ -212,18 +311,28 @@ def _walk(src: str) -> list[str]:
     return found
 
 
-def source_stat(full: str, root_real: str) -> os.stat_result | None:
+def source_stat(full: str, root_real: str, folders: dict[str, bool] | None = None) -> os.stat_result | None:
     """The stat of a listed source, or None when it is gone (deleted, or a dangling link).
 
     One ``lstat`` for the common case; a symlink costs a ``stat`` of its target (whose size and
     mtime are what tell a change) and a ``realpath``.  Raises ``Refused`` for a source that is not
     read: a FIFO, device or socket (never opened: a read could block or never end), a symlink loop,
-    a symlink to a file outside SRC (never followed); OSError for other failures.
+    a symlink to a file outside SRC (never followed), a file in a folder whose real location is outside
+    SRC (git lists the paths of its index: ``lib/x.ts`` where the work tree's ``lib`` is a link out);
+    OSError for other failures.  ``folders`` memoises, per folder, whether it really lies in SRC.
     """
     try:
         st = os.lstat(full)
     except FileNotFoundError:
         return None
+    folder = os.path.dirname(full)
+    known = folders.get(folder) if folders is not None else None
+    if known is None:
+        known = inside(os.path.realpath(folder), root_real)
+        if folders is not None:
+            folders[folder] = known
+    if not known:
+        raise Refused(errno.EXDEV, "in a folder linked outside SRC, not followed", full)
     if stat.S_ISLNK(st.st_mode):
         try:
             st = os.stat(full)
@@ -233,7 +342,7 @@ def source_stat(full: str, root_real: str) -> os.stat_result | None:
             if err.errno == errno.ELOOP:
                 raise Refused(errno.ELOOP, "a symlink loop, not followed", full) from None
             raise
-        if not _inside(os.path.realpath(full), root_real):
+        if not inside(os.path.realpath(full), root_real):
             raise Refused(errno.EXDEV, "a symlink to a file outside SRC, not followed", full)
     if not stat.S_ISREG(st.st_mode):
         raise Refused(errno.EINVAL, f"{_kind(st.st_mode)}, not a regular file, not read", full)
@@ -246,7 +355,8 @@ def list_files(src: str, path_filter: PathFilter) -> Listing:
     git may list symlinks that leave SRC and files deleted from the work tree; ``source_stat``
     refuses the first and drops the second when the scan stats each file.
     """
-    names = _git_listing(src)
+    top = git_top(src)
+    names = _git_listing(src) if top is not None else None
     from_git = names is not None
     if names is None:
         names = _walk(src)
@@ -261,4 +371,4 @@ def list_files(src: str, path_filter: PathFilter) -> Listing:
                 packages.append(name)
     sources.sort()
     packages.sort()
-    return Listing(tuple(sources), tuple(packages), from_git)
+    return Listing(tuple(sources), tuple(packages), from_git, top)

@@ -109,7 +109,7 @@ class ScanContext:
     out: str
     files: frozenset[str]
     packages: dict[str, str]
-    in_git: bool  # tsconfig lookups stop at the git work tree's root (found on first need)
+    top: str | None  # the real root of the verified git work tree SRC lies in (``Listing.top``)
     max_bytes: int
     protected: frozenset[str] = frozenset()  # fact files the current manifest names: never rewritten
 
@@ -171,8 +171,8 @@ class Materializer:
 
     def __init__(self, context: ScanContext, extractor: Any | None = None) -> None:
         self.context = context
-        self.store = ConfigStore(context.src)
-        self.resolver = Resolver(context.src, context.files, context.packages, self.store, context.in_git)
+        self.store = ConfigStore(context.src, context.top)
+        self.resolver = Resolver(context.src, context.files, context.packages, self.store)
         self.protected = set(context.protected)
         self._extractor = extractor
 

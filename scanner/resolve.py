@@ -143,7 +143,6 @@ class Resolver:
         files: frozenset[str],
         packages: dict[str, str],
         store: ConfigStore,
-        in_git: bool,
         build_mapping: bool = True,
     ) -> None:
         self.src = src
@@ -151,7 +150,7 @@ class Resolver:
         self.files = files
         self.packages = packages  # workspace package name -> folder relative to SRC ("" for SRC)
         self.store = store
-        self._tsconfigs = TsConfigFinder(store, src, in_git)
+        self._tsconfigs = TsConfigFinder(store, src)
         self._memo: dict[tuple[str, str, str], tuple[Resolution, tuple[str, ...]]] = {}
         self._package_memo: dict[tuple[str, str, frozenset[str]], tuple[Found | None, tuple[str, ...]]] = {}
         self._scopes: dict[str, tuple[str | None, tuple[str, ...]]] = {}

@@ -145,24 +145,17 @@ def _apply(
 class TsConfigFinder:
     """Nearest-tsconfig lookups, memoised per folder; each answer lists the config keys it consulted."""
 
-    def __init__(self, store: ConfigStore, src: str, in_git: bool) -> None:
+    def __init__(self, store: ConfigStore, src: str) -> None:
         self._store = store
         self._src = src
-        self._in_git = in_git
         self._stop: str | None = None
         self._by_dir: dict[str, tuple[TsConfig | None, tuple[str, ...]]] = {}
         self._loaded: dict[str, TsConfig] = {}
 
     def stop(self) -> str:
-        """The folder lookups stop at: the git work tree's root, else the filesystem root."""
+        """The folder lookups stop at: the git work tree's root (``ConfigStore.tree``), else the filesystem root."""
         if self._stop is None:
-            top = ""
-            if self._in_git:
-                from scanner.files import run_git
-
-                code, out = run_git(self._src, "rev-parse", "--show-toplevel")
-                top = os.fsdecode(out).strip() if code == 0 else ""
-            self._stop = os.path.normpath(top) if top else os.path.abspath(os.sep)
+            self._stop = self._store.tree() or os.path.abspath(os.sep)
         return self._stop
 
     def at(self, config_path: str) -> tuple[TsConfig | None, tuple[str, ...]]:

@@ -12,8 +12,9 @@ import importlib.util
 import os
 
 EXTRACTOR_VERSION = "rofl-extract-5"  # 5: parse errors in document order (the text no longer varies between runs)
-# resolver 7: self-reference needs "exports"; 8: a tsconfig extends naming a package in node_modules
-RESOLVER_VERSION = "rofl-resolve-8"
+# resolver 7: self-reference needs "exports"; 8: a tsconfig extends naming a package in node_modules;
+# 9: configs are read only inside the tree (a link out of it is a config error; tsconfig lookups stop at SRC outside git)
+RESOLVER_VERSION = "rofl-resolve-9"
 
 GRAMMAR_DISTRIBUTIONS = {
     "tree-sitter": "tree_sitter",

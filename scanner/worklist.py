@@ -20,7 +20,7 @@ from scanner import layout
 from scanner.files import Listing, source_stat
 
 if TYPE_CHECKING:
-    from scanner.configs import Signature
+    from scanner.configs import ConfigStore, Signature
 
 PACKAGE_DEP = "package:"  # scanner.resolve.PACKAGE_DEP, repeated to keep this module's imports light
 PNPM_WORKSPACE = "pnpm-workspace.yaml"  # scanner.workspaces.PNPM_WORKSPACE, likewise
@@ -88,7 +88,7 @@ class _Resolution:
     store_seen: dict[str, Signature]
 
 
-def _config_changed(src: str, key: str, old: Signature) -> tuple[bool, Signature]:
+def _config_changed(src: str, key: str, old: Signature, store: ConfigStore) -> tuple[bool, Signature]:
     """(changed?, current signature) of one recorded config path, re-hashing only on a stat change."""
     from scanner.configs import signature
 
@@ -99,7 +99,7 @@ def _config_changed(src: str, key: str, old: Signature) -> tuple[bool, Signature
         return old is not None, None
     if old is not None and old[0] == st.st_size and old[1] == st.st_mtime_ns:
         return False, old
-    current = signature(absolute)
+    current = signature(absolute, store.boundary(absolute))
     if current is None:
         return old is not None, None
     return old is None or old[2] != current[2], current
@@ -192,9 +192,10 @@ def _stat_sources(src: str, listing: Listing) -> tuple[dict[str, os.stat_result]
     unreadable: dict[str, str] = {}
     root_real = os.path.realpath(src)
     stats: dict[str, os.stat_result] = {}
+    folders: dict[str, bool] = {}
     for path in listing.sources:
         try:
-            st = source_stat(os.path.join(src, path), root_real)
+            st = source_stat(os.path.join(src, path), root_real, folders)
         except OSError as err:
             unreadable[path] = err.strerror or str(err)
             continue
@@ -263,8 +264,11 @@ def _resolution_changes(src: str, listing: Listing, sizes: dict[str, int], previ
 
     old_configs: dict[str, Signature] = dict(previous.recorded("configs", {}))
     configs: dict[str, Signature] = {}
+    from scanner.configs import ConfigStore
+
+    bounds = ConfigStore(src, listing.top)  # where each config must really lie, as the scan reads it
     for config_key, signature in old_configs.items():
-        was_changed, current = _config_changed(src, config_key, signature)
+        was_changed, current = _config_changed(src, config_key, signature, bounds)
         configs[config_key] = current
         if was_changed:
             changed.add(config_key)
@@ -279,10 +283,9 @@ def _resolution_changes(src: str, listing: Listing, sizes: dict[str, int], previ
         or old_workspace != list(listing.packages)
         or any(k == "package.json" or k.endswith("/package.json") or k == PNPM_WORKSPACE for k in changed)
     ):
-        from scanner.configs import ConfigStore
         from scanner.workspaces import workspace_packages
 
-        store = ConfigStore(src)
+        store = ConfigStore(src, listing.top)
         packages = workspace_packages(src, listing.packages, store)
         store_seen = dict(store.seen)
         configs.update(store_seen)

@@ -6,6 +6,13 @@ Every listed package.json with a ``name`` is a package too (a folder outside the
 importable through a tsconfig ``paths`` or a link); when two declare the same name, a member wins,
 then the first path in sorted order.  Globs: ``*`` stays inside one folder name, ``**`` spans
 folders.  Both root files are read through the ``ConfigStore``, so their signatures are recorded.
+
+Globs stay inside SRC: one that is absolute, climbs out (a ``..`` segment), holds a NUL or is
+longer than ``MAX_GLOB`` is not expanded and is recorded as a config error of the file that
+declares it (``src_config_error``).  Expansion enters a symlinked folder only when its real
+location is inside SRC and it is not a folder the expansion is already in (a link loop), and each
+real folder is entered once per glob position, so that a loop or a link out of SRC ends that
+branch instead of the scan.
 """
 
 from __future__ import annotations
@@ -15,9 +22,11 @@ import posixpath
 import re
 
 from scanner.configs import ConfigStore
+from scanner.files import inside
 
 PNPM_WORKSPACE = "pnpm-workspace.yaml"
 PACKAGE_JSON = "package.json"
+MAX_GLOB = 1024  # characters; real member globs are a few dozen
 
 
 def pnpm_globs(text: str) -> list[str]:
@@ -101,19 +110,53 @@ def _matches(folder: str, compiled: list[tuple[bool, re.Pattern[str]]]) -> bool:
     return included
 
 
+def glob_problem(pattern: str) -> str | None:
+    """Why a member glob is not expanded (it would leave SRC or is not a path), or None when it is fine."""
+    body = pattern[1:] if pattern.startswith("!") else pattern
+    if len(pattern) > MAX_GLOB:
+        return f"{len(pattern)} characters, over the {MAX_GLOB}-character limit"
+    if "\0" in body:
+        return "holds a NUL"
+    if body.strip().startswith("/") or os.path.isabs(body.strip()):
+        return "absolute: member globs are relative to the workspace root"
+    if ".." in body.strip().split("/"):
+        return "climbs out of the workspace root (a '..' segment)"
+    return None
+
+
+def _checked(globs: list[object], absolute: str, store: ConfigStore) -> list[str]:
+    """The string globs that stay inside SRC; the others are recorded as errors of the file ``absolute``."""
+    kept: list[str] = []
+    refused: list[str] = []
+    for glob in globs:
+        if not isinstance(glob, str):
+            continue
+        problem = glob_problem(glob)
+        if problem is None:
+            kept.append(glob)
+        else:
+            refused.append(f"workspace glob {glob[:80]!r} {problem}, not expanded")
+    if refused:
+        store.refuse(absolute, "; ".join(refused))
+    return kept
+
+
 def workspace_globs(src: str, store: ConfigStore) -> list[str]:
-    """The member globs the root package.json and pnpm-workspace.yaml declare (both recorded)."""
+    """The member globs the root package.json and pnpm-workspace.yaml declare (both recorded); those
+    that would leave SRC are left out and recorded as config errors."""
     globs: list[str] = []
-    root = store.read(os.path.join(src, PACKAGE_JSON))
+    root_json = os.path.join(src, PACKAGE_JSON)
+    root = store.read(root_json)
     if isinstance(root, dict):
         declared = root.get("workspaces")
         if isinstance(declared, dict):
             declared = declared.get("packages")
         if isinstance(declared, list):
-            globs.extend(g for g in declared if isinstance(g, str))
-    text = store.read_text(os.path.join(src, PNPM_WORKSPACE))
+            globs.extend(_checked(declared, root_json, store))
+    pnpm = os.path.join(src, PNPM_WORKSPACE)
+    text = store.read_text(pnpm)
     if text is not None:
-        globs.extend(pnpm_globs(text))
+        globs.extend(_checked(list(pnpm_globs(text)), pnpm, store))
     return globs
 
 
@@ -122,11 +165,19 @@ def _expand(src: str, pattern: str) -> list[str]:
     pattern = pattern.strip()
     while pattern.startswith("./"):
         pattern = pattern[2:]
-    parts = [p for p in pattern.rstrip("/").split("/") if p]
+    parts = [p for p in pattern.rstrip("/").split("/") if p and p != "."]
+    if glob_problem(pattern) is not None:
+        return []
+    root_real = os.path.realpath(src)
     found: list[str] = []
     stack: list[tuple[str, int]] = [("", 0)]
+    entered: set[tuple[str, int]] = set()  # (real folder, glob position): each expanded once
     while stack:
         folder, index = stack.pop()
+        real = os.path.realpath(os.path.join(src, folder) if folder else src)
+        if not inside(real, root_real) or (real, index) in entered:
+            continue  # a link out of SRC, or a folder (a link loop) this position already expanded
+        entered.add((real, index))
         if index == len(parts):
             if os.path.isfile(os.path.join(src, folder, PACKAGE_JSON)):
                 found.append(folder)
@@ -142,9 +193,12 @@ def _expand(src: str, pattern: str) -> list[str]:
             entries = list(os.scandir(os.path.join(src, folder) if folder else src))
         except OSError:
             continue
+        # popped in name order, real folders before links, so that a folder reached both ways is named
+        # by its own path
+        entries.sort(key=lambda e: (_is_link(e), e.name), reverse=True)
         for entry in entries:
             name = entry.name
-            if name == "node_modules" or name.startswith(".") or not entry.is_dir():
+            if name == "node_modules" or name.startswith(".") or not _is_dir(entry):
                 continue
             child = posixpath.join(folder, name) if folder else name
             if part == "**":
@@ -152,6 +206,20 @@ def _expand(src: str, pattern: str) -> list[str]:
             elif regex.match(name):
                 stack.append((child, index + 1))
     return found
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return True
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a link to itself (ELOOP), a folder that cannot be stat'ed
+        return False
 
 
 def package_manifests(src: str, package_files: tuple[str, ...], globs: list[str]) -> list[str]:

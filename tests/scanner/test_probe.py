@@ -25,7 +25,7 @@ def test_entry_probe_agrees_with_resolution(tmp_path_factory, files, target):
     """With no package.json or files on disk in the way, resolving ``./target`` finds exactly what the
     entry-point probe finds (the two had drifted: different order and ``.d.ts`` handling)."""
     src = str(tmp_path_factory.mktemp("src"))
-    resolver = Resolver(src, frozenset(files), {}, ConfigStore(src), in_git=False)
+    resolver = Resolver(src, frozenset(files), {}, ConfigStore(src))
     (resolution,), _ = resolver.resolve_all("main.ts", ["./" + target])
     assert probe(target, files) == resolution.targets
 
