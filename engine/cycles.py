@@ -9,8 +9,20 @@ names the relation whose cycles it wants, and the kernel orders that relation's 
 
 from __future__ import annotations
 
+from . import vocabulary as V
 from .tables import Table
 from .terms import sort_key
+
+
+def named_relation(lit) -> str | None:
+    """The relation a ``cycle_component(Rel, _, _)`` literal names (``Rel`` an atom), else None.
+
+    The literal reads that relation whole, complete before the rule runs, as under negation: the
+    reflection records it as a negative premise, so stratification puts the relation in a lower
+    stratum and reports a recursion through it as unstratified."""
+    if lit.rel == V.CYCLE_COMPONENT and lit.args and type(lit.args[0]) is tuple and len(lit.args[0]) == 1:
+        return lit.args[0][0]
+    return None
 
 
 def strong_components(succ: dict, roots) -> list[list]:

@@ -14,7 +14,7 @@ from typing import cast
 from . import vocabulary as V
 from .caches import Caches, Previous, StrataEntry
 from .clauses import NEXT, Literal, Negated
-from .cycles import strong_components
+from .cycles import named_relation, strong_components
 from .demand import Demand
 from .plan import BudgetExhausted, CompiledRule
 from .reflect import fact_term
@@ -155,8 +155,9 @@ def _body_literals(rule: CompiledRule):
     for item in rule.clause.body:
         if isinstance(item, Literal):
             yield item, False
-            if item.rel == V.CYCLE_COMPONENT and item.args and type(item.args[0]) is tuple and len(item.args[0]) == 1:
-                yield Literal(item.args[0][0], item.persp, ()), False
+            named = named_relation(item)
+            if named is not None:
+                yield Literal(named, item.persp, ()), False
         elif isinstance(item, Negated):
             yield item.lit, True
 

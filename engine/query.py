@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import builtins as B
-from . import vocabulary as V
 from .clauses import Builtin, Literal, Negated, is_wildcard, literal_vars, term_vars
+from .cycles import named_relation
 from .display import item_text
 from .errors import UnsafeQuery
 from .namespace import qualify_item
@@ -35,8 +35,9 @@ class Question:
         out = set()
         for lit in self.literals:
             out.add(lit.rel)
-            if lit.rel == V.CYCLE_COMPONENT and lit.args and type(lit.args[0]) is tuple and len(lit.args[0]) == 1:
-                out.add(lit.args[0][0])
+            named = named_relation(lit)
+            if named is not None:
+                out.add(named)
         return out
 
 

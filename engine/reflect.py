@@ -13,6 +13,7 @@ import hashlib
 
 from . import vocabulary as V
 from .clauses import Builtin, Clause, Literal, Negated, is_var
+from .cycles import named_relation
 from .terms import Term, format_term
 
 LIT, NOT, BUILTIN, ARGS, WANTS, FACT = "$lit", "$not", "$builtin", "$args", "$wants", "$fact"
@@ -111,6 +112,9 @@ def reflect(clause: Clause) -> tuple[str, list[tuple[str, tuple]]]:
         out.append((V.PREMISE_LIT, ("main", r, k, item_term(item))))
         if isinstance(item, Literal):
             out.append((V.PREMISE_POS, ("main", r, (item.rel,))))
+            named = named_relation(item)
+            if named is not None:  # cycle_component reads the relation it names whole, as negation does
+                out.append((V.PREMISE_NEG, ("main", r, (named,))))
             reads[_persp_atom(item.persp)] = None
         elif isinstance(item, Negated):
             out.append((V.PREMISE_NEG, ("main", r, (item.lit.rel,))))

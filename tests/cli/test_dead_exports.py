@@ -167,7 +167,9 @@ def expected_unused(local, stmts, entry) -> set[tuple[str, str]]:
         changed = False
         for i, j, name, alias in rows:
             if name == "**":
-                new = {(j, x) for x in provided[j] if ((i, x) in used or (i in every and x != "default"))}
+                # a name i exports itself shadows the star's, and default never passes a star (ES)
+                passed = {x for x in provided[j] if x != "default" and x not in exports[i]}
+                new = {(j, x) for x in passed if (i, x) in used or i in every}
             elif name == "*":
                 new_all = alias is None or (i, alias) in used or i in every
                 if new_all and j not in every:

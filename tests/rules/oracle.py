@@ -1,0 +1,222 @@
+"""An independent reading of the code rules: each relation computed in Python (networkx) from the
+base ``src_*`` rows of a scan, from what README.md and the comments of rules/code.rofl and
+rules/presets.rofl say it means, not from the rules.  test_rule_oracle.py compares it with rofl."""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+# what test runners and tools load by name (code.rofl's entry conventions)
+ENTRY_NAMES = ("*.test.*", "*.spec.*", "*.test-d.*", "*.spec-d.*", "*.config.*")
+ENTRY_FOLDERS = ("__tests__",)
+# presets.rofl: test files, and other code that is not production code
+TEST_NAMES = ("*.test.*", "*.spec.*")
+TEST_FOLDERS = ("__tests__", "__mocks__", "__fixtures__", "__testfixtures__", "test", "tests")
+NONPROD_NAMES = ("*.config.*", "*.stories.*", "setupTests.*", "*.setup.*", "test-setup.*", "*-setup.*", ".*")
+NONPROD_FOLDERS = ("scripts", "e2e")
+NODE_BUILTINS = frozenset({"fs", "path", "os", "crypto", "fs/promises", "child_process", "events", "util"})
+NPM_NAME = re.compile(r"^(@[A-Za-z0-9][A-Za-z0-9._~-]*/)?[A-Za-z0-9][A-Za-z0-9._~-]*$")
+
+
+def name_matches(path: str, names: tuple[str, ...], folders: tuple[str, ...]) -> bool:
+    """A file whose name matches one of ``names`` or that lies in a folder named one of ``folders``
+    (at any depth, as a gitignore pattern without a slash); a name pattern matches folders too."""
+    parts = path.split("/")
+    return any(fnmatch.fnmatchcase(p, n) for p in parts for n in names) or any(p in folders for p in parts[:-1])
+
+
+@dataclass
+class Facts:
+    """The base rows of one scan."""
+
+    files: set[str]
+    resolves: set[tuple[str, str, str]]
+    kinds: dict[tuple[str, str], set[str]]
+    names: set[tuple[str, str, str, str]]
+    exports: dict[str, set[str]]
+    declarations: set[str]
+    entries: set[str]
+    externals: set[tuple[str, str, str]]
+    workspace_imports: set[tuple[str, str, str]]
+    packages: dict[str, dict] = field(default_factory=dict)  # folder ("." root) -> its package.json
+
+    def graph(self, runtime: bool = False) -> nx.DiGraph:
+        """Import edges: every resolved import; at runtime, only an import that is not type-only, of a
+        file that is no declaration file (which never runs)."""
+        g = nx.DiGraph()
+        g.add_nodes_from(self.files)
+        for a, s, b in self.resolves:
+            if not runtime or (self.kinds.get((a, s), set()) - {"type"} and b not in self.declarations):
+                g.add_edge(a, b)
+        return g
+
+
+def closure(g: nx.DiGraph) -> set[tuple[str, str]]:
+    return {(a, b) for a in g for b in nx.descendants(g, a)} | {(a, a) for a in g if cyclic_node(g, a)}
+
+
+def cyclic_node(g: nx.DiGraph, a: str) -> bool:
+    return g.has_edge(a, a) or any(a in c and len(c) > 1 for c in nx.strongly_connected_components(g))
+
+
+def on_cycles(g: nx.DiGraph) -> set[str]:
+    out: set[str] = set()
+    for comp in nx.strongly_connected_components(g):
+        node = next(iter(comp))
+        if len(comp) > 1 or g.has_edge(node, node):
+            out |= comp
+    return out
+
+
+def cycle_edges(g: nx.DiGraph) -> set[tuple[str, str]]:
+    comp_of = {n: i for i, c in enumerate(nx.strongly_connected_components(g)) for n in c}
+    return {(a, b) for a, b in g.edges if comp_of[a] == comp_of[b]}
+
+
+def route_entry(path: str, files: set[str]) -> bool:
+    """Next.js's app router, the only framework the generator writes: app/**/page.* beside next.config.*."""
+    root_markers = {f for f in files if re.fullmatch(r"next\.config\.[^/.]+", f)}
+    return bool(root_markers) and bool(re.fullmatch(r"(src/)?app/(.+/)?page\.[^/.]+", path))
+
+
+def entries(f: Facts) -> set[str]:
+    return {
+        p for p in f.files if p in f.entries or name_matches(p, ENTRY_NAMES, ENTRY_FOLDERS) or route_entry(p, f.files)
+    }
+
+
+def orphans(f: Facts) -> set[str]:
+    imported = {b for _, _, b in f.resolves}
+    return f.files - imported - entries(f)
+
+
+def package_members(f: Facts, folder: str, runtime: bool) -> set[str]:
+    return {p for p in f.files if p.startswith(folder + "/") and not (runtime and p in f.declarations)}
+
+
+def affected(f: Facts, changed: set[str], runtime: bool) -> set[str]:
+    """Files that depend on a changed file through imports, workspace package imports included (an
+    import of a package whose file was not found depends on every file of the package)."""
+    g = f.graph(runtime)
+    for a, s, d in f.workspace_imports:
+        if not runtime or f.kinds.get((a, s), set()) - {"type"}:
+            g.add_edges_from((a, b) for b in package_members(f, d, runtime) if b != a)
+    reach: set[str] = set()
+    for c in changed:
+        if c in g:
+            reach |= nx.ancestors(g, c)
+    return reach - changed
+
+
+def unused_exports(f: Facts) -> set[tuple[str, str]]:
+    """Exported names nothing uses.  A use: importing the name (type imports too); a namespace import,
+    import() or require() of a file, or the file being an entry point, uses every name.  Re-exports
+    pass uses on: ``export { x as y } from './t'`` passes uses of y to t's x, ``export * as ns from``
+    a use of ns to every name of t, ``export * from`` a use of any name but default that the
+    re-exporting file does not export itself to the file behind it, when that file provides it."""
+    targets: dict[tuple[str, str], set[str]] = {}
+    for a, s, t in f.resolves:
+        targets.setdefault((a, s), set()).add(t)
+    whole: set[str] = set(entries(f))  # files all of whose names are used
+    used: set[tuple[str, str]] = set()
+    passes: list[tuple[str, str, str, str]] = []  # (a, local, t, name): a use of a's local uses t's name
+    stars: list[tuple[str, str]] = []  # export * from: (a, t)
+    for (a, s), ts in targets.items():
+        if f.kinds.get((a, s), set()) & {"dynamic", "require"}:
+            whole |= ts
+    for a, s, imported, local in f.names:
+        for t in targets.get((a, s), ()):
+            for_use = bool(f.kinds.get((a, s), set()) & {"static", "dynamic", "require", "side_effect"})
+            if imported == "*" and local == "*":
+                stars.append((a, t))
+            elif for_use or local not in f.exports.get(a, set()):
+                if imported == "*":
+                    whole.add(t)
+                else:
+                    used.add((t, imported))
+            else:
+                passes.append((a, local, t, imported))
+
+    def provided(t: str, seen: frozenset = frozenset()) -> set[str]:
+        out = set(f.exports.get(t, set()))
+        for a, b in stars:
+            if a == t and b not in seen:
+                out |= provided(b, seen | {t}) - {"default"}
+        return out
+
+    changed = True
+    while changed:
+        before = (len(used), len(whole))
+        for a, local, t, imported in passes:
+            if a in whole or (a, local) in used:
+                if imported == "*":
+                    whole.add(t)
+                else:
+                    used.add((t, imported))
+        for a, t in stars:
+            for n in provided(t) - {"default"}:
+                if a in whole or ((a, n) in used and n not in f.exports.get(a, set())):
+                    used.add((t, n))
+        changed = (len(used), len(whole)) != before
+    return {(p, n) for p, ns in f.exports.items() for n in ns if p not in whole and (p, n) not in used}
+
+
+# -- presets ---------------------------------------------------------------------------------------
+
+
+def test_file(p: str) -> bool:
+    return name_matches(p, TEST_NAMES, TEST_FOLDERS)
+
+
+def production(f: Facts, p: str) -> bool:
+    return not (test_file(p) or name_matches(p, NONPROD_NAMES, NONPROD_FOLDERS) or p in f.declarations)
+
+
+def declarations_above(f: Facts, p: str) -> list[dict]:
+    folders = ["."]
+    d = posixpath.dirname(p)
+    while d:
+        folders.append(d)
+        d = posixpath.dirname(d)
+    return [f.packages[d] for d in folders if d in f.packages]
+
+
+def declared(pkg: dict, name: str, sections: tuple[str, ...]) -> bool:
+    return any(name in (pkg.get(s) or {}) for s in sections)
+
+
+RUNTIME_SECTIONS = ("dependencies", "peerDependencies", "optionalDependencies")
+
+
+def platform(name: str) -> bool:
+    return name in NODE_BUILTINS or bool(re.match(r"^(node|bun|deno):", name)) or not NPM_NAME.match(name)
+
+
+def presets(f: Facts) -> set[tuple[str, str, str]]:
+    """violation[audit](Rule, From, To) of every shipped preset turned on."""
+    out: set[tuple[str, str, str]] = set()
+    out |= {("no_circular", a, b) for a, b in cycle_edges(f.graph())}
+    out |= {("no_runtime_circular", a, b) for a, b in cycle_edges(f.graph(runtime=True))}
+    out |= {
+        ("no_orphans", p, p)
+        for p in orphans(f)
+        if p not in f.declarations and not name_matches(p, (".*", "*.config.*"), ())
+    }
+    out |= {("no_test_imports_from_production", a, b) for a, b in f.graph().edges if production(f, a) and test_file(b)}
+    for a, s, pkg in f.externals:
+        above = declarations_above(f, a)
+        types_only = f.kinds.get((a, s), set()) <= {"type"}
+        ok = any(declared(d, pkg, (*RUNTIME_SECTIONS, "devDependencies")) for d in above)
+        ok = ok or (types_only and any(declared(d, "@types/" + pkg, tuple(d)) for d in above))
+        if not ok and not platform(pkg):
+            out.add(("no_undeclared_packages", a, pkg))
+        dev = any(declared(d, pkg, ("devDependencies",)) for d in above)
+        prod = any(declared(d, pkg, RUNTIME_SECTIONS) for d in above)
+        if dev and not prod and not types_only and production(f, a):
+            out.add(("no_dev_dependencies", a, pkg))
+    return out
