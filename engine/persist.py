@@ -131,9 +131,12 @@ def loads(data: bytes, source: str = "<store>") -> Store:
         raise StoreFormatError(f"{source}: the store file is malformed ({exc}); save it again") from None
 
 
+MAX_STORE_BYTES = 1 << 34  # as rofl/cache.py's bound on a compiled store
+
+
 def load(path: str | Path) -> Store:
     try:
-        data = Path(path).read_bytes()
+        data = safe_write.read_regular(path, MAX_STORE_BYTES)  # a FIFO or /dev/zero is refused, never read
     except FileNotFoundError:
         raise StoreFormatError(f"{path}: no such store file; create one with `rofl save`") from None
     except OSError as exc:

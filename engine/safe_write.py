@@ -10,6 +10,9 @@ Every file the scanner, the store, the cache and the manifest write goes through
   found there is removed and the file created afresh (the link is replaced, never followed).
 * ``open_nofollow(path, flags)``: an ``os.open`` that refuses a symlink at ``path`` (``ELOOP``).
 * ``check_folder(path)``: raises ``UnsafePath`` when ``path`` is a symlink or not a folder.
+* ``read_regular(path, limit)``: the one reader of a file a user names (a program, ``--rules``, a
+  key, a baseline, a store): a symlink is followed, but only a regular file of at most ``limit``
+  bytes is read (a FIFO never blocks the open, a link to ``/dev/zero`` is never read).
 
 Standard library only (``engine`` imports nothing else).  Folder components above ``path`` are
 trusted: the caller checks the folders it creates with ``check_folder``.
@@ -26,7 +29,7 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class UnsafePath(OSError):
-    """A symlink or a non-regular file sits where a file or folder is to be written."""
+    """A symlink or a non-regular file sits where a file or folder is to be written (or one is to be read)."""
 
 
 def open_nofollow(path: str, flags: int, mode: int = 0o644) -> int:
@@ -124,6 +127,44 @@ def read_nofollow(path: str, limit: int) -> bytes | None:
         return b"".join(chunks) if total <= limit else None
     finally:
         os.close(fd)
+
+
+MAX_PROGRAM_BYTES = 1 << 30  # a program, rule, key or baseline file: none a person writes comes near this
+
+
+def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of the regular file ``path`` (a symlink followed to it) of at most ``limit`` bytes.
+
+    Raises ``UnsafePath`` for a FIFO, device, socket or folder (opened ``O_NONBLOCK`` and refused
+    before any read, so a FIFO never blocks and ``/dev/zero`` is never read) and for a file over
+    ``limit``; its ``strerror`` says which, for a one-line message.  Raises OSError (e.g.
+    ``FileNotFoundError``) when ``path`` cannot be opened.
+    """
+    name = os.fspath(path)
+    _check_regular(os.stat(name), name, limit)  # before the open: opening some devices acts
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        _check_regular(st, name, limit)  # the file opened, not the one stat saw
+        chunks = [os.read(fd, st.st_size + 1)]
+        total = len(chunks[0])
+        while total > st.st_size and total <= limit and (chunk := os.read(fd, 1 << 20)):  # it grew
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    if total > limit:
+        raise UnsafePath(errno.EFBIG, f"over the {limit}-byte limit", name)
+    return b"".join(chunks)
+
+
+def _check_regular(st: os.stat_result, name: str, limit: int) -> None:
+    if stat.S_ISDIR(st.st_mode):
+        raise UnsafePath(errno.EISDIR, "a folder, not a file", name)
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafePath(errno.EINVAL, "not a regular file (a FIFO, device or socket), not read", name)
+    if st.st_size > limit:
+        raise UnsafePath(errno.EFBIG, f"{st.st_size} bytes, over the {limit}-byte limit", name)
 
 
 def check_folder(path: str) -> None:

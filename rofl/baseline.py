@@ -47,16 +47,23 @@ def entry(finding: Finding) -> dict:
 
 def read(path: str | Path) -> list[dict]:
     """The entries of a baseline file; a missing, unreadable or malformed one is a user error."""
+    import errno
+
+    from engine.safe_write import read_regular
+
     p = Path(path)
     try:
-        with p.open("rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
+        data = read_regular(p, MAX_BYTES)  # a FIFO or /dev/zero is refused, never read
     except FileNotFoundError:
         raise RoflError(f"{p}: no such baseline; write one with `rofl audit --write-baseline {p}`") from None
     except OSError as exc:
-        raise RoflError(f"{p}: cannot read the baseline: {exc.strerror}") from None
-    if len(data) > MAX_BYTES:
-        raise RoflError(f"{p}: the baseline is over {MAX_BYTES} bytes; write it again with --write-baseline")
+        if exc.errno == errno.EFBIG:
+            raise RoflError(
+                f"{p}: the baseline is over {MAX_BYTES} bytes; write it again with --write-baseline"
+            ) from None
+        raise RoflError(
+            f"{p}: cannot read the baseline ({exc.strerror}); give the JSON file `rofl audit --write-baseline` wrote"
+        ) from None
     try:
         doc = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -73,7 +80,38 @@ def read(path: str | Path) -> list[dict]:
     for i, e in enumerate(entries):
         if not isinstance(e, dict) or not isinstance(e.get("key"), str):
             raise RoflError(f'{p}: entry {i + 1} has no "key" string; write the baseline again with --write-baseline')
+        problem = _unwritable(e)
+        if problem is not None:
+            raise RoflError(
+                f"{p}: entry {i + 1} (key {e['key']!r}) {problem}, which `rofl audit --write-baseline` never writes;"
+                " write the baseline again with --write-baseline"
+            )
     return entries
+
+
+UNLOCATED = ("stale", "reextract")  # the audits whose findings have no fact, only a file and a message
+
+
+def _unwritable(e: dict) -> str | None:
+    """Why ``e`` is no entry ``entry`` could have written (None when it is one): a named rule's finding
+    has its rule, ends and fact; a stale or re-extraction finding its file and message; any other its fact.
+    Its key must be the one those fields give (``Finding.key``)."""
+    audit = e.get("audit")
+    if not isinstance(audit, str) or not audit:
+        return 'has no "audit" string'
+    if "rule" in e:
+        if not all(isinstance(e.get(name), str) for name in ("rule", "fact")):
+            return 'has a "rule" but no "fact" string'
+        expected = f"{e['rule']}\t{e.get('from')}\t{e.get('to')}"
+    elif audit in UNLOCATED:
+        if not isinstance(e.get("file"), str) or not isinstance(e.get("message"), str):
+            return f'is a {audit} finding without its "file" and "message" strings'
+        expected = f"{audit}\t{e['file']}\t{e['message']}"
+    elif not isinstance(e.get("fact"), str):
+        return f'is a {audit} finding with no "fact"'
+    else:
+        expected = e["fact"]
+    return None if e["key"] == expected else f"has a key that is not its finding's ({expected!r})"
 
 
 def compare(findings: list[Finding], entries: list[dict]) -> Comparison:

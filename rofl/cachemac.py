@@ -39,7 +39,8 @@ def secret() -> bytes | None:
         else:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(os.urandom(32))
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)  # a FIFO: refused below
+        fd = os.open(path, flags)
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:

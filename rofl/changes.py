@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scanner.files import is_source
+from scanner.files import inside, is_source
 
 from .gitrefs import Git
 from .lockfiles import (
@@ -146,8 +146,12 @@ class Context:
         return self._old[path]
 
     def new_bytes(self, path: str) -> bytes | None:
-        try:
-            return (self.src / path).read_bytes()
+        from engine.safe_write import read_regular
+
+        if not inside(os.path.realpath(self.src / path), os.path.realpath(self.src)):
+            return None  # a link out of SRC: what it points at is not the repository's to declare
+        try:  # a package.json or lock file of the repository: a link to /dev/zero or a FIFO is not read
+            return read_regular(self.src / path, MAX_MANIFEST_FILE_BYTES)
         except OSError:
             return None
 
@@ -176,6 +180,13 @@ def normalise(raw: str, ctx: Context) -> str:
 
 def _inside_src(path: str) -> bool:
     return not (path.startswith("/") or path == ".." or path.startswith("../"))
+
+
+def _real_folder_inside(src: Path, folder: str) -> bool:
+    """Whether SRC/folder is, once every link is resolved, a folder inside SRC (never /etc through a link)."""
+    root = os.path.realpath(src)
+    real = os.path.realpath(os.path.join(root, folder))
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def in_facts_dir(path: str, ctx: Context) -> bool:
@@ -449,6 +460,7 @@ def classify(paths: list[str], ctx: Context) -> tuple[list[Change], list[str]]:
     return sorted(seen.values(), key=lambda c: c.path), missing
 
 
+MAX_MANIFEST_FILE_BYTES = 1 << 28  # a package.json or lock file read for its declarations (real ones: megabytes)
 MAX_SIBLINGS = 2000  # entries read from the folder a mistyped path names
 
 
@@ -464,7 +476,7 @@ def suggestions(raw: str, ctx: Context, limit: int = 3) -> list[str]:
     candidates.update(k for k, v in (ctx.manifest.get("configs") or {}).items() if v is not None)
     target = posixpath.normpath(raw.replace("\\", "/"))
     folder = posixpath.dirname(target)
-    if _inside_src(target):
+    if _inside_src(target) and _real_folder_inside(ctx.src, folder):
         try:
             with os.scandir(ctx.src / folder) as entries:
                 for _, entry in zip(range(MAX_SIBLINGS), entries, strict=False):

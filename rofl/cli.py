@@ -102,7 +102,7 @@ class LazyGroup(click.Group):
                 return run_deep(lambda: self._main_standalone(argv, prog_name, complete_var, **extra))
             except KeyboardInterrupt:
                 click.echo("rofl: interrupted", err=True)
-                sys.exit(130)
+                sys.exit(EXIT_INTERRUPTED)
         return self._main_standalone(argv, prog_name, complete_var, **extra)
 
     def _main_standalone(self, args: list[str], prog_name: str | None, complete_var: str | None, **extra: Any) -> Any:
@@ -115,7 +115,10 @@ class LazyGroup(click.Group):
         except click.ClickException as exc:
             click.echo(f"rofl: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
-        except click.exceptions.Abort:
+        except click.exceptions.Abort as exc:
+            if isinstance(exc.__cause__, KeyboardInterrupt):  # click's word for Ctrl-C in the main thread
+                click.echo("rofl: interrupted", err=True)  # (`scan --watch`'s second Ctrl-C): 128 + SIGINT
+                sys.exit(EXIT_INTERRUPTED)
             click.echo("rofl: aborted", err=True)
             sys.exit(1)
 
@@ -124,6 +127,7 @@ class LazyGroup(click.Group):
             formatter.write_dl([(name, COMMANDS[name][1]) for name in self.list_commands(ctx)])
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a command stopped by Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
 
 

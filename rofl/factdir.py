@@ -14,21 +14,27 @@ Each ``.rofl`` file in the folder falls in one of four classes, decided here and
   removes it.
 * foreign: any other ``.rofl`` file (hand-written facts); loaded as ``unverified``, so that
   whatever it asserts into ``[code]`` is reported as forged.
+
+A fact file that cannot be loaded at all (not UTF-8 here, or a syntax error when the session parses
+it) is damaged: it is skipped with a warning naming it and ``repair_command`` (``rofl scan --verify``
+re-extracts it), and a listed one counts as missing, so that one damaged file makes the answers
+incomplete (and says so) rather than every command over the folder unusable.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import RoflError
+from engine.safe_write import read_nofollow, read_regular
 from scanner.errors import shown
 from scanner.factfile import is_fact_name, named_digest
 from scanner.hashing import hash_bytes
 from scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
+from scanner.manifest import MAX_MANIFEST_BYTES
 from scanner.manifest import read as read_manifest  # the one manifest reader, shared with the scanner
 from scanner.worklist import MAX_FACT_FILE_BYTES
 
@@ -67,10 +73,16 @@ def _walk_fact_files(root: Path) -> list[Path]:
 
 def stat_key(root: Path) -> str:
     """A cheap fingerprint of the folder: the manifest bytes and every fact file's path, size and mtime."""
-    manifest = (root / MANIFEST_NAME).read_bytes() if (root / MANIFEST_NAME).exists() else b""
+    try:  # a FIFO or link planted at the name is never read (the manifest reader refuses it too)
+        manifest = read_nofollow(str(root / MANIFEST_NAME), MAX_MANIFEST_BYTES) or b""
+    except OSError:
+        manifest = b""
     parts = [manifest]
     for path in _walk_fact_files(root):
-        st = path.stat()
+        try:
+            st = path.stat()
+        except OSError:  # a dangling link: its own entry
+            st = path.lstat()
         parts.append(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}".encode())
     return hash_bytes(b"\n".join(parts))
 
@@ -117,7 +129,10 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
             foreign.append(str(path))
             who = UNVERIFIED
         elif (digest := hash_bytes(data)) != want[0]:
-            warnings.append(f"{path}: changed since the scan (digest mismatch); its facts load as '{UNVERIFIED}'")
+            warnings.append(
+                f"{path}: changed since the scan (digest mismatch); its facts load as '{UNVERIFIED}'"
+                f" (`{repair_command(root, manifest)}` re-extracts it)"
+            )
             who = UNVERIFIED
         elif want[2] and named_digest(rel) != digest:  # the manifest's digest recomputed, or its entry hand-written
             warnings.append(
@@ -133,7 +148,10 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise RoflError(f"{path}: not UTF-8 text; remove it or run `rofl scan` again") from None
+            warnings.append(damaged_warning(root, manifest, path, "not UTF-8 text", want is not None))
+            if want is not None:
+                seen.discard(rel)  # a listed file that cannot be loaded is missing
+            continue
         sources.append((path, who, text))
     missing = tuple(sorted(set(expected) - seen))
     for rel in missing:
@@ -156,17 +174,45 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
     )
 
 
+def damaged_files(root: Path) -> list[str]:
+    """The sources (relative to SRC) whose fact file in ``root`` no longer has the bytes the manifest
+    records (edited, truncated, gone or replaced by a link): what ``rofl scan --verify`` re-extracts.
+    Empty when there is no readable manifest yet."""
+    from scanner.manifest import ManifestError
+    from scanner.worklist import fact_file_intact
+
+    try:
+        manifest = read_manifest(root)
+    except (ManifestError, OSError):
+        return []
+    files = manifest.get("files")
+    return sorted(
+        path
+        for path, entry in (files.items() if isinstance(files, dict) else ())
+        if not isinstance(entry, dict) or not fact_file_intact(str(root), entry)
+    )
+
+
+def repair_command(root: Path, manifest: dict) -> str:
+    """The command that re-extracts the damaged fact files of the scan in ``root``."""
+    from shlex import quote
+
+    src = manifest.get("src")
+    return f"rofl scan {quote(shown(src)) if isinstance(src, str) else 'SRC'} --out {quote(shown(str(root)))} --verify"
+
+
+def damaged_warning(root: Path, manifest: dict, path: Path, why: str, listed: bool) -> str:
+    """The one warning line for a fact file that cannot be loaded (``why``), with its fix."""
+    if listed:
+        return f"{path}: damaged ({why}); not loaded: run `{repair_command(root, manifest)}` to re-extract it"
+    return f"{path}: {why}, and not written by the scanner (not in the manifest); not loaded: remove it"
+
+
 def _read(path: Path) -> bytes | None:
     """A fact file's bytes; None for anything but a regular file of at most MAX_FACT_FILE_BYTES (a FIFO
     or device planted at the name would block or never end).  A link to a regular file is read: its
     bytes are checked against the digest like any other."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens without a writer
+        return read_regular(path, MAX_FACT_FILE_BYTES)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FACT_FILE_BYTES:
-            return None
-        data = handle.read(MAX_FACT_FILE_BYTES + 1)
-    return data if len(data) <= MAX_FACT_FILE_BYTES else None

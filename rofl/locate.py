@@ -64,11 +64,13 @@ def _numbered(text: str, source: str) -> list:
 
 
 def read_sources(paths: list) -> list:
-    """``(path, text)`` for each readable path (a file that cannot be read is skipped)."""
+    """``(path, text)`` for each readable path (a file that cannot be read, or is no regular file, is skipped)."""
+    from engine.safe_write import MAX_PROGRAM_BYTES, read_regular
+
     out = []
     for p in paths:
         try:
-            out.append((Path(p), Path(p).read_text(encoding="utf-8")))
+            out.append((Path(p), read_regular(p, MAX_PROGRAM_BYTES).decode("utf-8")))
         except (OSError, UnicodeDecodeError):
             continue
     return out

@@ -1,8 +1,11 @@
 """Files a user names for a command's output (`export -o`, `report --out`): replaced whole, or streamed into.
 
 A regular file (or a new one) is replaced through ``engine.safe_write.write_atomic``, so a failed write
-leaves the previous file as it was and no temporary behind; a symlink is followed to its target, as a
-shell redirection would; a pipe or device (``/dev/stdout``) is written into.
+leaves the previous file as it was and no temporary behind.  A symlink at the name is replaced, never
+followed: a repository under scan can commit ``rofl-report.html`` as a link to any file the CI user
+may write, and the report must not land there.  Streams are written into: a FIFO or device at the
+name itself (no repository can commit one), and a system name of a stream under ``/dev`` or ``/proc``
+(``/dev/stdout``, ``/dev/fd/3``, which are links), opened for appending, never created or truncated.
 """
 
 from __future__ import annotations
@@ -10,17 +13,34 @@ from __future__ import annotations
 import os
 import stat
 
+STREAM_FOLDERS = ("/dev/", "/proc/")  # where the system's names of streams live (as links)
+
 
 def write_output(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to the file the user named ``path``; raises OSError as the file system does."""
     from engine.safe_write import write_atomic
 
+    name = os.fspath(path)
     try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
+        st: os.stat_result | None = os.lstat(name)
     except FileNotFoundError:
-        regular = True
-    if regular:
-        write_atomic(os.path.realpath(path), data)
+        st = None
+    if st is not None and _is_stream(name, st):
+        fd = os.open(name, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
     else:
-        with open(path, "wb") as fh:
-            fh.write(data)
+        write_atomic(name, data)  # the rename replaces a link at the name itself, never its target
+
+
+def _is_stream(name: str, st: os.stat_result) -> bool:
+    """A FIFO, device or socket at ``name``, or a link under /dev or /proc (``/dev/stdout``)."""
+    if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
+        return False
+    if not stat.S_ISLNK(st.st_mode):
+        return True
+    return os.path.abspath(name).startswith(STREAM_FOLDERS)

@@ -34,10 +34,12 @@ class Difference:
 
 
 def _read(path: Path) -> bytes | None:
+    """A fact file's bytes; None for a link, FIFO, device or huge file at the name, or none at all."""
+    from engine.safe_write import read_nofollow
+    from scanner.worklist import MAX_FACT_FILE_BYTES
+
     try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        return path.read_bytes()
+        return read_nofollow(str(path), MAX_FACT_FILE_BYTES)
     except OSError:
         return None
 

@@ -23,6 +23,7 @@ from engine.kernel import DEFAULT_BUDGET, Kernel
 from engine.parse import parse_literal
 
 if TYPE_CHECKING:
+    from .factdir import FactFolder
     from .freshness import SourceWatch
 from scanner.errors import ExtractorFailure
 from scanner.layout import MANIFEST_NAME
@@ -206,18 +207,22 @@ def loaded_code_kernel(
 ) -> tuple[Kernel, tuple[str, ...]]:
     """``code_kernel`` and the warnings of its load (not printed)."""
     from . import __version__, cache
-    from .factdir import open_folder, stat_key
+    from .factdir import open_folder, repair_command, stat_key
 
     root = Path(facts)
     if not (root / MANIFEST_NAME).is_file():
         raise RoflError(f"{root}: no {MANIFEST_NAME} here; run `rofl scan SRC --out {root}` first")
     folder_key = stat_key(root)
     parts = [__version__.encode(), folder_key.encode(), BOOT.read_bytes(), CODE_RULES.read_bytes()]
+    from engine.safe_write import MAX_PROGRAM_BYTES, read_regular
+
     for r in rules:
         try:
-            parts.append(str(r).encode() + b"\0" + Path(r).read_bytes())
-        except OSError:
+            parts.append(str(r).encode() + b"\0" + read_regular(r, MAX_PROGRAM_BYTES))  # a FIFO is refused
+        except FileNotFoundError:
             raise RoflError(f"{r}: no such rule file; check the --rules path") from None
+        except OSError as exc:
+            raise RoflError(f"{r}: cannot read ({exc.strerror}); pass a readable UTF-8 .rofl file as --rules") from None
     from scanner.hashing import hash_key
 
     key = hash_key(b"\0\0".join(parts))
@@ -239,14 +244,15 @@ def loaded_code_kernel(
 
             verdict = verify_folder(root, folder.manifest, public_key)
             unsigned = None if verdict.ok else verdict.reason
-        loader = (root / MANIFEST_NAME, None, loader_facts(missing, unsigned))
         # the preamble comes with no identity from the folder; it is the scanner's file, and what it
         # says about authority is only a claim (the grant above is the loader's).  A scan that fails
         # its signature check loads as unverified, every file of it.
         listed = [(p, UNVERIFIED if unsigned else SCANNER if w is None else w, t) for p, w, t in folder.sources]
-        sources = [(CODE_RULES, None), loader, *listed, *[(Path(r), "user") for r in rules]]
-        kernel.load_sources(sources, evaluate_now=False)
-        warnings = folder.warnings
+        kernel.load_sources([(CODE_RULES, None)], evaluate_now=False)
+        damaged, warnings = _load_fact_files(kernel, folder, listed)
+        missing += damaged
+        loader = (root / MANIFEST_NAME, None, loader_facts(missing, unsigned))
+        kernel.load_sources([loader, *[(Path(r), "user") for r in rules]], evaluate_now=False)
         why = "caching is off" if mac_key is None else "no valid compiled cache"
         _log.info("%s: %d fact file(s) parsed and loaded (%s)", root, len(folder.sources), why)
         if unsigned:
@@ -254,11 +260,34 @@ def loaded_code_kernel(
         if missing:
             warnings += (
                 f"{len(missing)} fact file{'s' if len(missing) != 1 else ''} listed in the manifest "
-                f"{'are' if len(missing) != 1 else 'is'} missing: every answer over this scan is incomplete; run `rofl scan` again",
+                f"{'are' if len(missing) != 1 else 'is'} missing or damaged: every answer over this scan is incomplete;"
+                f" run `{repair_command(root, folder.manifest)}`",
             )
         if mac_key is not None:
             cache.write(root, key, kernel.store, warnings, mac_key)
     return kernel, tuple(warnings)
+
+
+def _load_fact_files(kernel: Kernel, folder: FactFolder, sources: list) -> tuple[list[str], tuple[str, ...]]:
+    """Load each fact file on its own, so that one that does not parse (or that the kernel rejects) is
+    rolled back alone: (the listed ones skipped, relative to the folder; the folder's warnings and one
+    line per file skipped, naming the command that re-extracts it)."""
+    from .factdir import damaged_warning
+
+    damaged: list[str] = []
+    warnings = list(folder.warnings)
+    foreign = set(folder.foreign)
+    for source in sources:
+        try:
+            kernel.load_sources([source], evaluate_now=False)
+        except RoflError as exc:
+            path = source[0]
+            listed = str(path) not in foreign
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            warnings.append(damaged_warning(folder.root, folder.manifest, path, f"does not load: {why}", listed))
+            if listed:
+                damaged.append(Path(path).relative_to(folder.root).as_posix())
+    return damaged, tuple(warnings)
 
 
 SCANNER = "scanner"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import RoflError
-from engine.safe_write import write_atomic
+from engine.safe_write import UnsafePath, read_nofollow, read_regular, write_atomic
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -84,7 +84,7 @@ def public_key_from_file(path: str | Path) -> Ed25519PublicKey:
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
     try:
-        data = Path(path).read_bytes()
+        data = read_regular(path, MAX_SIG_BYTES)  # a PEM key is a few hundred bytes; a FIFO is refused
     except OSError as exc:
         raise RoflError(
             f"--public-key: {path}: cannot read ({exc.strerror}); give the .pub file `rofl keygen` wrote"
@@ -125,9 +125,12 @@ def verify_folder(root: Path, manifest: dict, public_key_path: str | Path) -> Ve
     public_key = public_key_from_file(public_key_path)
     path = root / SIG_NAME
     try:
-        if path.is_symlink() or not path.is_file():
+        try:
+            data = read_nofollow(str(path), MAX_SIG_BYTES)
+        except (FileNotFoundError, UnsafePath):
+            data = None
+        if data is None:  # absent, or a link, FIFO, device or huge file planted at the name
             return Verdict(False, f"{path}: no signature (the scan was not signed with --sign-key)")
-        data = path.read_bytes()[:MAX_SIG_BYTES]
         body = json.loads(data)
         signature = base64.b64decode(body["signature"], validate=True)
     except OSError as exc:

@@ -7,7 +7,7 @@ incremental scan catches up with changes made between the first scan and the wat
 (when it lies under SRC), and under .git or node_modules, are not changes of the sources.
 
 Ctrl-C (SIGINT) or SIGTERM stops the watch between scans: a scan that is running finishes first, so
-the manifest on disk is always one a whole scan wrote.  A second Ctrl-C interrupts at once; the
+the manifest on disk is always one a whole scan wrote.  A second Ctrl-C interrupts at once (exit 130, as for any Ctrl-C); the
 scanner still never leaves a half-written manifest (it writes a new one beside the old and renames).
 """
 

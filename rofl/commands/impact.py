@@ -139,6 +139,11 @@ def command(
         manifest = manifest_of(facts_dir)
     kernel = build_kernel((), (), budget, facts=facts, rules=rules, public_key=public_key, refuse_forged=True)
     incomplete = incomplete_fact_files(kernel)  # listed fact files that are missing (a rescan rewrites them)
+    if incomplete and not as_they_are:  # still missing after the rescan: damaged, which only --verify re-extracts
+        rescan = _rescan(before, src, facts_dir, verify=True)
+        manifest = manifest_of(facts_dir)
+        kernel = build_kernel((), (), budget, facts=facts, rules=rules, public_key=public_key, refuse_forged=True)
+        incomplete = incomplete_fact_files(kernel)
     if as_they_are:
         stale = _staleness(before, src, facts_dir, incomplete)
     code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}
@@ -258,13 +263,15 @@ def _changed_lines(treated: list) -> None:
             click.echo(f"changed: {len(same)} {what} ({names} and {len(same) - 3} more{how})")
 
 
-def _rescan(manifest: dict, src, facts_dir):
-    """Bring the facts up to date with the incremental scan, with the options the manifest records."""
+def _rescan(manifest: dict, src, facts_dir, verify: bool = False):
+    """Bring the facts up to date with the incremental scan, with the options the manifest records
+    (``verify``: every source re-hashed and every fact file checked, the damaged ones re-extracted)."""
     from engine.errors import RoflError
 
     from ..session import sources_unchanged
 
-    if sources_unchanged(facts_dir):  # a server watching the sources saw none change since its last scan:
+    # a server watching the sources saw none change since its last scan:
+    if not verify and sources_unchanged(facts_dir):
         return True  # up to date, as a rescan that finds nothing to do would leave them
     from scanner.api import ScanError, scan
     from scanner.manifest import options_of
@@ -280,6 +287,7 @@ def _rescan(manifest: dict, src, facts_dir):
             include=options.include,
             exclude=options.exclude,
             tool_version=__version__,
+            verify=verify,
         )
     except ScanError as err:
         raise RoflError(
@@ -290,7 +298,7 @@ def _rescan(manifest: dict, src, facts_dir):
 
         dropped = drop_signature(facts_dir)  # it vouched for the facts before this rescan
         click.echo(
-            f"rofl impact: rescanned {summary.parsed} changed, {summary.removed} removed, {summary.resolved} re-resolved file(s) in {summary.seconds:.2f}s"
+            f"rofl impact: rescanned {'with --verify (damaged fact files re-extracted): ' if verify else ''}{summary.parsed} changed, {summary.removed} removed, {summary.resolved} re-resolved file(s) in {summary.seconds:.2f}s"
             + ("; the earlier scan's signature no longer applies and was removed" if dropped else ""),
             err=True,
         )

@@ -39,11 +39,12 @@ def definitions(paths: list[Path]) -> dict[tuple, tuple[str, str]]:
     from engine.clauses import is_var
     from engine.namespace import qualify
     from engine.parse import parse_program
+    from engine.safe_write import MAX_PROGRAM_BYTES, read_regular
 
     found: dict[tuple, tuple[int, str, str]] = {}
     for path in paths:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular(path, MAX_PROGRAM_BYTES).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue  # the kernel build reports unreadable files
         lines = text.split("\n")

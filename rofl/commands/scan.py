@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -15,6 +16,13 @@ USAGE_ERROR = 2
 def _fail(message: str) -> NoReturn:
     click.echo(f"rofl scan: {message}", err=True)
     sys.exit(USAGE_ERROR)
+
+
+def _damaged(out: str) -> list[str]:
+    """The sources whose fact file under ``out`` no longer matches the manifest (none before a first scan)."""
+    from ..factdir import damaged_files
+
+    return damaged_files(Path(out)) if os.path.isdir(out) else []
 
 
 def drop_signature(out: str | Path) -> bool:
@@ -135,6 +143,7 @@ def command(
     if bar is not None:
         reporter.subscribe(bar)
 
+    damaged = _damaged(out) if verify else []  # what --verify re-extracts, said after the scan
     try:
         summary = scan(
             src,
@@ -174,6 +183,10 @@ def command(
 
     if include or exclude:
         _warn_unmatched(src, out, include, exclude)
+    if damaged:
+        more = f" and {len(damaged) - 5} more" if len(damaged) > 5 else ""
+        names = ", ".join(json.dumps(p) for p in damaged[:5]) + more
+        click.echo(f"rofl scan --verify: re-extracted {len(damaged)} damaged fact file(s), of {names}", err=True)
     finish(summary)
     if watch:
         from ..watch import watch_command

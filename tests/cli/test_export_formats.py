@@ -74,10 +74,13 @@ def test_export_to_a_file_replaces_it_whole_or_leaves_it(rofl, tmp_path, monkeyp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deps.dot"]  # no temporary left
 
 
-def test_export_through_a_symlink_writes_its_target(rofl, tmp_path):
+def test_export_replaces_a_symlink_never_its_target(rofl, tmp_path):
+    """A link at the output name (a repository can commit one) is replaced; its target keeps its bytes."""
+    (tmp_path / "real.dot").write_text("not rofl's\n")
     (tmp_path / "link.dot").symlink_to("real.dot")
     assert rofl("export", "edge", TC, "--format", "dot", "-o", tmp_path / "link.dot")[0] == 0
-    assert (tmp_path / "link.dot").is_symlink() and _edges("dot", (tmp_path / "real.dot").read_text()) == EDGES
+    assert not (tmp_path / "link.dot").is_symlink() and _edges("dot", (tmp_path / "link.dot").read_text()) == EDGES
+    assert (tmp_path / "real.dot").read_text() == "not rofl's\n"
 
 
 def test_export_to_a_pipe_writes_into_it(tmp_path):
