@@ -8,8 +8,11 @@ Answers are memoised per call pattern for the life of one evaluation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import builtins as B
-from .clauses import INIT, Builtin, Literal, Negated, is_var
+from .clauses import ARITH, INIT, Builtin, Literal, Negated, is_var
+from .costs import made_steps
 from .plan import BudgetExhausted, CompiledRule
 
 
@@ -28,11 +31,11 @@ class Demand:
         """Drop memoised answers (the relations they read grew); materialised firings stay counted once."""
         self.memo.clear()
 
-    def step(self) -> None:
+    def step(self, cost: int = 1) -> None:
         ctx = self.ctx
-        if ctx.steps >= ctx.limit:
+        if ctx.steps + cost > ctx.limit:
             raise BudgetExhausted()
-        ctx.steps += 1
+        ctx.steps += cost
 
     def call(self, rel: str, persp: str | None, args: tuple) -> list:
         """The rows of ``rel`` matching a call pattern (None = unbound): its base facts and what its rules give.
@@ -225,23 +228,28 @@ class Demand:
                     return
             yield from self.solve(body, i + 1, binding, wit, charge)
         else:
-            for b in builtin_solutions(item, binding):
+            for b in builtin_solutions(item, binding, self.step if charge else None):
                 yield from self.solve(body, i + 1, b, wit, charge)
 
 
-def builtin_solutions(item: Builtin, binding: dict):
+def builtin_solutions(item: Builtin, binding: dict, pay: Callable[[int], None] | None = None):
     """The bindings under which a builtin holds (zero or one), by its kind in ``engine.builtins.TABLE``;
-    unbound inputs make it fail."""
+    unbound inputs make it fail.  ``pay`` is charged what the integers its arithmetic makes cost
+    (``engine.costs``)."""
     spec = B.BY_OP[item.op]
     if spec.kind == B.ASSIGN:
         value = B.evaluate(item.right, binding)
         if value is None or type(value) is not int:
             return
+        if pay is not None and _is_arith(item.right) and (cost := made_steps(value)):
+            pay(cost)
         b = dict(binding)
         if B.match(item.left, value, b):
             yield b
     elif spec.kind == B.UNIFY:
         left, right = B.evaluate(item.left, binding), B.evaluate(item.right, binding)
+        if pay is not None and (cost := _arith_steps(item, left, right)):
+            pay(cost)
         b = dict(binding)
         if left is not None and B.match(item.right, left, b):
             yield b
@@ -251,6 +259,18 @@ def builtin_solutions(item: Builtin, binding: dict):
         left, right = B.evaluate(item.left, binding), B.evaluate(item.right, binding)
         if left is None or right is None:
             return
+        if pay is not None and (cost := _arith_steps(item, left, right)):
+            pay(cost)
         assert spec.test is not None, spec  # every TEST builtin has its test
         if spec.test(left, right):
             yield binding
+
+
+def _arith_steps(item: Builtin, left, right) -> int:
+    """What the integers a builtin's arithmetic sides made cost (a side without arithmetic made nothing)."""
+    cost = made_steps(left) if _is_arith(item.left) else 0
+    return cost + made_steps(right) if _is_arith(item.right) else cost
+
+
+def _is_arith(term) -> bool:
+    return isinstance(term, tuple) and term[0] == ARITH

@@ -350,7 +350,8 @@ class Kernel:
         When a literal binds arguments of a linearly recursive relation that is not evaluated
         yet, that relation is computed for those arguments only (``engine.magic``; ``demand=False``
         evaluates it whole).  Raises UnknownRelation for a relation nothing defines where it is asked,
-        UnsafeQuery for a question with a variable no positive literal binds.
+        UnsafeQuery for a question with a variable no positive literal binds.  The rows pay for their
+        text (``engine.costs.affordable``) in the order found: past the budget the answer is partial.
         """
         question = self.question(literal)
         plan, at, goals = self._demand_plan(question, goals) if demand else (None, 0, goals)
@@ -358,12 +359,14 @@ class Kernel:
         ctx = outcome._ctx
         names = list(question.variables)
         partial = outcome.partial
+        from .costs import affordable
         from .demand import Demand
         from .plan import BudgetExhausted
 
         saved = ctx.limit
         ctx.limit = ctx.steps + (self.budget if budget is None else budget)
         found: dict = {}
+        cut = False
         try:
             if any(lit.rel == V.DERIVED_BY for lit in question.literals):
                 ctx.refresh_virtual()
@@ -383,10 +386,17 @@ class Kernel:
                 for b, _ in solver.solve(question.items, 0, {}, (), charge=False):
                     found[tuple(b.get(n) for n in names)] = None
         except BudgetExhausted:
-            partial = True
+            partial = cut = True
             self._hole("query", ctx)
         finally:
+            room = ctx.limit - ctx.steps
             ctx.limit = saved
+        kept = affordable(found, room)  # the rows pay for their text in the order found, before sorting
+        if kept < len(found):
+            if not cut:
+                partial = True
+                self._hole("query", ctx)
+            found = dict.fromkeys(list(found)[:kept])
         rows = sorted(found, key=lambda r: tuple(sort_key(v) for v in r))
         return Answers(tuple(names), tuple(rows), partial)
 
@@ -578,12 +588,15 @@ class Kernel:
 
 
 def _read_text(path) -> str:
+    from .safe_write import MAX_PROGRAM_BYTES, read_regular
+
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return read_regular(path, MAX_PROGRAM_BYTES).decode("utf-8")  # a FIFO or /dev/zero is refused
     except FileNotFoundError:
         raise RoflError(f"{path}: no such file; check the path") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise RoflError(f"{path}: cannot read ({exc}); pass a readable UTF-8 .rofl file") from None
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise RoflError(f"{path}: cannot read ({why}); pass a readable UTF-8 .rofl file") from None
 
 
 def _claimed(rel: str, row: tuple, who: str | None) -> tuple[str, tuple, str | None]:

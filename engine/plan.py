@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import builtins as B
+from . import costs as C
 from .clauses import (
     ARITH,
     INIT,
@@ -324,7 +325,18 @@ class _Gen:
         self.emit(f"{t} = {self.build(term)}")
         for path in _arith_paths(term):  # only where arithmetic ran: a bound subterm is never walked
             self.emit(f"if {t}{''.join(f'[{i}]' for i in path)} is None: continue")
+        if isinstance(term, tuple) and term[0] == ARITH:  # arithmetic is only ever a builtin's whole side
+            self.charge_int(t)
         return t
+
+    def charge_int(self, t: str) -> None:
+        """Charge a new integer its size (``engine.costs.int_steps``, inlined: a small integer costs two
+        comparisons); a charge past the budget ends the evaluation here."""
+        self.emit(f"if not {-C.INT_LIMIT} < {t} < {C.INT_LIMIT}:")
+        self.emit(f"    steps += {t}.bit_length() - {C.FREE_BITS}")
+        self.emit("    if steps > limit:")
+        self.emit("        ctx.steps = limit")
+        self.emit("        raise _BUDGET")
 
     def builtin(self, item: Builtin) -> None:
         """The generated form of a builtin, by its kind in ``engine.builtins.TABLE``."""
@@ -405,7 +417,7 @@ class _Gen:
             self.emit("k = (RID, f, w)")
             self.emit("if k in SEEN: continue")
             self.emit("SEEN.add(k)")
-        self.emit(f"steps += {1 + _built_nodes(h) // B.TERM_STEP}")  # a head pays for the nodes it builds
+        self.emit(f"steps += {1 + _built_nodes(h) // C.TERM_STEP}")  # a head pays for the nodes it builds
         self.emit("if steps > limit:")
         self.emit("    ctx.steps = steps - 1")
         self.emit("    raise _BUDGET")

@@ -81,7 +81,37 @@ def compound(name: str, *args: Term) -> tuple:
     c = Compound((name, *args))
     c.h = tuple.__hash__(c)  # type: ignore[attr-defined]
     c.depth = depth + 1  # type: ignore[attr-defined]
+    c.n = len(name) + 2 * len(args) + sum([text_size(a) for a in args])  # type: ignore[attr-defined]
     return c
+
+
+def text_size(term: Term) -> int:
+    """About the length of the term's canonical text (``format_term``), in time linear in the distinct
+    nodes of its shallow part: a Compound keeps its size, so a shared deep term costs O(1) here while
+    its text is as long as its whole tree.  Escapes in strings and integers' signs are not counted."""
+    kind = type(term)
+    if kind is str:
+        return len(term) + 2
+    if kind is int:
+        return (term.bit_length() * 1233 >> 12) + 1  # decimal digits, about (log10 2 = 0.30103)
+    if kind is Compound:
+        return term.n
+    if len(term) == 1:
+        return len(term[0])
+    sizes: dict[int, int] = {}  # by id: a plain tuple's parts may be shared, so each is sized once
+    stack: list = [term]
+    while stack:
+        t = stack[-1]
+        missing = [a for a in t[1:] if type(a) is tuple and len(a) > 1 and id(a) not in sizes]
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        n = len(t[0]) + 2 * (len(t) - 1)
+        for a in t[1:]:
+            n += sizes[id(a)] if type(a) is tuple and len(a) > 1 else text_size(a)
+        sizes[id(t)] = n
+    return sizes[id(term)]
 
 
 def shallow_depth(term: tuple) -> int:
@@ -259,9 +289,32 @@ def sort_key(term: Term) -> tuple:
             tuple([keys[id(a)] if isinstance(a, tuple) else (0, a) if type(a) is int else (1, a) for a in t[1:]]),
         )
         if type(t) is Compound:
-            t.k = key  # type: ignore[attr-defined]
+            key = t.k = _Key(key)  # type: ignore[attr-defined]
         keys[id(t)] = key
     return keys[id(term)]
+
+
+class _Key(tuple):
+    """The sort key of a Compound, with its hash cached: two keys of different deep terms are told
+    unequal at once, so ordering two terms walks down their first difference once (a plain nested
+    tuple re-tests equality of the whole rest at every level: quadratic in the depth)."""
+
+    def __init__(self, items: tuple) -> None:
+        self.h = tuple.__hash__(self)
+
+    def __hash__(self) -> int:
+        return self.h
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is _Key and self.h != other.h:
+            return False
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        same = self.__eq__(other)
+        return same if same is NotImplemented else not same
 
 
 def fact_key(args: Fact) -> tuple:

@@ -152,8 +152,10 @@ def test_derived_huge_integer_prints(rofl, tmp_path):
 
 def test_run_collect_huge_integer(rofl, tmp_path):
     prog = write(tmp_path / "sq.rofl", "n(2).\nn(Y)@next :- n(X), Y is X * X.\n")
-    code, out, err = rofl("run", prog, "--ticks", "16", "--collect", "n")
+    # the integers built here (about 2**16 bits over the run) cost a step per bit past 64: a budget above that
+    code, out, err = rofl("run", prog, "--ticks", "16", "--collect", "n", "--budget", "1000000")
     assert (code, err) == (0, "")
+    assert rofl("run", prog, "--ticks", "16", "--collect", "n", "--budget", "20000")[0] == 3  # past it: partial
     for tick in range(16):
         assert f"tick {tick}:\n  n[main]({2 ** (2**tick)})\n" in out
 
