@@ -27,7 +27,7 @@ from engine.terms import format_term
 from .answer_cache import AnswerCache
 from .batch import Batch, Reply
 from .policy import HOST_CALL_FAILED, NO_MATCHING_ADAPTER, why
-from .process import kill_group, spawn
+from .process import spawn, stop
 from .secrets import Scrubber
 from .wants import ANSWERED, FAILED, Want
 
@@ -57,10 +57,17 @@ class ExecAdapter:
         self.started = 0  # processes started (a denied capability must leave this at 0)
 
     def ask(self, batch: Batch) -> Reply:
+        try:
+            argv = shlex.split(batch.book.address)
+        except ValueError as exc:
+            return Reply.failing(batch.wants, why(NO_MATCHING_ADAPTER, f"adapter {batch.book.name}: address: {exc}"))
+        if not argv:
+            return Reply.failing(batch.wants, why(NO_MATCHING_ADAPTER, f"adapter {batch.book.name}: empty command"))
+        scope = self.cache.scope(argv, batch.environ) if self.cache is not None else None
         answers: dict[Want, tuple[tuple, ...]] = {}
         todo, todo_args = [], []
         for want, args in zip(batch.wants, batch.args):
-            lines = self.cache.get(batch.book, want) if self.cache is not None else None
+            lines = self.cache.get(scope, batch.book, want) if self.cache is not None and scope else None
             parsed = _parse_cached(batch, want, lines) if lines is not None else None
             if parsed is not None:
                 answers[want] = parsed
@@ -70,16 +77,10 @@ class ExecAdapter:
         if not todo:
             return Reply(answers, {})
         sent = Batch(batch.cap, batch.book, tuple(todo), tuple(todo_args), batch.environ)
-        reply = self._call(sent)
+        reply = self._call(argv, sent, scope)
         return Reply({**answers, **reply.answers}, reply.failed)
 
-    def _call(self, batch: Batch) -> Reply:
-        try:
-            argv = shlex.split(batch.book.address)
-        except ValueError as exc:
-            return Reply.failing(batch.wants, why(NO_MATCHING_ADAPTER, f"adapter {batch.book.name}: address: {exc}"))
-        if not argv:
-            return Reply.failing(batch.wants, why(NO_MATCHING_ADAPTER, f"adapter {batch.book.name}: empty command"))
+    def _call(self, argv: list[str], batch: Batch, scope: str | None) -> Reply:
         data = json.dumps(batch.payload()).encode("utf-8")
         try:
             run = self._run(argv, data, batch)
@@ -108,9 +109,9 @@ class ExecAdapter:
                 )
             elif want in rows:
                 answers[want] = tuple(rows[want])
-                if self.cache is not None and reads.get(want):
+                if self.cache is not None and scope and reads.get(want):
                     lines = [_answer_line(batch, want, row) for row in rows[want]]
-                    self.cache.put(batch.book, want, reads[want], lines)
+                    self.cache.put(scope, batch.book, want, reads[want], lines)
             else:
                 reason = f"adapter {batch.book.name} printed nothing for this want (print answered(K) for no rows)"
                 failures[want] = why(HOST_CALL_FAILED, reason)
@@ -152,7 +153,7 @@ class ExecAdapter:
                     break
         sel.close()
         if stopped is not None:
-            kill_group(proc)
+            stop(proc)
         code = _wait(proc, deadline)
         if code is None and stopped is None:
             stopped = f"timed out after {batch.book.timeout_s:g} s (set adapter_timeout({batch.book.name}, Ms))"
@@ -175,8 +176,7 @@ def _wait(proc: subprocess.Popen, deadline: float) -> int | None:
     try:
         return proc.wait(timeout=max(0.05, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
-        kill_group(proc)
-        proc.wait()
+        stop(proc)
         return None
 
 

@@ -14,12 +14,18 @@ HOST_CALL_FAILED = "ADP_HOST_CALL_FAILED"  # the call went out and failed: exit 
 CODES = (NO_MATCHING_ADAPTER, UNSUPPORTED_CAPABILITY, CAPABILITY_DENIED, HOST_CALL_FAILED)
 
 CLASSES = ("reads", "shows", "does")
+# The word of --allow that lets adapters start programs (or open sockets): never a class a book claims.
+EXEC = "exec"
+ALLOWS = (*CLASSES, EXEC)
 # What each kind can serve (a table lookup, never a call): a rofl world only answers questions.
 KIND_CLASSES: Mapping[str, frozenset[str]] = {
     "exec": frozenset(CLASSES),
     "sql": frozenset(("reads", "does")),
     "rofl": frozenset(("reads",)),
 }
+# Kinds that run in this process and open nothing but files: every other kind (exec, a rofl world served
+# by a command, mcp, openapi, any kind added later) starts a program or opens a socket.
+IN_PROCESS_KINDS = frozenset(("sql",))
 
 
 def why(code: str, detail: str) -> str:
@@ -27,24 +33,52 @@ def why(code: str, detail: str) -> str:
     return f"{code}: {detail}"
 
 
+def is_files(address: str) -> bool:
+    """Whether a rofl adapter's address names world files (every word ends in .rofl or .rofl.md), not a command."""
+    words = address.split()
+    return bool(words) and all(w.endswith((".rofl", ".rofl.md")) for w in words)
+
+
+def runs_program(kind: str, address: str) -> bool:
+    """Whether an adapter of ``kind`` at ``address`` starts a process or opens a socket (deny by default:
+    a kind not known to stay in this process does)."""
+    if kind in IN_PROCESS_KINDS:
+        return False
+    if kind == "rofl":
+        return not is_files(address)
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """The classes of capability this host grants."""
+    """The classes of capability this host grants, and whether its adapters may start programs
+    (``--allow exec``: the user's own word, never the class a book claims)."""
 
     classes: frozenset[str]
+    programs: bool = False
 
     @staticmethod
     def command_line(allow: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> Policy:
         """The command line's policy: reads and shows by default, only reads under CI=true; each
-        ``--allow CLASS`` adds a class (and ``--allow`` given under CI replaces the CI default)."""
+        ``--allow CLASS`` adds a class (and ``--allow`` given under CI replaces the CI default).
+        Programs start only with ``--allow exec``, in CI or not."""
         env = os.environ if environ is None else environ
         allow = tuple(allow)
-        unknown = [c for c in allow if c not in CLASSES]
+        unknown = [c for c in allow if c not in ALLOWS]
         if unknown:
-            raise ValueError(f"--allow {unknown[0]}: not a capability class; give reads, shows or does")
+            raise ValueError(f"--allow {unknown[0]}: not a capability class; give reads, shows, does or exec")
         ci = env.get("CI", "").strip().lower() == "true"
         base = {"reads"} if ci else {"reads", "shows"}
-        return Policy(frozenset(base | set(allow)))
+        return Policy(frozenset(base | (set(allow) - {EXEC})), EXEC in allow)
+
+
+def program_refusal(book: str, kind: str) -> str:
+    """One line naming a book whose adapter would start a program this host was not told to run."""
+    return why(
+        CAPABILITY_DENIED,
+        f"book {book} is an adapter of kind {kind}, which starts a program; rofl runs adapter programs only when "
+        f"you say so: add --allow {EXEC}",
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,18 +30,13 @@ from engine.parse import parse_literal
 from engine.terms import format_term
 
 from .batch import Batch, Reply
-from .policy import HOST_CALL_FAILED, NO_MATCHING_ADAPTER, why
-from .process import kill_group, spawn
+from .policy import HOST_CALL_FAILED, NO_MATCHING_ADAPTER, is_files, why
+from .process import spawn, stop
 from .secrets import Scrubber
 from .wants import Want
 
 WorldFactory = Callable[[Sequence[Path]], Kernel]
 MAX_LINE = 16 * 1024 * 1024
-
-
-def is_files(address: str) -> bool:
-    words = address.split()
-    return bool(words) and all(w.endswith((".rofl", ".rofl.md")) for w in words)
 
 
 def ask_world(kernel: Kernel, rel: str, args: tuple, arity: int) -> list[tuple]:
@@ -164,8 +159,7 @@ def _terminate(proc: subprocess.Popen) -> None:
             proc.stdin.close()
         proc.wait(timeout=2)
     except (OSError, subprocess.TimeoutExpired):
-        kill_group(proc)
-        proc.wait()
+        stop(proc)
     if proc.stdout is not None:
         proc.stdout.close()
 

@@ -31,6 +31,8 @@ from .policy import (
     Negotiation,
     Policy,
     negotiate,
+    program_refusal,
+    runs_program,
     why,
 )
 from .rofl_kind import RoflAdapter, WorldFactory
@@ -114,6 +116,7 @@ class Session:
     seen: set = field(default_factory=set)
     scrubber: Scrubber = field(default_factory=lambda: Scrubber(()))
     kinds: dict = field(default_factory=dict)
+    unstarted: dict = field(default_factory=dict)  # optional capability -> Why: its program may not start
     rounds: int = 0
     partial: bool = False
 
@@ -139,27 +142,57 @@ class Session:
             caps = [catalog.capabilities[c] for c in negotiation.missing]
             rows = tuple(("capability", ("main", (c.name,), (c.book,), (c.klass,))) for c in caps)
             raise Refused(negotiation.refusal(available), rows)
+        self._refuse_programs(negotiation)
         self._declare()
         return negotiation
 
+    def _refuse_programs(self, negotiation: Negotiation) -> None:
+        """A granted capability whose adapter starts a program (or opens a socket) needs ``--allow exec``,
+        whatever class its book claims: a required one refuses the world (before any process starts), an
+        optional one holds its wants."""
+        assert self.catalog is not None
+        if self.policy.programs:
+            return
+        for name in sorted(negotiation.granted):
+            cap = self.catalog.capabilities[name]
+            book = self.catalog.books[cap.book]
+            if not runs_program(book.kind, book.address):
+                continue
+            reason = program_refusal(book.name, book.kind)
+            if not cap.optional:
+                raise Refused(reason, (("adapter", ("main", (book.name,), (book.kind,), book.address)),))
+            self.unstarted[name] = reason
+
     def _refuse_untrusted(self) -> None:
         """Only programs the user names (no identity, or ``user``: FILES, --rules, a saved store) may start
-        adapters: an ``adapter`` fact or a want rule that came with another identity (a scan's fact file,
-        ``unverified``, a --load-as source) would let data run commands, so the world does not start."""
-        store = self.kernel.store
-        for row, meta in store.base.get("adapter", {}).items():
-            if meta.who not in TRUSTED:
-                fact = format_fact("adapter", row[0], row[1:]).replace("[main]", "", 1)
+        adapters: a book declaration (``adapter``, ``capability``, ``query``, ``http_auth``, ...) whose
+        support holds a fact or a rule that came with another identity (a scan's fact file, ``unverified``,
+        a --load-as source), asserted or derived, or a want rule loaded so, would let data run commands,
+        so the world does not start.  The support is the declaration's why tree (its positive premises:
+        facts of another identity can only add facts, so a negated premise never rests on them)."""
+        kernel = self.kernel
+        goals = set(DECLARATIONS)
+        result = kernel.evaluate(goals=goals)
+        loaders: dict[str, set] = {}
+        for row in kernel.store.base.get(V.LOADED_BY, {}):
+            if len(row) == 3 and row[1][:1] and row[2][:1]:
+                loaders.setdefault(row[1][0], set()).add(row[2][0])
+        for rel in sorted(DECLARATIONS, key=lambda r: r != "adapter"):  # the adapter itself named first
+            for row in result.rows(rel, "main"):
+                culprit = _untrusted_support(kernel.why(rel, "main", row[1:], goals=goals), loaders)
+                if culprit is None:
+                    continue
+                fact = format_fact(rel, row[0], row[1:]).replace("[main]", "", 1)
                 raise Refused(
                     why(
                         CAPABILITY_DENIED,
-                        f"{fact} was asserted by {meta.who}; only the programs you name "
-                        "(FILES, --rules) may declare adapters (run `rofl audit`)",
+                        f"{fact} {culprit}; only the programs you name (FILES, --rules) may declare adapters "
+                        "(run `rofl audit`)",
                     ),
-                    (("adapter", row),),
+                    ((rel, row),),
                 )
         wanted = {r.rid for r in self.rules}
-        for row in store.base.get(V.LOADED_BY, {}):
+        for row in kernel.store.base.get(V.LOADED_BY, {}):
             if len(row) == 3 and row[1][:1] and row[1][0] in wanted and row[2][0] not in TRUSTED:
                 raise Refused(
                     why(
@@ -258,6 +291,10 @@ class Session:
             for w in wants:
                 self._end(w, HELD, reason)
             return
+        if name in self.unstarted:
+            for w in wants:
+                self._end(w, HELD, self.unstarted[name])
+            return
         absent = missing_env(cap.secrets, self.environ)
         if absent:
             reason = why(CAPABILITY_DENIED, f"{name} needs a secret and the environment has no {', '.join(absent)}")
@@ -280,7 +317,7 @@ class Session:
         if not ready:
             return
         book = self.catalog.books[cap.book]
-        environ = child_environment(self.environ, self.catalog.secrets(), cap.secrets)
+        environ = child_environment(self.environ, cap.secrets)
         batch = Batch(cap, book, tuple(ready), tuple(args), environ)
         self._accept(cap, batch, self._kind(book.kind).ask(batch))
 
@@ -372,3 +409,22 @@ class Session:
         if book.kind == "rofl":
             return f"book {book.name}, answered by the world {book.address}; ask that world why"
         return f"book {book.name}, answered by its {book.kind} adapter {book.address}"
+
+
+def _untrusted_support(node, loaders: Mapping[str, set]) -> str | None:
+    """How the why tree ``node`` rests on a fact or a rule of an identity outside TRUSTED (``was asserted
+    by ...``, ``is derived from ...``), or None when every premise is trusted."""
+    stack = [node] if node is not None else []
+    top = node
+    while stack:
+        n = stack.pop()
+        if n.kind == "base" and n.who not in TRUSTED:
+            text = n.text.replace("[main]", "", 1)
+            return f"was asserted by {n.who}" if n is top else f"is derived from {text}, asserted by {n.who}"
+        if n.kind in ("derived", "past") and n.rule is not None:
+            who = loaders.get(n.rule, set())
+            if who and not who & set(TRUSTED):
+                return f"is derived by rule {n.rule}, loaded by {', '.join(sorted(who))}"
+        if n.kind in ("derived", "past"):
+            stack.extend(n.children)
+    return None

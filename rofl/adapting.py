@@ -9,8 +9,10 @@ from pathlib import Path
 
 import click
 
+from adapters.policy import ALLOWS
 from engine.errors import RoflError
 from engine.kernel import Kernel
+from engine.safe_write import MAX_PROGRAM_BYTES, read_regular
 
 from .locate import declared_at
 from .session import BOOT, fail
@@ -19,8 +21,11 @@ ALLOW = click.option(
     "--allow",
     "allow",
     multiple=True,
-    type=click.Choice(["reads", "shows", "does"]),
-    help="Grant adapter capabilities of this class (repeatable; reads and shows by default, only reads under CI=true).",
+    type=click.Choice(list(ALLOWS)),
+    help=(
+        "Grant adapter capabilities of this class (repeatable; reads and shows by default, only reads under "
+        "CI=true); exec lets adapters start programs (exec, a served rofl world), which never run without it."
+    ),
 )
 ROUNDS = click.option(
     "--rounds",
@@ -71,7 +76,7 @@ def load_world(paths: Sequence[Path]) -> Kernel:
     for path in paths:
         if str(path).endswith(".rofl.md"):
             try:
-                text = Path(path).read_text(encoding="utf-8")
+                text = read_regular(path, MAX_PROGRAM_BYTES).decode("utf-8")  # a FIFO or /dev/zero is refused
             except OSError as exc:
                 raise RoflError(f"{path}: cannot read ({exc.strerror}); check the path") from None
             sources.append((path, None, "\n".join(m.group(1) for m in _FENCE.finditer(text))))

@@ -33,7 +33,8 @@ REFUSED = {
     "write_baseline": "the server writes no file but the scan's; write the baseline on the command line",
     "store": "a saved store is not one of the configured folders' scans",
     "watch": "it never ends; start a scan execution after each change instead",
-    "allow": "the server keeps the default adapter policy (reads and shows); grant more on the command line",
+    # with no --allow, no adapter program (exec, a served world) ever starts in a server
+    "allow": "the server keeps the default adapter policy (reads and shows, and no adapter programs); run it on the command line",
     "verbose": "the server's own log is set when it starts (rofl server -v)",
 }
 # path options a command only reads (confined to the configured folders); any other path option

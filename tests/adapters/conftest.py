@@ -70,8 +70,9 @@ def calls(tmp_path: Path) -> list:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
-def session(text: str, allow: tuple = (), rounds: int = 100, environ: dict | None = None, **kw):
-    """A kernel loaded with ``text`` and a Session over it (not started)."""
+def session(text: str, allow: tuple = (), rounds: int = 100, environ: dict | None = None, programs: bool = True, **kw):
+    """A kernel loaded with ``text`` and a Session over it (not started); its adapters may start programs
+    (``--allow exec``) unless ``programs`` is False."""
     from adapters.policy import Policy
     from adapters.rounds import Session
     from engine.kernel import Kernel
@@ -80,7 +81,7 @@ def session(text: str, allow: tuple = (), rounds: int = 100, environ: dict | Non
     kernel = Kernel(BOOT)
     kernel.load_text(text, "world.rofl")
     env = dict(os.environ) if environ is None else environ
-    policy = Policy.command_line(allow, env)
+    policy = Policy.command_line((*allow, "exec") if programs else allow, env)
     return Session(kernel, policy, max_rounds=rounds, environ=env, world_factory=load_world, **kw)
 
 

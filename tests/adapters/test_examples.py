@@ -63,7 +63,9 @@ def test_who_should_review_this_change(adapter_env, rofl):
     )
     (adapter_env / "reviewers.rofl").write_text(world)
     (adapter_env / "changed.rofl").write_text('changed("src/price.ts").\n')
-    code, out, err = rofl("ask", "reviewer(P, F, At)", "--facts", "facts", "reviewers.rofl", "changed.rofl", "--json")
+    code, out, err = rofl(
+        "ask", "reviewer(P, F, At)", "--facts", "facts", "reviewers.rofl", "changed.rofl", "--json", "--allow", "exec"
+    )
     assert code == 0, err
     got = {f: (p, at) for p, f, at in answers(out, "P", "F", "At")}
     code, impact_out, _ = rofl("impact", "--facts", "facts", "--changed", "src/price.ts", "--json", "--no-rescan")
@@ -73,7 +75,9 @@ def test_who_should_review_this_change(adapter_env, rofl):
         assert (person, at) == (name, normalise(date).text)
     assert got["src/cart.ts"] == ("Bob Brown", "2026-03-05T22:30:00.000Z")
     assert got["src/price.ts"] == ("Alice Adams", "2026-01-10T07:00:00.000Z")
-    code, out, _ = rofl("ask", "first_reviewer(P, F)", "--facts", "facts", "reviewers.rofl", "changed.rofl")
+    code, out, _ = rofl(
+        "ask", "first_reviewer(P, F)", "--facts", "facts", "reviewers.rofl", "changed.rofl", "--allow", "exec"
+    )
     assert out.strip() == 'P = "Bob Brown", F = "src/cart.ts"'
 
 
@@ -86,7 +90,15 @@ def test_affected_test_files_slowest_first(adapter_env, rofl):
     for change in ("src/cart.ts", "src/price.ts", "src/report.ts"):
         (adapter_env / "changed.rofl").write_text(f'changed("{change}").\n')
         code, out, err = rofl(
-            "ask", "test_to_run(O, F, Ms)", "--facts", "facts", "slow_tests.rofl", "changed.rofl", "--json"
+            "ask",
+            "test_to_run(O, F, Ms)",
+            "--facts",
+            "facts",
+            "slow_tests.rofl",
+            "changed.rofl",
+            "--json",
+            "--allow",
+            "exec",
         )
         got = [f for _o, f in answers(out, "O", "F")] if code == 0 else []
         _, impact_out, _ = rofl("impact", "--facts", "facts", "--changed", change, "--json", "--no-rescan")
@@ -110,12 +122,16 @@ def test_impact_across_a_repository_boundary(adapter_env, rofl):
             ('lib_changed("src/round.ts")', f'lib_changed("{change}")'),
         )
         (adapter_env / "cross.rofl").write_text(world)
-        code, out, err = rofl("ask", "cross_affected(F)", "--facts", "facts/app", "cross.rofl", "--json")
+        code, out, err = rofl(
+            "ask", "cross_affected(F)", "--facts", "facts/app", "cross.rofl", "--json", "--allow", "exec"
+        )
         assert [f for (f,) in answers(out, "F")] == expect, err
     (adapter_env / "cross.rofl").write_text(
         example("cross_repo.rofl", ('"rofl serve --facts facts/lib examples/adapters/library.rofl"', json.dumps(serve)))
     )
-    code, out, _ = rofl("why", 'cross_affected("src/index.ts")', "--facts", "facts/app", "cross.rofl")
+    code, out, _ = rofl(
+        "why", 'cross_affected("src/index.ts")', "--facts", "facts/app", "cross.rofl", "--allow", "exec"
+    )
     assert code == 0
     boundary = [line for line in out.splitlines() if line.lstrip().startswith("lib_entry_hit[lib]")]
     assert boundary and "answered by the world" in boundary[0] and "library.rofl" in boundary[0]
@@ -158,7 +174,7 @@ def test_scenario_3_gives_the_scanners_edges(adapter_env, rofl):
         ),
     )
     (adapter_env / "s3.rofl").write_text(world)
-    code, out, err = rofl("ask", "edge(A, B)", "s3.rofl", "--json")
+    code, out, err = rofl("ask", "edge(A, B)", "s3.rofl", "--json", "--allow", "exec")
     assert code == 0, err
     assert set(answers(out, "A", "B")) == {(a, b) for a, b in scanner if a in reachable}
     assert json.loads(out)["wants"]["rounds"] == 4  # a file a round: index, checkout/report, cart, price
@@ -188,6 +204,6 @@ def test_scenario_3_on_real_code_gives_the_scanners_edges(adapter_env, rofl):
         ('needed("src/index.ts")', 'needed("v4/index.ts")'),
     )
     (adapter_env / "s3.rofl").write_text(world)
-    code, out, err = rofl("ask", "edge(A, B)", "s3.rofl", "--json")
+    code, out, err = rofl("ask", "edge(A, B)", "s3.rofl", "--json", "--allow", "exec")
     assert code == 0, err
     assert set(answers(out, "A", "B")) == {(a, b) for a, b in scanner if a in reachable}

@@ -50,7 +50,7 @@ def test_a_denied_does_capability_refuses_to_start_and_starts_no_process(adapter
 
 def test_allow_does_grants_it(adapter_env, rofl):
     (adapter_env / "w.rofl").write_text(does_world(adapter_env))
-    code, out, _ = rofl("ask", "echo_answer[echo](W, X)", "w.rofl", "--allow", "does")
+    code, out, _ = rofl("ask", "echo_answer[echo](W, X)", "w.rofl", "--allow", "does", "--allow", "exec")
     assert code == 0 and '"ba"' in out
     assert len(calls(adapter_env)) == 1
 
@@ -61,7 +61,7 @@ def test_under_ci_only_reads_unless_allowed(adapter_env, rofl, monkeypatch):
     monkeypatch.setenv("CI", "true")
     code, _, err = rofl("ask", "echo_answer[echo](W, X)", "w.rofl")
     assert code == 2 and "reverse (shows)" in err
-    code, out, _ = rofl("ask", "echo_answer[echo](W, X)", "w.rofl", "--allow", "shows")
+    code, out, _ = rofl("ask", "echo_answer[echo](W, X)", "w.rofl", "--allow", "shows", "--allow", "exec")
     assert code == 0 and '"ba"' in out
 
 
@@ -109,29 +109,29 @@ def test_wants_by_outcome_in_json(adapter_env, rofl):
 
     world = echo_book(adapter_env) + 'item("ab"). item(7).\nwant reverse(X) :- item(X).\n'
     (adapter_env / "w.rofl").write_text(world)
-    code, out, err = rofl("ask", "echo_answer[echo](W, X)", "w.rofl", "--json")
+    code, out, err = rofl("ask", "echo_answer[echo](W, X)", "w.rofl", "--json", "--allow", "exec")
     data = json.loads(out)
     assert data["wants"]["answered"] == ['reverse("ab")']
     assert [f["want"] for f in data["wants"]["failed"]] == ["reverse(7)"]
     assert data["wants"]["held"] == [] and data["wants"]["rounds"] == 1
     assert "1 answered, 1 failed, 0 held" in err
-    code, out, _ = rofl("why", 'echo_answer[echo]("reverse(\\"ab\\")", "ba")', "w.rofl", "--json")
+    code, out, _ = rofl("why", 'echo_answer[echo]("reverse(\\"ab\\")", "ba")', "w.rofl", "--json", "--allow", "exec")
     assert json.loads(out)["wants"] == data["wants"], out  # why --json reports the same wants
 
 
 def test_a_round_budget_cut_short_is_a_partial_answer(adapter_env, rofl):
     world = echo_book(adapter_env) + 'item("ab").\nitem(X) :- echo_answer[echo](_, X).\nwant reverse(X) :- item(X).\n'
     (adapter_env / "w.rofl").write_text(world)
-    code, out, err = rofl("ask", "item(X)", "w.rofl", "--rounds", "1")
+    code, out, err = rofl("ask", "item(X)", "w.rofl", "--rounds", "1", "--allow", "exec")
     assert code == 3 and "raise --rounds" in err
     assert out.split() == ["X", "=", '"ab"', "X", "=", '"ba"']
-    code, _, _ = rofl("ask", "item(X)", "w.rofl", "--rounds", "2")
+    code, _, _ = rofl("ask", "item(X)", "w.rofl", "--rounds", "2", "--allow", "exec")
     assert code == 0
     # every command that runs rounds says the same: a spent round budget is a partial answer (exit 3)
     for args in (["run", "w.rofl"], ["why", 'item("ab")', "w.rofl"], ["audit", "w.rofl"]):
-        code, _, err = rofl(*args, "--rounds", "1")
+        code, _, err = rofl(*args, "--rounds", "1", "--allow", "exec")
         assert code == 3 and "raise --rounds" in err, (args, code, err)
-        assert rofl(*args, "--rounds", "2")[0] == 0, args
+        assert rofl(*args, "--rounds", "2", "--allow", "exec")[0] == 0, args
 
 
 def test_data_with_an_identity_cannot_declare_adapters_or_ask_them(adapter_env, rofl):
@@ -144,5 +144,5 @@ def test_data_with_an_identity_cannot_declare_adapters_or_ask_them(adapter_env, 
     code, _, err = rofl("ask", "item(X)", "book.rofl", "--load-as", "scanner", "asks.rofl")
     assert code == 2 and "was loaded by scanner" in err
     assert calls(adapter_env) == []  # nothing ran
-    code, out, _ = rofl("ask", "echo_answer[echo](W, X)", "book.rofl", "--rules", "asks.rofl")
+    code, out, _ = rofl("ask", "echo_answer[echo](W, X)", "book.rofl", "--rules", "asks.rofl", "--allow", "exec")
     assert code == 0 and '"ba"' in out  # the user's own rule files may

@@ -76,10 +76,10 @@ def test_the_adapter_answer_cache_leaves_no_temporary_when_its_entry_cannot_be_w
     source = tmp_path / "read.txt"
     source.write_text("x")
     book, want = _book_and_want()
-    target = cache._path(book, want)
+    target = cache._path("scope", book, want)
     target.parent.mkdir(parents=True)
     target.mkdir()  # a folder where the entry should go: the write fails, silently (a cache only)
-    cache.put(book, want, [str(source)], ["fact(a)."])
+    cache.put("scope", book, want, [str(source)], ["fact(a)."])
     assert _names(target.parent) == {target.name}
 
 
