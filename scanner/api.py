@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -75,10 +76,13 @@ class ScanSummary:
     def line(self) -> str:
         extra = f", {self.resolved} re-resolved" if self.resolved else ""
         extra += f", {self.skipped} skipped" if self.skipped else ""
-        return (
+        line = (
             f"rofl scan: {self.files} files seen, {self.parsed} parsed, {self.reused} reused{extra}, "
             f"{self.removed} removed, {self.errors} errors in {self.seconds:.2f}s -> {self.out}"
         )
+        if self.errors > len(self.unreadable):  # files with src_parse_error: say how to see them
+            line += f"\n  list the errors: rofl ask 'src_parse_error[code](P, M)' --facts {shlex.quote(self.out)}"
+        return line
 
     @staticmethod
     def unchanged(run: ScanRun, files: int, errors: int) -> ScanSummary:

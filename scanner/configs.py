@@ -3,7 +3,8 @@
 Every file a resolution reads, or looks for and does not find, is recorded with a signature
 (``[size, mtime_ns, xxh3]``, or ``None`` when absent) under its path relative to SRC, so that the
 next scan can tell which of them changed and re-resolve exactly the files that consulted them.
-tsconfig files may hold comments and trailing commas (JSONC); both are accepted.  An asset (a
+tsconfig files are read as ``tsc`` reads them (``scanner.jsonc``: comments and trailing commas, a
+root object, nothing of JSON5).  An asset (a
 non-code file an import names) is recorded the same way, so that its appearing, disappearing or
 changing re-resolves its importers.
 
@@ -27,6 +28,7 @@ from typing import Any
 
 from scanner.files import inside
 from scanner.hashing import hash_bytes
+from scanner.jsonc import parse_tsconfig
 
 Signature = list[int | str] | None
 
@@ -86,14 +88,6 @@ def read_bounded(
         return st, data
     finally:
         os.close(fd)
-
-
-_JSONC_NOISE = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.DOTALL)
-
-
-def parse_jsonc(text: str) -> Any:
-    """Parse JSON that may contain ``//`` and ``/* */`` comments and trailing commas."""
-    return json.loads(_JSONC_NOISE.sub(lambda m: m.group(1) or "", text))
 
 
 def rel_key(src: str, absolute: str) -> str:
@@ -184,7 +178,9 @@ class ConfigStore:
         return folder
 
     def read(self, absolute: str, jsonc: bool = False) -> Any:
-        """The parsed file (``None`` when missing or not valid JSON); records its signature."""
+        """The parsed file (``None`` when missing or not valid JSON); records its signature.
+
+        ``jsonc``: the file is a tsconfig, read as ``tsc`` reads one (``scanner.jsonc``)."""
         absolute = os.path.normpath(absolute)
         if absolute in self._cache:
             return self._cache[absolute]
@@ -202,7 +198,7 @@ class ConfigStore:
             return None
         try:
             text = data.decode("utf-8-sig")
-            return parse_jsonc(text) if jsonc else json.loads(text)
+            return parse_tsconfig(text, MAX_NESTING) if jsonc else json.loads(text)
         except UnicodeDecodeError as err:
             self._error(absolute, f"not valid UTF-8 (byte {err.start})")
         except ValueError as err:

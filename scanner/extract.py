@@ -399,6 +399,7 @@ class _Parsed:
     fix: Repair | None
     errors: int
     spans: tuple[tuple[int, int], ...]  # byte ranges of its error nodes, in document order
+    missing: tuple[int, ...] = ()  # offsets of its missing nodes
 
 
 def _in_type_position(node: Any) -> bool:
@@ -628,7 +629,8 @@ class Extractor:
         caps = self._error_nodes(root, grammar)
         errors = caps.get("error", [])
         spans = tuple((node.start_byte, node.end_byte) for node in errors)
-        return _Parsed(tree, grammar, fix, max(1, len(errors) + len(caps.get("missing", ()))), spans)
+        missing = tuple(node.start_byte for node in caps.get("missing", ()))
+        return _Parsed(tree, grammar, fix, max(1, len(errors) + len(missing)), spans, missing)
 
     def _parse(self, data: bytes, grammar: str) -> _Parsed:
         """Parse ``data``; on errors, try the second chances and keep the tree with the fewest.
@@ -670,12 +672,17 @@ class Extractor:
     def _repair(data: bytes, best: _Parsed) -> Repair | None:
         """A rewrite of ``data`` (after ``best``'s) around ``best``'s error nodes, or None."""
         earlier = best.fix
-        fix = repair(earlier.data if earlier is not None else data, list(best.spans), best.grammar == "typescript")
+        fix = repair(
+            earlier.data if earlier is not None else data, list(best.spans), best.grammar == "typescript", best.missing
+        )
         if fix is None or earlier is None:
             return fix
         # keep what the earlier rounds took out
         return Repair(
-            fix.data, fix.type_star_exports | earlier.type_star_exports, fix.type_imports | earlier.type_imports
+            fix.data,
+            fix.type_star_exports | earlier.type_star_exports,
+            fix.type_imports | earlier.type_imports,
+            earlier.import_types + fix.import_types,
         )
 
     # -- one text ------------------------------------------------------------------------------
@@ -688,6 +695,9 @@ class Extractor:
         type_star = fix.type_star_exports if fix is not None else frozenset()
         placeholders = fix.type_imports if fix is not None else frozenset()
         root = parsed.tree.root_node
+        if fix is not None:  # import types the repair made identifiers: their imports, from its record
+            for offset, source in fix.import_types:
+                facts.import_(source, "type", data.count(b"\n", 0, offset) + 1)
         matches = self._matches(self._grammar(grammar).query, root)
 
         scopes: list[tuple[int, int, str]] = []

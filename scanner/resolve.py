@@ -11,12 +11,15 @@ re-resolves the importer).
   a package import.
 * relative (``./``, ``../``, ``.``, ``..``): a ``.js``/``.jsx``/``.mjs``/``.cjs`` specifier first tries
   the TypeScript sources it names (``.ts .tsx .d.ts`` / ``.tsx .ts .d.ts`` / ``.mts .d.mts`` /
-  ``.cts .d.cts``), then the path as written, then the path plus ``.ts .tsx .d.ts .js .jsx .mjs .cjs
-  .mts .cts``; then a file that exists at the path as written but is not scanned: a symlink to a
-  scanned file (its real path is the target) or an asset (css, json, svg, ...); then the path as a
-  folder: its package.json ``types``/``typings``/``main``, then ``index.*``.  When that finds a
-  declaration file, the runtime file beside it (``x.js`` for ``x.d.ts``) is a second target; so is
-  ``x.js`` itself when ``./x.js`` led to ``x.ts`` and both are scanned.
+  ``.cts .d.cts``), a ``.ts``/``.tsx``/``.mts``/``.cts`` one the path and then what TypeScript tries
+  in its place (``./x.ts`` is ``x.d.ts`` when only that exists), then the path as written, then the
+  path plus ``.ts .tsx .d.ts .js .jsx .mjs .cjs .mts .cts``; then a file that exists at the path as
+  written but is not scanned: a symlink to a scanned file (its real path is the target) or an asset
+  (css, json, svg, ...); then the path as a folder: its package.json ``types``/``typings``/``main``,
+  then ``index.*``.  When that finds a declaration file, the runtime file beside it (``x.js`` for
+  ``x.d.ts``, ``X.svelte`` for ``X.svelte.d.ts``) is a second target; so is ``x.js`` itself when
+  ``./x.js`` led to ``x.ts`` and both are scanned, and the declaration TypeScript reads for a
+  component named as written (``X.svelte.d.ts`` for ``./X.svelte``; ``scanner.probe``).
 * ``#name``: tsconfig ``paths`` first, then the ``imports`` of the nearest package.json above the
   importer (Node's package scope), under the condition set.
 * bare: the governing tsconfig's ``paths`` (longest matching pattern), then its ``baseUrl``; then a
@@ -277,14 +280,16 @@ class Resolver:
         return Resolution(spec)
 
     def _scope(self, folder: str) -> tuple[str | None, tuple[str, ...]]:
-        """The nearest folder at or above ``folder`` (inside SRC) with a package.json, and the keys looked at."""
+        """The nearest folder at or above ``folder`` (inside SRC) with a package.json, and the keys looked at.
+
+        A package scope is a regular file named package.json (one that is not valid JSON too), never a
+        folder of that name (a route folder of a file-system router)."""
         known = self._scopes.get(folder)
         if known is not None:
             return known
         key = posixpath.join(folder, "package.json") if folder not in ("", ".") else "package.json"
-        if (
-            self.store.read(os.path.join(self.src, key)) is not None or self.store.seen.get(key) is not None
-        ):  # read, or there but not JSON
+        absolute = os.path.join(self.src, key)
+        if self.store.read(absolute) is not None or os.path.isfile(absolute):  # read, or there but not JSON
             answer: tuple[str | None, tuple[str, ...]] = ("" if folder in ("", ".") else folder, (key,))
         elif folder in ("", "."):
             answer = (None, (key,))

@@ -23,7 +23,7 @@ SFC_KINDS = frozenset({"vue", "svelte", "astro"})
 _SCRIPT = re.compile(rb"<script\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
 _HTML_COMMENT = re.compile(rb"<!--.*?-->", re.DOTALL)
 _ATTRIBUTE = re.compile(rb"([\w:@.-]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>]+)))?")
-_FRONTMATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*---[ \t]*\r?\n(.*?)^---[ \t]*$", re.DOTALL | re.MULTILINE)
+_FRONTMATTER = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*---[ \t]*\r?\n(.*?)^---[ \t]*\r?$", re.DOTALL | re.MULTILINE)
 _JS_TYPES = frozenset(
     {
         b"",

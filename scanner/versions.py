@@ -11,10 +11,14 @@ from __future__ import annotations
 import importlib.util
 import os
 
-EXTRACTOR_VERSION = "rofl-extract-5"  # 5: parse errors in document order (the text no longer varies between runs)
+# 5: parse errors in document order (the text no longer varies between runs); 6: CRLF astro frontmatter,
+# import types with type arguments and `in?:` members after a member without a separator repaired
+EXTRACTOR_VERSION = "rofl-extract-6"
 # resolver 7: self-reference needs "exports"; 8: a tsconfig extends naming a package in node_modules;
 # 9: configs are read only inside the tree (a link out of it is a config error; tsconfig lookups stop at SRC outside git)
-RESOLVER_VERSION = "rofl-resolve-9"
+# 10: tsconfig read as tsc reads it (scanner.jsonc); a folder named package.json is no package scope;
+# X.svelte + X.svelte.d.ts twins are both targets; ./x.ts tries x.tsx and x.d.ts as TypeScript does
+RESOLVER_VERSION = "rofl-resolve-10"
 
 GRAMMAR_DISTRIBUTIONS = {
     "tree-sitter": "tree_sitter",
