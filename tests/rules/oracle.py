@@ -160,7 +160,8 @@ def unused_exports(f: Facts) -> set[tuple[str, str]]:
                     used.add((t, imported))
         for a, t in stars:
             for n in provided(t) - {"default"}:
-                if a in whole or ((a, n) in used and n not in f.exports.get(a, set())):
+                # a's own export of n shadows the star's, even when all of a's names are used
+                if n not in f.exports.get(a, set()) and (a in whole or (a, n) in used):
                     used.add((t, n))
         changed = (len(used), len(whole)) != before
     return {(p, n) for p, ns in f.exports.items() for n in ns if p not in whole and (p, n) not in used}
