@@ -5,7 +5,8 @@ serving a world over line-delimited JSON on stdin/stdout, started once and asked
 capability answers from one relation of the other world (``answers_from(Cap, Rel)``, the capability's
 name by default); the want's arguments are its first columns; each matching row comes back whole.
 
-Protocol (one JSON object per line): request ``{"ask": REL, "args": [TERM...], "arity": N}``, response
+Protocol (one JSON object per line): request ``{"ask": REL, "args": [TERM...], "arity": N}`` (REL a
+name in perspective main, or ``name[persp]`` such as ``in_cycle[code]``), response
 ``{"rows": [[TERM...], ...]}`` or ``{"error": TEXT}``; a TERM is ROFL term text.  ``serve_loop`` is the
 serving side (``rofl serve``); it reloads its files when one of them changes, so a changing world
 answers as it is now.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import shlex
 import subprocess
@@ -26,6 +28,8 @@ from typing import IO
 from engine.clauses import Literal, var
 from engine.errors import RoflError
 from engine.kernel import Kernel
+from engine.lexer import NAME
+from engine.namespace import qualify_literal
 from engine.parse import parse_literal
 from engine.terms import format_term
 
@@ -39,12 +43,19 @@ WorldFactory = Callable[[Sequence[Path]], Kernel]
 MAX_LINE = 16 * 1024 * 1024
 
 
+ASKED = re.compile(rf"({NAME})(?:\[({NAME})\])?")  # REL of a request: ``name`` (in main) or ``name[persp]``
+
+
 def ask_world(kernel: Kernel, rel: str, args: tuple, arity: int) -> list[tuple]:
-    """The rows of ``rel`` (perspective main, ``arity`` columns) whose first columns are ``args``."""
+    """The rows of ``rel`` (``name``, perspective main, or ``name[persp]``; ``arity`` columns) whose
+    first columns are ``args``."""
     if len(args) > arity:
         raise RoflError(f"{rel}/{arity} has fewer columns than the want has arguments ({len(args)})")
+    asked = ASKED.fullmatch(rel)
+    if asked is None:
+        raise RoflError(f"{rel!r} is not a relation; write name or name[perspective], e.g. in_cycle[code]")
     rest = [var(f"C{i}") for i in range(arity - len(args))]
-    answers = kernel.query(Literal(rel, "main", (*args, *rest)))
+    answers = kernel.query(qualify_literal(Literal(asked[1], asked[2] or "main", (*args, *rest))))
     return [(*args, *row) for row in answers.rows]
 
 

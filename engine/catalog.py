@@ -1,7 +1,8 @@
 """What relations exist: signatures (name, perspective, arity) defined by base facts, rules or the kernel.
 
 A question over a relation that nothing defines in the perspective and arity asked is a user error, not
-an empty answer: ``UnknownRelation`` names the closest signatures that do exist.
+an empty answer: ``UnknownRelation`` names the closest signatures that do exist.  A relation the loader
+declares (``Kernel.declare``: a vocabulary it knows, such as a scanner's) is defined even with no rows.
 """
 
 from __future__ import annotations
@@ -78,13 +79,21 @@ def signatures(store: Store, decoded: DecodedRules) -> list[Signature]:
     return sorted(out, key=lambda s: (s.rel, s.persp or "", s.arity))
 
 
-def check_literal(store: Store, decoded: DecodedRules, lit: Literal) -> None:
-    """Raise UnknownRelation when nothing defines the literal's relation where it asks."""
+def declares(declared: frozenset[Signature], rel: str, persp: str | None, arity: int) -> bool:
+    """Whether a declaration (``Kernel.declare``: a relation the loader knows, even with no rows) names
+    ``rel`` with ``arity`` in ``persp`` (None: some perspective)."""
+    return any(s.rel == rel and s.arity == arity and (persp is None or s.persp in (None, persp)) for s in declared)
+
+
+def check_literal(
+    store: Store, decoded: DecodedRules, lit: Literal, declared: frozenset[Signature] = frozenset()
+) -> None:
+    """Raise UnknownRelation when nothing defines (or declares) the literal's relation where it asks."""
     persp = None if is_var(lit.persp) else lit.persp
-    if defines(store, decoded, lit.rel, persp, len(lit.args)):
+    if defines(store, decoded, lit.rel, persp, len(lit.args)) or declares(declared, lit.rel, persp, len(lit.args)):
         return
     asked = Signature(lit.rel, persp, len(lit.args))
-    known = [s for s in signatures(store, decoded) if is_private(s.rel) == is_private(lit.rel)]
+    known = [s for s in {*signatures(store, decoded), *declared} if is_private(s.rel) == is_private(lit.rel)]
     same = [s for s in known if s.rel == lit.rel]
     names = sorted({s.rel for s in known})
     close = difflib.get_close_matches(lit.rel, names, n=3, cutoff=0.6)

@@ -13,12 +13,18 @@ for the size of the new values it makes, so that a budget bounds memory and outp
   evaluation ends partial, a hole), which bounds the time of one step;
 * a question's answer pays, per row, one step per ``ROW_STEP`` characters of its text past the first
   ``ROW_FREE`` (``affordable``): a shared term is cheap to store but its text is as long as its tree,
-  so the budget is what bounds what an answer prints.
+  so the budget is what bounds what an answer prints;
+* an evaluation whose process has grown past the memory bound (``memory_limit``: the environment
+  variable ``ROFL_MAX_MEMORY`` in MiB, else half the machine's memory) stops as if its budget had run
+  out, checked every ``MEMORY_CHECK_STEPS`` steps: a rule file that derives facts without end (``N is
+  Z + 1``) ends partial instead of taking the machine.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+import resource
+from collections.abc import Iterable, Mapping
 
 from .terms import Term, text_size
 
@@ -28,6 +34,25 @@ FREE_BITS = 64  # bits of a new integer that cost nothing more than its step; th
 INT_LIMIT = 1 << FREE_BITS  # integers strictly between -INT_LIMIT and INT_LIMIT are free
 ROW_FREE = 256  # characters of an answer row that cost nothing
 ROW_STEP = 32  # then one step per 32 characters
+MEMORY_ENV = "ROFL_MAX_MEMORY"  # MiB a process may grow to while it evaluates
+MEMORY_CHECK_STEPS = 1 << 14  # steps between two looks at the process's size
+
+
+def memory_limit(environ: Mapping[str, str] = os.environ) -> int | None:
+    """Bytes an evaluating process may grow to: ``ROFL_MAX_MEMORY`` MiB, else half the machine's
+    memory (None where the machine does not say, or for ``ROFL_MAX_MEMORY=0``)."""
+    given = environ.get(MEMORY_ENV, "").strip()
+    if given.isdigit():
+        return int(given) * 1024 * 1024 or None
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (ValueError, OSError):
+        return None
+
+
+def peak_bytes() -> int:
+    """The process's peak resident size (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def int_steps(value: int) -> int:

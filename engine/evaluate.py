@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import cast
 
+from . import costs as C
 from . import vocabulary as V
 from .caches import Caches, Previous, StrataEntry
 from .clauses import NEXT, Literal, Negated
@@ -48,6 +49,9 @@ class Context:
         self.seen: set = set()
         self.partial = False
         self.finished = False
+        self.memory_limit = C.memory_limit()
+        self.memory_seen = 0  # ctx.steps when the process's size was last looked at
+        self.out_of_memory = False
         by_rel: dict[str, list] = {}
         for rule in decoded.rules:
             if rule.clause.head.rel in decoded.demand:
@@ -120,6 +124,16 @@ class Context:
         self.tables.pop(V.DERIVED_BY, None)
 
     # -- rounds ----------------------------------------------------------------------------------
+    def check_memory(self) -> None:
+        """End the evaluation (as a budget that ran out) once the process has grown past the memory
+        bound; looked at every ``MEMORY_CHECK_STEPS`` steps (``engine.costs``)."""
+        if self.memory_limit is None or self.steps - self.memory_seen < C.MEMORY_CHECK_STEPS:
+            return
+        self.memory_seen = self.steps
+        if C.peak_bytes() > self.memory_limit:
+            self.out_of_memory = True
+            raise BudgetExhausted()
+
     def flush(self) -> bool:
         """Install the facts derived this round; they become the next round's delta."""
         self.round += 1
@@ -278,6 +292,7 @@ def run_rules(
                         book.variant(rule, pos, recursive, demand, False)(ctx, rule.index)
         if not ctx.flush() or (stop_rel and ctx.holds(stop_rel)):
             return
+        ctx.check_memory()
 
 
 def _has_negation(rule: CompiledRule) -> bool:

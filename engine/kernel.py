@@ -8,6 +8,7 @@ perspective with ``assert_fact(..., who=...)`` between evaluations and reads the
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from . import builtins as B
 from . import events
 from . import vocabulary as V
 from .caches import Caches
+from .catalog import Signature
 from .clauses import Clause, Literal, is_var
 from .errors import LoadRejected, RoflError
 from .evaluate import Outcome, evaluate
@@ -70,6 +72,7 @@ class Kernel:
         self.book = RuleBook()
         self.budget = budget
         self.naive = naive
+        self.declared: frozenset[Signature] = frozenset()  # relations known with no rows (``declare``)
         journal: list = []
         for rel in V.RESERVED_RELATIONS:
             self._add(V.RESERVED, ("main", (rel,)), None, journal)
@@ -89,6 +92,11 @@ class Kernel:
         self._store = store
         self._caches.clear()
         self._result = None
+
+    def declare(self, signatures: Iterable[tuple[str, str, int]]) -> None:
+        """Know each ``(rel, persp, arity)`` as a relation even when no fact and no rule defines it: a
+        question over it answers no rows instead of "no relation" (a loader's vocabulary)."""
+        self.declared = self.declared | {Signature(r, p, n) for r, p, n in signatures}
 
     def load_boot(self, path: str | Path) -> None:
         """Load the boot program: the one source that may conclude into the private perspective [boot]."""
@@ -335,7 +343,7 @@ class Kernel:
         question = plan(items)
         decoded = self.book.rules(self.store, self._caches)
         for lit in question.literals:
-            check_literal(self.store, decoded, lit)
+            check_literal(self.store, decoded, lit, self.declared)
         return question
 
     def query(
@@ -430,7 +438,7 @@ class Kernel:
         from .namespace import qualify_literal
 
         lit = qualify_literal(Literal(rel, persp, tuple(args)))
-        check_literal(self.store, self.book.rules(self.store, self._caches), lit)
+        check_literal(self.store, self.book.rules(self.store, self._caches), lit, self.declared)
         return lit.rel
 
     def why(self, rel: str, persp: str, args: tuple, goals: set[str] | None = None):

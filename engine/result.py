@@ -66,6 +66,11 @@ class Result:
             ctx,
         )
 
+    @property
+    def out_of_memory(self) -> bool:
+        """The evaluation stopped because the process grew past the memory bound (``engine.costs``)."""
+        return bool(self._ctx.out_of_memory)
+
     # -- rows ----------------------------------------------------------------------------------------
     def _table(self, rel: str):
         ctx = self._ctx

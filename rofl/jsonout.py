@@ -9,10 +9,22 @@ strings, numbers, booleans and None iteratively, so a term 100,000 levels deep p
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from engine.namespace import display_name
 from engine.terms import Term
+
+# A lone surrogate (an undecodable file-name byte, a rofl string "\u{D800}") is not UTF-8: JSON text
+# writes it as its \udXXX escape, which parses back to the same value and always encodes.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encodable(text: str) -> str:
+    if LONE_SURROGATE.search(text) is None:
+        return text
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
 
 _scalar = json.JSONEncoder(ensure_ascii=False).encode
 
@@ -77,7 +89,7 @@ def dumps(data: Any) -> str:
             stack.extend(reversed(parts))
         else:
             out.append(_scalar(item))
-    return "".join(out)
+    return _encodable("".join(out))
 
 
 class _Raw:
@@ -92,6 +104,6 @@ class _Raw:
 def dumps_fast(data: Any) -> str:
     """The same text as ``dumps``, written by the C encoder when the nesting allows (a server's answers)."""
     try:
-        return json.dumps(data, ensure_ascii=False)
+        return _encodable(json.dumps(data, ensure_ascii=False))
     except RecursionError:  # a term nested deeper than the C encoder goes
         return dumps(data)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .factdir import FactFolder
     from .freshness import SourceWatch
 from scanner.errors import ExtractorFailure
-from scanner.layout import MANIFEST_NAME
+from scanner.layout import FACTS_FOLDER, MANIFEST_NAME
 
 BOOT = shipped_rules.path("boot.rofl")
 CODE_RULES = shipped_rules.path("code.rofl")
@@ -91,10 +91,14 @@ def warn_partial(kernel: Kernel, command: str) -> bool:
     """Say on stderr when the evaluation behind an answer ran out of budget; return whether it did."""
     current = kernel.current
     if current is not None and current.partial:
-        click.echo(
-            f"rofl {command}: the budget ran out before the evaluation finished; the answer is partial, raise --budget",
-            err=True,
-        )
+        if current.out_of_memory:
+            from engine.costs import MEMORY_ENV, memory_limit
+
+            limit = (memory_limit() or 0) // (1024 * 1024)
+            reason = f"the evaluation grew past {limit} MiB; the answer is partial, raise {MEMORY_ENV} (MiB)"
+        else:
+            reason = "the budget ran out before the evaluation finished; the answer is partial, raise --budget"
+        click.echo(f"rofl {command}: {reason}", err=True)
         return True
     return False
 
@@ -265,7 +269,17 @@ def loaded_code_kernel(
             )
         if mac_key is not None:
             cache.write(root, key, kernel.store, warnings, mac_key)
+    declare_vocabulary(kernel)
     return kernel, tuple(warnings)
+
+
+def declare_vocabulary(kernel: Kernel) -> None:
+    """Tell the kernel every relation of the scanner's vocabulary (``scanner.schema.RELATIONS``): one
+    no file of this scan has rows of (``src_parse_error`` of a clean repository) answers "no", not "no
+    relation"."""
+    from scanner.schema import FACTS_PERSPECTIVE, RELATIONS
+
+    kernel.declare((r.name, FACTS_PERSPECTIVE, r.arity) for r in RELATIONS)
 
 
 def _load_fact_files(kernel: Kernel, folder: FactFolder, sources: list) -> tuple[list[str], tuple[str, ...]]:
@@ -481,9 +495,11 @@ class Session:
         return manifest
 
     def signature(self, rules: tuple) -> tuple:
-        """The stat of the manifest and of each rule file: a new scan (an atomic replace) changes it."""
+        """The stat of the manifest, of the fact folders and of each rule file: a new scan (an atomic
+        replace) changes it, and so does a fact file deleted or written back (a rescan that re-extracts
+        missing fact files need not rewrite the manifest)."""
         out: list[tuple[int, int, int] | None] = []
-        for path in (self.facts / MANIFEST_NAME, *[Path(r) for r in rules]):
+        for path in (self.facts / MANIFEST_NAME, self.facts / FACTS_FOLDER, *[Path(r) for r in rules]):
             try:
                 st = path.stat()
                 out.append((st.st_ino, st.st_size, st.st_mtime_ns))

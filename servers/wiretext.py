@@ -49,14 +49,12 @@ def json_text(value: Any) -> str:
     """``value`` as the one JSON encoding of the commands, every lone surrogate written as a JSON escape."""
     from rofl.jsonout import dumps_fast
 
-    return SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", dumps_fast(value))
+    return dumps_fast(value)  # which writes every lone surrogate as its JSON escape
 
 
 def encodable(value: Any) -> Any:
     """``value`` (a JSON value), or a copy with each lone surrogate in its strings (keys too) written ``\\u{HEX}``."""
-    from rofl.jsonout import dumps_fast
-
-    return _spelled(value) if SURROGATE.search(dumps_fast(value)) else value
+    return _spelled(value) if surrogate_at(value) is not None else value
 
 
 def _spelled(value: Any) -> Any:

@@ -91,7 +91,7 @@ def command(
                 "run `rofl audit` to see them",
                 err=True,
             )
-    wants = run_rounds(kernel, allow, rounds, files)
+    wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
     answers = kernel.query(question.items, budget, goals=goals)
     why_nodes = [
         (f, at_boundary(kernel.why(w.rel, w.persp, w.args, goals=goals), wants)) for f, w in zip(why_facts, whys)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 
@@ -294,7 +295,7 @@ def command(
             click.echo(f"warning: {line}", err=True)
     elif turned_on(kernel):
         click.echo("warning: the presets (use, forbidden) judge a scan; give --facts DIR to run them", err=True)
-    wants = run_rounds(kernel, allow, rounds, files)
+    wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
     found = audit_rows(kernel)
     derived = usurped_facts(kernel)
     if derived:
@@ -328,6 +329,8 @@ def command(
         objects += [
             {"audit": "stale", "fact": None, "file": path, "line": None, "message": reason} for path, reason in stale
         ]
+    if facts is not None:
+        objects = fold_unverified(found, objects, Path(facts))
     if reextract and facts is not None and src is not None:  # both given: checked above
         from ..reextract import reextract as rescan
 
@@ -365,6 +368,32 @@ def command(
     sys.exit(1 if failing else 0)
 
 
+def fold_unverified(found: dict, objects: list[dict], facts: Path) -> list[dict]:
+    """A scan whose signature does not match loads every fact file as unverified, so each of its facts is
+    "forged": one ``unsigned`` finding says so, with one line counting them, instead of one finding per
+    fact.  Forged facts of other files (a rule file, a --load-as file) stay listed.  Changes ``found``."""
+    if "unsigned" not in found or not found.get("forged"):
+        return objects
+    root = str(facts.resolve())
+    folded = {
+        o["fact"]
+        for o in objects
+        if o["audit"] == "forged" and o.get("file") and str(Path(o["file"]).resolve()).startswith(root)
+    }
+    if not folded:
+        return objects
+    summary = f"{len(folded):,} facts of the scan are unverified because the signature does not match"
+    found["forged"] = [t for t in found["forged"] if t not in folded]
+    if not found["forged"]:
+        del found["forged"]
+    found["unverified"] = [summary]
+    kept = [o for o in objects if not (o["audit"] == "forged" and o["fact"] in folded)]
+    for o in kept:
+        if o["audit"] == "unsigned":
+            o["message"] = summary
+    return kept
+
+
 def emit_report(output_format: str, found: dict, reported: list, fixed: tuple, known: int | None, wants) -> None:
     """Print the reported findings as text, JSON or GitHub workflow commands (``known`` is None
     without a baseline)."""
@@ -389,9 +418,17 @@ def emit_report(output_format: str, found: dict, reported: list, fixed: tuple, k
         print_text(found, reported, fixed, known)
 
 
+TEXT_ROWS = 200  # rows of one audit or rule the text output lists; --json lists them all
+
+
+def _more(count: int) -> None:
+    if count > TEXT_ROWS:
+        click.echo(f"  ... and {count - TEXT_ROWS:,} more (--json lists them all)")
+
+
 def print_text(found: dict, reported: list, fixed: tuple, known: int | None) -> None:
     """Named rules grouped by rule (severity, message, file:line and the import); the other audits by
-    relation, as they always were."""
+    relation, each with its count and at most ``TEXT_ROWS`` rows (a rule file can derive millions)."""
     spots = {f.fact: f.file + (f":{f.line}" if f.line else "") for f in reported if f.fact and f.file and not f.rule}
     named_facts = {f.fact for f in reported if f.rule}
     for rel in sorted(found):
@@ -399,17 +436,19 @@ def print_text(found: dict, reported: list, fixed: tuple, known: int | None) -> 
         if not texts:
             continue
         click.echo(f"{rel}: {len(texts)}")
-        for text in texts:
+        for text in texts[:TEXT_ROWS]:
             click.echo(f"  {text}" + (f"  ({spots[text]})" if text in spots else ""))
+        _more(len(texts))
     by_rule: dict[str, list] = {}
     for f in reported:
         if f.rule:
             by_rule.setdefault(f.rule, []).append(f)
     for rule, items in by_rule.items():
         click.echo(f"{items[0].severity} {rule}: {items[0].message}: {len(items)}")
-        for f in items:
+        for f in items[:TEXT_ROWS]:
             at = f"{f.file}:{f.line}" if f.line else f.file
             click.echo(f"  {at}: imports {f.target}" if f.source != f.target else f"  {at}")
+        _more(len(items))
     if known:
         click.echo(f"{known} known finding{'s' if known != 1 else ''} in the baseline not shown")
     for e in fixed:

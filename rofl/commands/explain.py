@@ -19,6 +19,7 @@ from ..session import (
     build_kernel,
     emit_json,
     examples,
+    fail,
     ground_fact,
     program_options,
     user_errors,
@@ -30,7 +31,7 @@ WHY_EPILOG = examples(
     "rofl why 'path(a, d)' examples/tc.rofl",
     f"rofl why 'outlier(s3)' {SENSORS} --json",
     "rofl why 'in_cycle[code](\"src/services/checkout.ts\")' --facts facts/generated",
-    exit_codes="Exit codes: 0 the fact holds, 1 it does not, 2 user error, 3 partial (the budget ran out).",
+    exit_codes="Exit codes: 0 the fact holds, 1 it does not, 2 user error (or an input it needs, such as changed/1, is not given), 3 partial (the budget ran out).",
 )
 WHYNOT_EPILOG = examples(
     f"rofl whynot 'corroborated(s3)' {SENSORS}",
@@ -61,14 +62,20 @@ def why_command(
     allow: tuple = (),
     rounds: int | None = None,
 ) -> None:
-    """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold."""
+    """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold, 2 when
+    that cannot be known because an input it needs (changed/1 for affected) is not given."""
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
-    wants = run_rounds(kernel, allow, rounds, files)
+    wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
     node = at_boundary(kernel.why(lit.rel, lit.persp, lit.args, goals={qualify_literal(lit).rel}), wants)
     partial = warn_partial(kernel, "why") | rounds_ran_out(wants)
     wants_json = {"wants": wants.as_json()} if wants is not None else {}
     if node is None:
+        from ..inputs import unknowable
+
+        missing = unknowable(kernel, qualify_literal(lit).rel, fact)
+        if missing is not None:  # "does not hold" would not be known: say what is missing
+            fail(missing)
         if as_json:
             emit_json({"fact": fact, "holds": False, **wants_json})
         else:

@@ -23,8 +23,8 @@ EPILOG = examples(
 def command(files: tuple, facts: str | None) -> None:
     """Evaluate FILES (boot first) as the first session, then answer requests from stdin until it ends.
 
-    A request is {"ask": REL, "args": [TERM...], "arity": N}: the rows of REL (perspective main, N
-    columns) whose first columns are ARGS; the response is {"rows": [[TERM...], ...]} or {"error": TEXT}.
+    A request is {"ask": REL, "args": [TERM...], "arity": N}: the rows of REL (perspective main, or
+    REL written name[persp] such as in_cycle[code]; N columns) whose first columns are ARGS; the response is {"rows": [[TERM...], ...]} or {"error": TEXT}.
     TERMs are ROFL term text.  A file that changes is loaded again before the next answer, so the
     world answers as it is now.  With --facts DIR the world is that scan (with rules/code.rofl) and
     FILES are rules over it; a new scan is loaded before the next answer too.  This is what `adapter(Book, rofl, "rofl serve FILE...")` starts.

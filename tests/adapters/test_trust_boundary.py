@@ -57,6 +57,7 @@ def test_an_exec_adapter_claiming_reads_never_runs_without_allow_exec(adapter_en
         assert code == 2, (args, err)
         assert err.strip().count("\n") == 0, err
         assert "book echo" in err and "kind exec" in err and "--allow exec" in err, err
+        assert err.startswith("ci/rofl-rules.rofl:"), err  # the refusal names where the book is written
         assert calls(adapter_env) == []  # no process started
     code, out, err = rofl("ask", "echo_answer[echo](W, X)", "--rules", "ci/rofl-rules.rofl", "--allow", "exec")
     assert code == 0 and '"ba"' in out, err

@@ -127,6 +127,8 @@ def build_hostile(tmp_path: Path) -> tuple[Path, Path, Path]:
                 "grow[p](N) :- grow[p](Z), N is Z * 4.\n"
                 "violation[audit](grown, N) :- grow[p](N), N > 1000000000000.\n"
             ),
+            # rules that derive facts without end: the memory bound must end them
+            "ci/count.rofl": "count[p](0).\ncount[p](N) :- count[p](Z), N is Z + 1.\n",
             # a fact file planted where the scan writes, declaring an adapter as the scanner would
             "facts/generated/code/zz-planted.rofl": (
                 f'adapter(planted, exec, "{evil["planted"]}").\n'
@@ -193,8 +195,9 @@ def tree_snapshot(root: Path, skip: tuple[Path, ...] = ()) -> dict[str, tuple]:
     return seen
 
 
-def run_step(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess:
+def run_step(args: list[str], cwd: Path, home: Path, **extra: str) -> subprocess.CompletedProcess:
     env = {
+        **extra,
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
         "XDG_CACHE_HOME": str(home / ".cache"),
@@ -247,6 +250,8 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "pre-commit": [sys.executable, "-m", "rofl.precommit", "--rules", rules, "--baseline", baseline],
     }
     results = {name: run_step(args, repo, home) for name, args in steps.items()}
+    count = [*ROFL, "audit", "--facts", facts, "--rules", "ci/count.rofl"]
+    results["audit-count"] = run_step(count, repo, home, ROFL_MAX_MEMORY="200")
     return {
         "repo": repo,
         "decoy": decoy,
@@ -305,6 +310,13 @@ def test_rules_that_grow_without_bound_end_as_a_partial_answer(hostile_run: dict
     r = hostile_run["results"]["audit-growth"]
     assert r.returncode == 3, f"exit {r.returncode}: {r.stderr[-600:]}"
     assert len(r.stdout) + len(r.stderr) < 1_000_000, "the budget did not bound the output"
+
+
+def test_rules_that_derive_without_end_stop_at_the_memory_bound(hostile_run: dict) -> None:
+    r = hostile_run["results"]["audit-count"]
+    assert r.returncode == 3, f"exit {r.returncode}: {r.stderr[-600:]}"
+    assert "grew past 200 MiB" in r.stderr and "ROFL_MAX_MEMORY" in r.stderr, r.stderr[-600:]
+    assert len(r.stdout) < 1_000_000, "the audit listed every derived fact"
 
 
 def test_files_that_are_not_regular_are_refused(hostile_run: dict) -> None:

@@ -84,7 +84,8 @@ def test_a_bad_sign_key_is_a_user_error(rofl, signed, tmp_path):
 
 def test_a_foreign_key_missing_or_reused_signature_is_a_finding(rofl, signed, facts):
     code, found = audit(rofl, facts, signed / "other.pub")
-    assert code == 1 and "another key" in found["unsigned"][0] and len(found["forged"]) > 100
+    assert code == 1 and "another key" in found["unsigned"][0] and "forged" not in found  # folded (issue 21)
+    assert "facts of the scan are unverified because the signature does not match" in found["unverified"][0]
     shutil.copy(signed / "facts2" / "manifest.sig", facts / "manifest.sig")  # a signature of another scan
     code, found = audit(rofl, facts, signed / "ci.pub")
     assert code == 1 and "does not match" in found["unsigned"][0]
