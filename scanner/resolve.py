@@ -22,13 +22,21 @@ re-resolves the importer).
   component named as written (``X.svelte.d.ts`` for ``./X.svelte``; ``scanner.probe``).
 * ``#name``: tsconfig ``paths`` first, then the ``imports`` of the nearest package.json above the
   importer (Node's package scope), under the condition set.
-* bare: the governing tsconfig's ``paths`` (longest matching pattern), then its ``baseUrl``; then a
-  workspace package (the importer's own package when it imports its own name and has ``exports``,
-  as Node's and TypeScript's self-reference need, else the package of that name): its ``exports`` under the condition set, or without ``exports`` its ``types``,
-  ``typings``, ``module``, ``main`` fields or the subpath itself.  A target that is not a scanned
+* bare: the governing tsconfig's ``paths`` (longest matching pattern), then its ``baseUrl``; then the
+  package Node finds from the importer, through its package scope (the nearest package.json): the
+  scope itself when it is named so and has ``exports`` (self-reference, as Node and TypeScript need
+  it), else the scope's declared dependency on the name (``scanner.dependencies``: a ``file:``,
+  ``link:`` or ``workspace:`` path is that folder, a ``workspace:alias@*`` the member ``alias``),
+  else the workspace member of that name (the workspace links every member; the first in path
+  order when two share it).  A package folder that is no member and that no dependency names is
+  never the target of its name (a test fixture named ``typescript``), and a nested package is its
+  own package.  In the package: its ``exports`` under the condition set, or without ``exports`` its
+  ``types``, ``typings``, ``module``, ``main`` fields, then (not for the repository's own
+  package.json at SRC, which is only its entry fields) its index; or the subpath itself.  A target that is not a scanned
   file is mapped from the package's build folder to its sources (tsconfig ``outDir`` or
   ``declarationDir`` -> ``rootDir``, e.g. ``dist/esm/index.js`` -> ``src/index.ts``).  A workspace
-  package where none of this finds a file is a ``workspace`` answer, never external.  Anything else
+  package where none of this finds a file is a ``workspace`` answer, never external; the
+  repository's own package is then unresolved (with a reason), never the whole tree.  Anything else
   is external: the package is the first segment, or ``@scope/name``; ``node:fs`` (and
   ``node:fs/promises``) is package ``node:fs`` and a bare builtin like ``fs`` is package ``fs``.
 * The condition set is the governing tsconfig's ``customConditions`` plus ``types``, ``import``,
@@ -45,17 +53,20 @@ import posixpath
 from dataclasses import dataclass
 
 from scanner.configs import ConfigStore
+from scanner.dependencies import declared
 from scanner.files import is_source
 from scanner.package_exports import export_targets, import_targets
 from scanner.probe import DECLARATION_RUNTIME, EXTENSIONS, file_candidates, probe_file, probe_index, with_runtime
 from scanner.tsconfig import TsConfig, TsConfigFinder
-from scanner.workspaces import PNPM_WORKSPACE
+from scanner.workspaces import PACKAGE_JSON, PNPM_WORKSPACE, Membership, membership
 
 BASE_CONDITIONS = frozenset({"types", "import", "require", "node", "default", "module"})
 # a .cjs/.cts file can only require(), a .mjs/.mts file only import: the other condition does not apply
 MODE_OF_SUFFIX = {".cjs": "require", ".cts": "require", ".mjs": "import", ".mts": "import"}
 PACKAGE_FIELDS = ("types", "typings", "module", "main")
 PACKAGE_DEP = "package:"
+MEMBERSHIP_KEYS = (PACKAGE_JSON, PNPM_WORKSPACE)  # the root package.json and pnpm-workspace.yaml name the members
+ROOT_UNFOUND = "the repository's own package.json names no scanned file in its exports or main fields"
 BUILD_CONFIGS = (
     "tsconfig.json",
     "tsconfig.build.json",
@@ -159,6 +170,7 @@ class Resolver:
         self._scopes: dict[str, tuple[str | None, tuple[str, ...]]] = {}
         self._builds: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
         self._real_root = os.path.realpath(src)
+        self._membership: Membership | None = None
 
     # -- entry points ----------------------------------------------------------------------------
 
@@ -237,21 +249,60 @@ class Resolver:
                 return _answer(spec, found)
         name = package_name(path)
         probed.append(PACKAGE_DEP + name)
-        package_dir = self.packages.get(name)
+        package_dir = self._package_dir(folder, name, probed)
         if package_dir is None:
             return Resolution(spec, package=name)
-        probed.append(PNPM_WORKSPACE)  # membership decides which folder owns a shared name
-        scope, scope_keys = self._scope(folder)
-        probed.extend(scope_keys)
-        if scope is not None and scope != package_dir:
-            data = self.store.read(os.path.join(self.src, scope, "package.json"))
-            if isinstance(data, dict) and data.get("name") == name and "exports" in data:
-                package_dir = scope  # a package importing its own name (Node and TypeScript need its "exports")
         subpath = "." + path[len(name) :] if path != name else "."
         found = self._in_package(package_dir, subpath, self._conditions(config, mode), probed)
         if found is not None:
             return _answer(spec, found)
-        return Resolution(spec, workspace=package_dir or ".")
+        if package_dir == "":
+            return Resolution(spec, reason=ROOT_UNFOUND)
+        return Resolution(spec, workspace=package_dir)
+
+    def _package_dir(self, folder: str, name: str, probed: list[str]) -> str | None:
+        """The folder of the package a bare ``name`` imported from ``folder`` is, as Node finds it; None: external.
+
+        The importer's package scope first: itself when it is named ``name`` and has ``exports``
+        (self-reference); then its declared dependency on ``name`` (a path it names, or the workspace
+        member of the name it means); then the workspace member of that name (the workspace links
+        every member).  A package folder that is no member and that no dependency names is never it.
+        """
+        scope, scope_keys = self._scope(folder)
+        probed.extend(scope_keys)
+        data = self.store.read(os.path.join(self.src, scope, "package.json")) if scope is not None else None
+        if scope is not None and isinstance(data, dict) and data.get("name") == name and "exports" in data:
+            return scope  # a package importing its own name (Node and TypeScript need its "exports")
+        dependency = declared(data, name)
+        if dependency is not None and dependency.folder is not None:
+            return self._linked_package(scope or "", dependency.folder, probed)
+        wanted = dependency.name if dependency is not None and dependency.name is not None else name
+        if wanted != name:
+            probed.append(PACKAGE_DEP + wanted)
+        member = self.packages.get(wanted)
+        if member is None:
+            return None  # a package of that name appearing changes PACKAGE_DEP + wanted
+        probed.extend(MEMBERSHIP_KEYS)  # membership decides whether the folder of that name is its target
+        return member if self._members().holds(member) else None
+
+    def _linked_package(self, scope: str, target: str, probed: list[str]) -> str | None:
+        """The package folder a ``file:``/``link:``/``workspace:`` path of the package at ``scope`` names, inside SRC."""
+        if target.startswith("/") or "\\" in target or unnameable(target) is not None:
+            return None
+        package_dir = posixpath.normpath(posixpath.join(scope, target))
+        if _outside(package_dir):
+            return None
+        package_dir = "" if package_dir == "." else package_dir
+        key = posixpath.join(package_dir, "package.json") if package_dir else "package.json"
+        probed.append(key)
+        if not isinstance(self.store.read(os.path.join(self.src, key)), dict):
+            return None
+        return package_dir
+
+    def _members(self) -> Membership:
+        if self._membership is None:
+            self._membership = membership(self.src, self.store)
+        return self._membership
 
     def _resolve_import(self, folder: str, spec: str, path: str, mode: str, probed: list[str]) -> Resolution:
         """A ``#name`` specifier: tsconfig ``paths`` first (as TypeScript), then the ``imports`` of the package scope."""
@@ -346,7 +397,9 @@ class Resolver:
         if exports is not None:
             candidates = list(export_targets(exports, subpath, conditions))
         elif subpath == ".":
-            candidates = [data[f] for f in PACKAGE_FIELDS if isinstance(data.get(f), str) and data[f]] + ["."]
+            candidates = [data[f] for f in PACKAGE_FIELDS if isinstance(data.get(f), str) and data[f]]
+            if package_dir:  # the repository's own package is its entry fields, never its index or the whole tree
+                candidates.append(".")
         else:
             candidates = [subpath]
         for index, target in enumerate(candidates):

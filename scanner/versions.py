@@ -18,7 +18,10 @@ EXTRACTOR_VERSION = "rofl-extract-6"
 # 9: configs are read only inside the tree (a link out of it is a config error; tsconfig lookups stop at SRC outside git)
 # 10: tsconfig read as tsc reads it (scanner.jsonc); a folder named package.json is no package scope;
 # X.svelte + X.svelte.d.ts twins are both targets; ./x.ts tries x.tsx and x.d.ts as TypeScript does
-RESOLVER_VERSION = "rofl-resolve-10"
+# 11: bare names resolve as Node does from the importer: its scope's self-reference and declared dependencies
+# (file:/link:/workspace:), then workspace members; a non-member package folder is no target by name; the
+# root package is its entry fields, never the whole tree
+RESOLVER_VERSION = "rofl-resolve-11"
 
 GRAMMAR_DISTRIBUTIONS = {
     "tree-sitter": "tree_sitter",

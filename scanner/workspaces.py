@@ -2,9 +2,10 @@
 
 The root's package.json ``workspaces`` (an array of globs, or ``{"packages": [...]}``) and
 ``pnpm-workspace.yaml``'s ``packages:`` list (a ``!`` glob excludes) name the member folders.
-Every listed package.json with a ``name`` is a package too (a folder outside the globs is still
-importable through a tsconfig ``paths`` or a link); when two declare the same name, a member wins,
-then the first path in sorted order.  Globs: ``*`` stays inside one folder name, ``**`` spans
+Every listed package.json with a ``name`` is a package too, but one outside the globs is the
+target of its name only for an importer whose package depends on its folder (``file:``, ``link:``;
+``scanner.resolve`` asks ``Membership``); when two declare the same name, a member wins, then the
+first path in sorted order.  Globs: ``*`` stays inside one folder name, ``**`` spans
 folders.  Both root files are read through the ``ConfigStore``, so their signatures are recorded.
 
 Globs stay inside SRC: one that is absolute, climbs out (a ``..`` segment), holds a NUL or is
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from dataclasses import dataclass
 
 from scanner.configs import ConfigStore
 from scanner.files import inside
@@ -108,6 +110,21 @@ def _matches(folder: str, compiled: list[tuple[bool, re.Pattern[str]]]) -> bool:
         if regex.match(folder):
             included = not negated
     return included
+
+
+@dataclass(frozen=True, slots=True)
+class Membership:
+    """Which folders are workspace members: SRC itself, and those the member globs name (the last glob decides)."""
+
+    compiled: tuple[tuple[bool, re.Pattern[str]], ...] = ()
+
+    def holds(self, folder: str) -> bool:
+        return folder in ("", ".") or _matches(folder, list(self.compiled))
+
+
+def membership(src: str, store: ConfigStore) -> Membership:
+    """The workspace's members, from the root package.json ``workspaces`` and pnpm-workspace.yaml (both recorded)."""
+    return Membership(tuple(_matcher(workspace_globs(src, store))))
 
 
 def glob_problem(pattern: str) -> str | None:
@@ -239,7 +256,7 @@ def workspace_packages(src: str, package_files: tuple[str, ...], store: ConfigSt
     """
     globs = workspace_globs(src, store)
     manifests = package_manifests(src, package_files, globs)
-    compiled = _matcher(globs)
+    members_of = Membership(tuple(_matcher(globs)))
     members: dict[str, str] = {}
     others: dict[str, str] = {}
     for rel in manifests:
@@ -247,6 +264,6 @@ def workspace_packages(src: str, package_files: tuple[str, ...], store: ConfigSt
         if not (isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]):
             continue
         folder = rel[: -len(PACKAGE_JSON)].rstrip("/")
-        member = folder == "" or _matches(folder, compiled)
+        member = members_of.holds(folder)
         (members if member else others).setdefault(data["name"], folder)
     return {**others, **members}

@@ -131,7 +131,14 @@ def test_new_tsconfig_in_a_folder_re_resolves_its_bare_importers(repo, out):
 
 
 def test_workspace_package_appearing_re_resolves_its_importers(repo, out):
-    src = repo({"app/main.ts": 'import "shared-lib";\nimport "react";\n', "libs/shared/index.ts": ""})
+    # a workspace member (libs/*): a package folder no member and no dependency names is never a target
+    src = repo(
+        {
+            "package.json": json.dumps({"private": True, "workspaces": ["libs/*"]}),
+            "app/main.ts": 'import "shared-lib";\nimport "react";\n',
+            "libs/shared/index.ts": "",
+        }
+    )
     scan_json(src, out)
     assert ("app/main.ts", "shared-lib", "shared-lib") in rel(read_facts(out), "src_external")
     (src / "libs/shared/package.json").write_text(json.dumps({"name": "shared-lib"}))

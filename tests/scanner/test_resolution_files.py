@@ -59,6 +59,7 @@ def test_a_symlink_to_a_scanned_file_is_that_file(repo, out):
     (src / "module-a/src").mkdir(parents=True)
     (src / "module-a/src/index.js").write_text("export default 1;\n")
     (src / "module-a/package.json").write_text('{"name": "@vitejs/test-module-a", "main": "linked.js"}')
+    (src / "package.json").write_text('{"workspaces": ["module-a"]}')  # a member: the workspace links it
     os.symlink("./src/index.js", src / "module-a/linked.js")
     (src / "uses-a.js").write_text(imports("@vitejs/test-module-a"))
     scan_json(src, out)

@@ -337,8 +337,9 @@ def test_malformed_package_and_workspace_files_resolve_nothing_and_break_nothing
     )
     scan_json(src, out)
     assert answers(out, "app.ts") == {
-        "a": ("workspace", "packages/a"),
-        "b": ("workspace", "packages/b"),
+        # "workspaces" must be a list: no folder is a member, so nothing links a or b (Node: external)
+        "a": ("external", "a"),
+        "b": ("external", "b"),
         "#x": ("unresolved",),
         "c": ("external", "c"),  # a package.json that is not JSON names no package
     }

@@ -23,6 +23,7 @@ TREE = {
         {
             "name": "root",
             "private": True,
+            "workspaces": ["packages/*"],
             "type": "module",
             "imports": {
                 "#util": "./src/util.ts",

@@ -205,6 +205,7 @@ def test_tsconfig_beside_src_governs_it(tmp_path, out):
 def test_workspace_packages_by_name(repo, out):
     src = repo(
         {
+            "package.json": '{"private": true, "workspaces": ["packages/*"]}',
             "packages/core/package.json": '{"name": "@acme/core", "main": "dist/index.js", "types": "src/index.ts"}',
             "packages/core/src/index.ts": "",
             "packages/core/src/extra.ts": "",
