@@ -475,6 +475,10 @@ class Session:
         if self.src is not None and self.sources is None:
             self.sources = SourceWatch(self.src, self.facts).start()
 
+    def scanned(self) -> bool:
+        """Whether the folder holds a scan yet (a server may start before the first one)."""
+        return has_scan(self.facts)
+
     def fresh(self) -> bool:
         return self.sources is not None and self.sources.fresh()
 
@@ -603,6 +607,11 @@ class Call:
         for line in lease.warnings:
             click.echo(f"warning: {line}", err=True)
         return lease.kernel
+
+
+def has_scan(facts: Path) -> bool:
+    """Whether ``facts`` holds a scan: its manifest is there."""
+    return (facts / MANIFEST_NAME).is_file()
 
 
 def manifest_of(facts: Path) -> dict:

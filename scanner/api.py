@@ -113,6 +113,17 @@ def _holds(folder: str, path: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def refuse_unsafe_out(src: str, out: str, option: str = "--out") -> None:
+    """``ScanError`` when ``out`` is ``src`` or a folder holding it: a scan would write its manifest and
+    fact files among the files it scans (a server checks its --facts with this before any scan)."""
+    if _holds(os.path.realpath(os.path.abspath(out)), os.path.realpath(os.path.abspath(src))):
+        raise ScanError(
+            f"{option} {out!r} is SRC or a folder holding it: the scan would write its manifest and fact files "
+            "among the files it scans, nothing was written",
+            f"give the facts a folder of their own, such as {option} facts/generated",
+        )
+
+
 def _inside_folder(rel: str, folder: str) -> bool:
     return rel == folder or rel.startswith(folder + "/")
 
@@ -172,12 +183,7 @@ def scan(
         raise ScanError(f"SRC {src!r} {what}", "pass the folder of JS/TS sources to scan")
     if max_bytes < 1:
         raise ScanError(f"--max-bytes {max_bytes} is not positive", "give a size in bytes such as 2097152")
-    if _holds(os.path.realpath(out_abs), os.path.realpath(src_abs)):
-        raise ScanError(
-            f"--out {out!r} is SRC or a folder holding it: the scan would write its manifest and fact files "
-            "among the files it scans, nothing was written",
-            "give the facts a folder of their own, such as --out facts/generated",
-        )
+    refuse_unsafe_out(src, out)
     run = ScanRun(
         src=src_abs,
         out=out_abs,

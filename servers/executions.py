@@ -99,8 +99,11 @@ class Executions:
         with self._lock:
             if self._unfinished >= self.pending:
                 raise TooMany(f"{self._unfinished} executions are waiting or running; retry when some have ended")
-            if call.command == "scan" and self._scanning is not None and self._scanning.state == events.RUNNING:
+            scanning = self._scanning is not None and self._scanning.state == events.RUNNING
+            if call.command == "scan" and scanning and self._scanning is not None:
                 raise Busy(f"scan: a scan of this folder is running (execution {self._scanning.id}); wait or cancel it")
+            if call.command != "scan" and not self.session.scanned():
+                raise NoScan(_no_scan(call.command, self.session, scanning))
             self._unfinished += 1
             execution = Execution(f"x{next(self._numbers)}-{secrets.token_hex(4)}", call)
             for listener in listeners:
@@ -193,6 +196,16 @@ class Executions:
 
 class Busy(BadRequest):
     """Refused because the folder is busy (a scan is running): HTTP 409."""
+
+
+class NoScan(BadRequest):
+    """Refused because the folder holds no scan yet (the server started before the first): HTTP 409."""
+
+
+def _no_scan(command: str, session: Session, scanning: bool) -> str:
+    if scanning:
+        return f"{command}: the first scan of {session.facts} is running; call {command} again when it has finished"
+    return f"{command}: {session.facts} holds no scan yet; call scan first (it scans {session.src} into it)"
 
 
 class TooMany(BadRequest):

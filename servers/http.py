@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from . import wiretext
 from .boundary import Served
 from .commands import QUICK, BadRequest, schema, served
-from .executions import Busy, Executions, TooMany
+from .executions import Busy, Executions, NoScan, TooMany
 from .setup import READ_SECONDS, TOKEN_ENV
 
 MAX_BODY = 64 * 1024
@@ -238,7 +238,7 @@ def build_app(
         return JSONResponse({"ok": True, "facts": str(executions.session.facts)})
 
     async def bad_request(request: Request, exc: Exception) -> Response:
-        return error(409 if isinstance(exc, Busy) else 429 if isinstance(exc, TooMany) else 400, str(exc))
+        return error(409 if isinstance(exc, (Busy, NoScan)) else 429 if isinstance(exc, TooMany) else 400, str(exc))
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

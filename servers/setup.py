@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import RoflError
-from rofl.session import CODE_BUDGET, Session
+from rofl.session import CODE_BUDGET, Session, has_scan
 from scanner.layout import MANIFEST_NAME
 
 from .commands import Folders
@@ -22,19 +22,31 @@ READ_SECONDS = 10.0  # the time a client has to send a request's headers, and th
 
 
 def folders(facts: str, src: str | None) -> Folders:
-    """The fact folder (it must hold a scan) and the sources: --src, else the folder the scan records."""
+    """The fact folder and the sources: --src, else the folder the scan records.  A folder with no scan
+    yet is served when --src says what its first scan (the scan command) reads; never one that is SRC
+    or holds it (``scanner.api.refuse_unsafe_out``, as `rofl scan --out`)."""
     from rofl.factdir import read_manifest
+    from scanner.api import refuse_unsafe_out
 
     root = Path(facts)
-    if not (root / MANIFEST_NAME).is_file():
-        raise RoflError(f"{root}: no {MANIFEST_NAME} here; run `rofl scan SRC --out {root}` first")
+    if root.exists() and not root.is_dir():
+        raise RoflError(f"--facts {root}: not a folder; give the folder `rofl scan` writes")
+    scanned = has_scan(root)
+    if not scanned and src is None:
+        raise RoflError(
+            f"{root}: no {MANIFEST_NAME} here; pass --src SRC so that the server can make the first scan, "
+            f"or run `rofl scan SRC --out {root}` first"
+        )
     if src is None:
         manifest = read_manifest(root)
         manifest = manifest[0] if isinstance(manifest, tuple) else manifest  # (dict, bytes) before one reader
         recorded = manifest.get("src")
         src = recorded if isinstance(recorded, str) and Path(recorded).is_dir() else None
     elif not Path(src).is_dir():
-        raise RoflError(f"--src {src}: no such folder; give the folder the scan was made from")
+        what = "give the folder the scan was made from" if scanned else "give the folder of sources to scan"
+        raise RoflError(f"--src {src}: no such folder; {what}")
+    if src is not None:
+        refuse_unsafe_out(src, facts, "--facts")
     return Folders(root.resolve(), Path(src).resolve() if src is not None else None)
 
 
@@ -61,9 +73,11 @@ def prepare_process() -> None:
 
 
 def open_session(where: Folders) -> Session:
-    """The session over the fact folder, its store loaded now so that the first question is warm."""
+    """The session over the fact folder, its store loaded now (when it holds a scan) so that the first
+    question is warm."""
     session = Session(where.facts, where.src)
-    session.release(session.lease((), CODE_BUDGET))
+    if session.scanned():
+        session.release(session.lease((), CODE_BUDGET))
     session.watch_sources()
     return session
 
@@ -131,7 +145,10 @@ def folder_options(fn: Any) -> Any:
         "--src", default=None, type=click.Path(file_okay=False), help="The scanned sources (default: the scan's)."
     )(fn)
     return click.option(
-        "--facts", required=True, type=click.Path(file_okay=False), help="The fact folder `rofl scan` wrote."
+        "--facts",
+        required=True,
+        type=click.Path(file_okay=False),
+        help="The fact folder `rofl scan` writes; with --src it may hold no scan yet (the scan command makes the first).",
     )(fn)
 
 

@@ -11,7 +11,7 @@ from ..session import examples, user_errors
 EPILOG = examples(
     "rofl mcp --facts facts/generated",
     "rofl mcp --facts facts/generated --src examples/shop --http --port 8732",
-    exit_codes="Exit codes: 0 the client closed the session, 2 user error (no scan in --facts, a bad --src).",
+    exit_codes="Exit codes: 0 the client closed the session, 2 user error (no scan in --facts and no --src, a bad --src).",
 )
 
 

@@ -12,7 +12,7 @@ EPILOG = examples(
     "rofl server --facts facts/generated",
     "rofl server --facts facts/generated --src examples/shop --port 8731",
     "rofl server --facts facts/generated --host 0.0.0.0   (off loopback: ROFL_SERVER_TOKEN must be set)",
-    exit_codes="Exit codes: 130 stopped by Ctrl-C, 2 user error (no scan in --facts, a bad --src, no token off loopback).",
+    exit_codes="Exit codes: 130 stopped by Ctrl-C, 2 user error (no scan in --facts and no --src, a bad --src, no token off loopback).",
 )
 
 
