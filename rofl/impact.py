@@ -21,6 +21,9 @@ VIA = "impact_via"
 REACH = "impact_reach"
 AFFECTED = "affected"
 ALIAS = "unfollowed_alias"  # [code]: imports under a bundler alias rofl does not follow (rules/code.rofl)
+VIRTUAL = (
+    "virtual_module"  # [code]: imports of a virtual module (astro:content, virtual:x, ~icons/...) (rules/code.rofl)
+)
 
 # the usual test file conventions (jest, vitest and its type tests, mocha, node:test)
 TEST_GLOBS = ("*.test.*", "*.spec.*", "*.test-d.*", "*.spec-d.*", "**/__tests__/**", "**/test/**", "**/tests/**")
@@ -38,6 +41,7 @@ class Impact:
     affected: tuple[Affected, ...]
     partial: bool
     aliases: tuple[tuple[str, str, str], ...] = ()  # (file, specifier, name) of every unfollowed alias import
+    virtual: tuple[tuple[str, str, str], ...] = ()  # (file, specifier, name) of every virtual module import
 
     @property
     def changed(self) -> tuple[str, ...]:
@@ -53,16 +57,22 @@ def impact(kernel: Kernel, changes: list[Change], runtime: bool = False) -> Impa
             kernel.assert_fact(TOUCHES, "main", (f, node), who="user")
     if runtime:
         kernel.assert_fact(VIA, "main", (("runtime",),), who="user")
-    result = kernel.evaluate(goals={AFFECTED, stored_name(ALIAS, "code")})
+    result = kernel.evaluate(goals={AFFECTED, stored_name(ALIAS, "code"), stored_name(VIRTUAL, "code")})
     files = sorted(row[1] for row in result.rows(AFFECTED, "main") if type(row[1]) is str)
     tails: dict[tuple, tuple[str, ...]] = {}  # shared by the chains: most end in the same few links
-    aliases = sorted(tuple(map(str, row[1:4])) for row in result.rows(ALIAS, "code") if len(row) == 4)
     return Impact(
         tuple(changes),
         tuple(Affected(f, chain(result, f, tails)) for f in files),
         result.partial,
-        tuple((a, b, c) for a, b, c in aliases),
+        _unfollowed(result, ALIAS),
+        _unfollowed(result, VIRTUAL),
     )
+
+
+def _unfollowed(result, relation: str) -> tuple[tuple[str, str, str], ...]:
+    """The (file, specifier, name) rows of a [code] relation of imports rofl does not follow, sorted."""
+    rows = sorted(tuple(map(str, row[1:4])) for row in result.rows(relation, "code") if len(row) == 4)
+    return tuple((a, b, c) for a, b, c in rows)
 
 
 def chain(result, file: str, tails: dict[tuple, tuple[str, ...]] | None = None) -> tuple[str, ...]:

@@ -39,6 +39,18 @@ class ImportGraph:
     def why(self, a: str, b: str) -> tuple[ImportSite, ...]:
         return self.sites.get((a, b), ())
 
+    @property
+    def assets(self) -> tuple[str, ...]:
+        """The import targets that are no scanned file: assets (css, svg, json, ...) the imports resolve to."""
+        scanned = set(self.files)
+        return tuple(sorted({f for e in self.edges for f in e if f not in scanned}))
+
+    def size_text(self) -> str:
+        """How many files the graph has, as the report says it: the scanned files (the number `rofl scan`
+        says it saw) and, apart, the imported assets, so neither is read as the other."""
+        assets = len(self.assets)
+        return f"{len(self.files)} files" + (f" (and {assets} imported asset(s))" if assets else "")
+
 
 def _atom(term: object) -> str:
     return term[0] if isinstance(term, tuple) and len(term) == 1 else str(term)

@@ -210,7 +210,7 @@ def render(model: ReportModel) -> str:
         for path in f.files:
             by_file.setdefault(path, []).append(f.title)
     details = [_file_detail(f, model, imports, importers, by_file, flagged, changed, affected) for f in files]
-    summary = _summary(model, files, on_cycle)
+    summary = _summary(model, on_cycle)
     return (
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -225,12 +225,12 @@ def render(model: ReportModel) -> str:
     )
 
 
-def _summary(model: ReportModel, files: tuple[str, ...], on_cycle: set[str]) -> str:
+def _summary(model: ReportModel, on_cycle: set[str]) -> str:
     kinds: dict[str, int] = {}
     for f in model.findings:
         kinds[f.kind] = kinds.get(f.kind, 0) + 1
     bits = [
-        f"{len(files)} files",
+        model.graph.size_text(),
         f"{len(model.graph.edges)} imports" + (" (runtime only)" if model.runtime else ""),
         f"{len(model.cycles)} cycle component(s), {len(on_cycle)} files on cycles",
     ]

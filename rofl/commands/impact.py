@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from ..session import (
@@ -18,6 +20,9 @@ from ..session import (
     manifest_of,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from ..impact import Impact
 
 MAX_LISTED = 20  # more changed paths of one kind than this are summarised in one text line
 
@@ -201,6 +206,7 @@ def command(
             "stale": stale,
             "incomplete": incomplete,
             "unfollowed_aliases": [{"file": f, "source": s, "name": n} for f, s, n in result.aliases],
+            "virtual_modules": virtual_counts(result.virtual),
             "partial": result.partial,
         }
         if packages is not None:
@@ -212,7 +218,7 @@ def command(
     if fmt == "names":
         for line in [p["name"] for p in packages] if packages is not None else files:
             click.echo(escape(line))
-        _alias_note(result.aliases)
+        _unfollowed_note(result)
         _notes(result.partial)
         return
     by = escape(changes[0].path) if len(changes) == 1 else f"{len(changes)} changed paths"
@@ -237,7 +243,7 @@ def command(
         for a in affected:
             click.echo(f"  {escape(a.file)}")
             click.echo(f"      via {' -> '.join(escape(v) for v in a.via)}")
-    _alias_note(result.aliases)
+    _unfollowed_note(result)
     _notes(result.partial)
 
 
@@ -338,20 +344,49 @@ def _staleness(manifest: dict, src, facts_dir, incomplete: list[str]) -> list[st
     return stale
 
 
-def _alias_note(aliases: tuple[tuple[str, str, str], ...]) -> None:
-    """One stderr line when imports name bundler aliases rofl does not follow (unfollowed_alias in
-    rules/code.rofl): a change behind them reaches none of their importers, so say it, never silently."""
-    if not aliases:
-        return
+def virtual_counts(virtual: tuple[tuple[str, str, str], ...]) -> list[dict]:
+    """Each virtual module imported (virtual_module in rules/code.rofl), with how many imports and
+    files name it, by name."""
+    imports: dict[str, int] = {}
+    files: dict[str, set[str]] = {}
+    for f, _, n in virtual:
+        imports[n] = imports.get(n, 0) + 1
+        files.setdefault(n, set()).add(f)
+    return [{"name": n, "imports": imports[n], "files": len(files[n])} for n in sorted(imports)]
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+
+
+def _unfollowed_note(result: Impact) -> None:
+    """One stderr line when imports name what rofl does not follow: bundler aliases (unfollowed_alias in
+    rules/code.rofl) and virtual modules (virtual_module): a change behind them reaches none of their
+    importers, so say it, never silently."""
     from ..impact import escape
 
-    names = sorted({n for _, _, n in aliases})
-    files = {f for f, _, _ in aliases}
-    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    parts = []
+    if result.aliases:
+        names = sorted({n for _, _, n in result.aliases})
+        files = {f for f, _, _ in result.aliases}
+        parts.append(
+            f"{len(result.aliases)} import(s) in {len(files)} file(s) name bundler aliases rofl does not follow "
+            f"({escape(_shown(names))})"
+        )
+    if result.virtual:
+        counts = virtual_counts(result.virtual)
+        files = {f for f, _, _ in result.virtual}
+        counts.sort(key=lambda c: (-c["imports"], c["name"]))  # the most imported first
+        shown = _shown([f"{c['name']} x{c['imports']}" for c in counts])
+        parts.append(
+            f"{len(result.virtual)} import(s) in {len(files)} file(s) name virtual modules rofl does not follow "
+            f"({escape(shown)})"
+        )
+    if not parts:
+        return
+    fix = " (map aliases in tsconfig paths)" if result.aliases else ""
     click.echo(
-        f"rofl impact: note: {len(aliases)} import(s) in {len(files)} file(s) name bundler aliases rofl does not follow "
-        f"({escape(shown)}); a change behind them does not reach those importers (map them in tsconfig paths)",
-        err=True,
+        f"rofl impact: note: {'; '.join(parts)}; a change behind them does not reach those importers{fix}", err=True
     )
 
 

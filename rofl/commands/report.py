@@ -69,7 +69,7 @@ def command(
     except OSError as exc:
         fail(f"rofl report: cannot write {out} ({exc.strerror}); choose another --out path")
     click.echo(
-        f"wrote {out}: {len(model.graph.files)} files, {len(model.graph.edges)} imports, "
+        f"wrote {out}: {model.graph.size_text()}, {len(model.graph.edges)} imports, "
         f"{len(model.cycles)} cycle component(s), {len(model.findings)} finding(s)"
         + (f", {len(impact.affected)} affected" if impact else "")
     )
