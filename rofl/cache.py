@@ -11,14 +11,29 @@ is no cache at all.
 from __future__ import annotations
 
 import marshal
+import os
 from pathlib import Path
 
+import engine
 from engine import safe_write
 from engine.store import Store
 
 MAGIC = b"rofl-store-cache 2\n"  # 2: the tag is an HMAC in the header (1 had an unkeyed digest)
 CACHE_NAME = ".rofl-store.cache"
 MAX_CACHE_BYTES = 1 << 34  # read only when the file is a regular file of at most this size
+
+
+def engine_fingerprint() -> bytes:
+    """The engine's own code as the cache key sees it: each module's name, size and modification time
+    (stat only, no reads), so a store compiled by other engine code (how a rule's premises are
+    reflected, say) is rebuilt instead of answering with that code's meaning."""
+    folder = Path(engine.__file__).parent
+    parts = []
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.name.endswith(".py"):
+            st = entry.stat()
+            parts.append(f"{entry.name}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(parts).encode()
 
 
 def cache_path(root: Path) -> Path:

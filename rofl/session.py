@@ -217,7 +217,8 @@ def loaded_code_kernel(
     if not (root / MANIFEST_NAME).is_file():
         raise RoflError(f"{root}: no {MANIFEST_NAME} here; run `rofl scan SRC --out {root}` first")
     folder_key = stat_key(root)
-    parts = [__version__.encode(), folder_key.encode(), BOOT.read_bytes(), CODE_RULES.read_bytes()]
+    parts = [__version__.encode(), cache.engine_fingerprint(), folder_key.encode(), BOOT.read_bytes()]
+    parts.append(CODE_RULES.read_bytes())
     from engine.safe_write import MAX_PROGRAM_BYTES, read_regular
 
     for r in rules:

@@ -276,3 +276,22 @@ def test_export_of_a_derived_relation_over_functions_carries_file_and_line(rofl,
     assert g.number_of_edges() > 0
     node, data = next(iter(g.nodes(data=True)))
     assert data["kind"] == "function" and data["file"].startswith("src/") and int(data["line"]) > 0
+
+
+def test_a_cache_compiled_by_other_engine_code_is_rebuilt(rofl, tmp_path, monkeypatch):
+    """The engine's code is part of the cache key: a fact folder compiled before an engine change
+    (how a rule's premises are reflected, say) must not keep answering with the old engine's meaning."""
+    from rofl import cache as compiled
+
+    src = tmp_path / "shop"
+    shutil.copytree(SHOP, src)
+    facts = tmp_path / "facts"
+    rofl("scan", src, "--out", facts)
+    assert rofl("ask", "orphan(F)", "--facts", facts)[0] == 0
+    first = (facts / compiled.CACHE_NAME).read_bytes()
+    assert rofl("ask", "orphan(F)", "--facts", facts)[0] == 0
+    assert (facts / compiled.CACHE_NAME).read_bytes() == first  # same engine: the cache is reused
+    real = compiled.engine_fingerprint()
+    monkeypatch.setattr(compiled, "engine_fingerprint", lambda: real + b"\nplan.py:1:2")
+    assert rofl("ask", "orphan(F)", "--facts", facts)[0] == 0
+    assert (facts / compiled.CACHE_NAME).read_bytes() != first  # other engine code: compiled again
