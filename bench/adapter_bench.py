@@ -33,7 +33,7 @@ def session(text: str):
 
     kernel = Kernel(BOOT, budget=10_000_000)
     kernel.load_text(text, "bench.rofl")
-    return Session(kernel, Policy(frozenset({"reads"})), max_rounds=10_000, use_cache=False)
+    return Session(kernel, Policy(frozenset({"reads"}), programs=True), max_rounds=10_000, use_cache=False)
 
 
 def timed(fn) -> tuple[float, object]:
