@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpora import ensure, node_bin
 from bench.scan_compare import madge_edges, measure, precompile, rofl_argv
+from scanner.manifest import read as read_manifest
 
 CHANGED = ("math/Vector3.js", "core/Object3D.js", "renderers/WebGLRenderer.js", "constants.js", "math/MathUtils.js")
 REPEAT = 3
@@ -127,7 +128,7 @@ def git_base(root: Path, ref: str) -> dict:
             check=True,
         )
         data = json.loads(proc.stdout)
-        manifest = json.loads((facts_dir / "manifest.json").read_text())
+        manifest = read_manifest(str(facts_dir))  # probe paths expanded from the table
     readers: dict[str, set[str]] = {}
     for path, entry in manifest["files"].items():
         for dep in entry.get("resolution_deps", ()):

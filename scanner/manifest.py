@@ -1,9 +1,10 @@
 """manifest.json: the record of what a scan produced, read at the start and replaced atomically at the end.
 
-Keys (format 1)::
+Keys (format 2)::
 
     format, tool_version, extractor_version, resolver_version, grammar_versions, options, src,
     preamble: {facts, digest},
+    probes: [every resolution dependency of any file, sorted, once],
     files: {path: {hash, facts, digest, size, mtime_ns, extractor, resolution_deps, imports,
                    errors, resolution}},
     configs: {config path relative to SRC: [size, mtime_ns, xxh3] | null},
@@ -15,6 +16,11 @@ Keys (format 1)::
 ``imports`` keeps each file's specifiers so that it can be re-resolved without parsing;
 ``resolution_deps`` lists the candidate paths, config files and ``package:<name>`` tokens its
 resolution consulted.  ``digest`` is the xxh3 of the fact file's bytes exactly as written.
+
+On disk a file's ``resolution_deps`` are indexes into ``probes``: the same few hundred paths
+(configs, package.json files, candidate paths of shared folders) recur in thousands of files, and
+spelling them out made the probe lists half the manifest.  Readers never see the indexes: ``load``
+and ``read`` hand back the paths (each one string object, shared), and ``write`` builds the table.
 
 This module is the one reader of manifests: the scanner ``load``s the previous one (anything
 unusable is simply rebuilt), the command line ``read``s one strictly (anything unusable is a
@@ -33,7 +39,7 @@ from engine import safe_write
 from engine.errors import RoflError
 from scanner.layout import MANIFEST_NAME
 
-FORMAT = 1
+FORMAT = 2  # 2: resolution_deps as indexes into probes
 MAX_MANIFEST_BYTES = 1 << 31  # a manifest larger than this is not one this scanner wrote
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 
@@ -55,6 +61,9 @@ class ScanOptions:
         return {"max_bytes": self.max_bytes, "include": list(self.include), "exclude": list(self.exclude)}
 
 
+OWN_PREFIX = b'{"format":'  # every manifest any rofl scan wrote starts so (``write`` puts format first)
+
+
 def _parse(raw: bytes | None) -> dict[str, Any] | str:
     """The manifest in ``raw``, or why it is not one this scanner wrote."""
     if raw is None:  # a symlink, FIFO, device or giant planted at the name
@@ -63,9 +72,30 @@ def _parse(raw: bytes | None) -> dict[str, Any] | str:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         return "not valid JSON"
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not _well_formed(data):
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not _expand(data) or not _well_formed(data):
         return "not a rofl scan manifest (or one of another format)"
     return data
+
+
+def _expand(data: dict[str, Any]) -> bool:
+    """Replace each file's probe indexes by the paths of ``probes``; False when they do not fit."""
+    probes = data.pop("probes", [])
+    files = data.get("files")
+    if not isinstance(probes, list) or not isinstance(files, dict):
+        return False
+    if not all(isinstance(p, str) for p in probes):
+        return False
+    count = len(probes)
+    for entry in files.values():
+        if not isinstance(entry, dict):
+            return False
+        ids = entry.get("resolution_deps")
+        if ids is None:
+            continue
+        if not isinstance(ids, list) or not all(type(i) is int and 0 <= i < count for i in ids):
+            return False
+        entry["resolution_deps"] = [probes[i] for i in ids]
+    return True
 
 
 def load(out: str) -> dict[str, Any] | None:
@@ -81,10 +111,15 @@ def load(out: str) -> dict[str, Any] | None:
 def someone_elses(out: str) -> bool:
     """True when ``out`` holds a ``manifest.json`` that is JSON but no rofl scan's (a web app's
     manifest, say): the scan must not replace it.  A rofl manifest of any version names its
-    ``format``; one that is not a JSON object is a damaged rofl manifest, rewritten as before."""
+    ``format``; one that is not a JSON object is a damaged rofl manifest, rewritten as before.
+
+    A file that starts as every rofl manifest starts is not parsed here (a rescan that finds
+    nothing to do never parses the manifest at all)."""
     try:
         raw = safe_write.read_nofollow(os.path.join(out, MANIFEST_NAME), MAX_MANIFEST_BYTES)
-        data = json.loads(raw) if raw is not None else None
+        if raw is None or raw.startswith(OWN_PREFIX):
+            return False
+        data = json.loads(raw)
     except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and "format" not in data
@@ -157,5 +192,21 @@ def write(out: str, manifest: dict[str, Any]) -> None:
     Keys are written in the order the scanner builds them (files sorted by path), which is
     deterministic; ``sort_keys`` would cost time on every scan that changes something.
     """
-    data = json.dumps(manifest, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    data = json.dumps(_compact(manifest), separators=(",", ":"), ensure_ascii=True).encode("ascii")
     safe_write.write_atomic(os.path.join(out, MANIFEST_NAME), data + b"\n")
+
+
+def _compact(manifest: dict[str, Any]) -> dict[str, Any]:
+    """``manifest`` as written: ``format`` first, ``probes`` the table, each file's probes its indexes."""
+    files = manifest.get("files", {})
+    probes = sorted({p for entry in files.values() for p in entry.get("resolution_deps", ())})
+    index = {p: i for i, p in enumerate(probes)}
+    compact_files = {}
+    for path, entry in files.items():
+        deps = entry.get("resolution_deps")
+        if deps is not None:
+            entry = {**entry, "resolution_deps": [index[p] for p in deps]}
+        compact_files[path] = entry
+    head = {"format": manifest.get("format", FORMAT)}
+    rest = {k: v for k, v in manifest.items() if k not in ("format", "files")}
+    return {**head, **rest, "probes": probes, "files": compact_files}

@@ -12,6 +12,7 @@ import shutil
 
 import pytest
 
+from scanner.manifest import read as read_manifest
 from tests.cli.impact_fixtures import affected_of, commit_all, git, import_graph, write_tree
 
 LOCK = """lockfileVersion: '9.0'
@@ -106,7 +107,7 @@ def affected(data: dict) -> set[str]:
 
 def deps_readers(facts, path: str) -> set[str]:
     """Files whose resolution consulted ``path``, read from the manifest."""
-    manifest = json.loads((facts / "manifest.json").read_text())
+    manifest = read_manifest(facts)
     return {f for f, e in manifest["files"].items() if path in e.get("resolution_deps", [])}
 
 
@@ -771,7 +772,7 @@ def test_runtime_skips_declaration_files_and_type_only_workspace_imports(rofl, h
 
 def bare_importers(facts) -> set[str]:
     """Files whose resolution looked a bare name up among the workspace packages (from the manifest)."""
-    manifest = json.loads((facts / "manifest.json").read_text())
+    manifest = read_manifest(facts)
     return {f for f, e in manifest["files"].items() if any(d.startswith("package:") for d in e["resolution_deps"])}
 
 

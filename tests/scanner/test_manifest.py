@@ -5,17 +5,49 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from scanner.hashing import hash_bytes
+from scanner.manifest import ManifestError
+from scanner.manifest import read as manifest_read
 from tests.scanner.conftest import load_manifest, scan_json
 
 FILE_KEYS = {"hash", "facts", "digest", "size", "mtime_ns", "extractor", "resolution_deps"}
+
+
+def test_a_probe_shared_by_many_files_is_written_once(repo, out):
+    """Each probed path is spelled once on disk (the probe table); every file still reads it back."""
+    files = {f"m{i}.ts": 'import "./shared";\nimport "react";\n' for i in range(30)}
+    src = repo({**files, "shared.ts": "export const s = 1;\n"})
+    scan_json(src, out)
+    raw = (out / "manifest.json").read_bytes()
+    assert raw.startswith(b'{"format":2,')
+    assert raw.count(b'"shared.ts"') == 2  # the probe table, and the file's own entry key
+    assert raw.count(b'"package:react"') == 1
+    manifest = manifest_read(str(out))
+    assert "probes" not in manifest
+    for name in files:
+        deps = manifest["files"][name]["resolution_deps"]
+        assert "shared.ts" in deps and "package:react" in deps
+
+
+def test_probe_indexes_that_do_not_fit_the_table_are_rebuilt(repo, out):
+    """A manifest whose probe indexes point outside its table is not trusted: the next scan rebuilds it."""
+    src = repo({"a.ts": 'import "./b";\n', "b.ts": "export const b = 1;\n"})
+    scan_json(src, out)
+    data = load_manifest(out)
+    data["files"]["a.ts"]["resolution_deps"] = [len(data["probes"]) + 5]
+    (out / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(ManifestError, match="not a rofl scan manifest"):
+        manifest_read(str(out))
+    assert scan_json(src, out)["parsed"] == 2  # rebuilt: nothing of it was reused
 
 
 def test_manifest_keys_and_entries(repo, out):
     src = repo({"a.ts": 'import "./b";\nimport "react";\n', "b.ts": "export const b = 1;\n"})
     scan_json(src, out)
     manifest = load_manifest(out)
-    assert manifest["format"] == 1
+    assert manifest["format"] == 2
     for key in ("tool_version", "extractor_version", "grammar_versions", "options", "counts"):
         assert manifest[key], key
     assert set(manifest["grammar_versions"]) == {"tree-sitter", "tree-sitter-javascript", "tree-sitter-typescript"}
@@ -34,7 +66,7 @@ def test_manifest_keys_and_entries(repo, out):
         assert entry["digest"] == hash_bytes(facts)
         assert entry["hash"][:12] in entry["facts"]  # named from path and content hash
         assert facts.decode().splitlines()[1] == f'src_file[code]("{path}", "{entry["hash"][:12]}").'
-    deps = manifest["files"]["a.ts"]["resolution_deps"]
+    deps = manifest_read(str(out))["files"]["a.ts"]["resolution_deps"]  # the paths, from the probe table
     assert "b.ts" in deps and "package:react" in deps and "b.tsx" not in deps  # stops at the hit
     assert manifest["counts"]["files"] == 2 and manifest["counts"]["external"] == 1
 
