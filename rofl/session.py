@@ -281,6 +281,12 @@ def declare_vocabulary(kernel: Kernel) -> None:
     from scanner.schema import FACTS_PERSPECTIVE, RELATIONS
 
     kernel.declare((r.name, FACTS_PERSPECTIVE, r.arity) for r in RELATIONS)
+    kernel.declare(LOADER_VOCABULARY)
+
+
+# What the loader asserts over a scan (loader_facts), known even when it asserted none of it: asking
+# for them never falls into the unknown-relation path (whose did-you-mean walks every base row).
+LOADER_VOCABULARY = (("missing_fact_file", "audit", 1),)
 
 
 def _load_fact_files(kernel: Kernel, folder: FactFolder, sources: list) -> tuple[list[str], tuple[str, ...]]:
@@ -339,7 +345,7 @@ def incomplete_fact_files(kernel: Kernel) -> list[str]:
     over this scan is incomplete while there is one.  Empty for a kernel that loaded no scan."""
     from engine.errors import UnknownRelation
 
-    try:
+    try:  # declared by declare_vocabulary for a scan's kernel; any other kernel may not know it
         rows = kernel.query("missing_fact_file[audit](F)").rows
     except UnknownRelation:
         return []
