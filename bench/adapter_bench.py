@@ -156,9 +156,10 @@ want children_of(T) :- reaches(T).
     return (f"recursive tree ({len(rows) + 1:,} tenants, fan-out {fanout})", rounds, ours, peer)
 
 
-def main() -> None:
+def main() -> list[dict]:
     print("| work | rofl | plain Python | rofl / plain | rofl per second |")
     print("|---|---:|---:|---:|---:|")
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for fn, unit in ((bench_exec, "wants"), (bench_sql, "wants"), (bench_tree, "rounds")):
             name, count, ours, peer = fn(Path(tmp))
@@ -166,6 +167,8 @@ def main() -> None:
                 f"| {name} | {ours:.3f} s | {peer:.3f} s | {ours / peer:.1f}x | {count / ours:,.0f} {unit}/s |",
                 flush=True,
             )
+            rows.append({"name": name, "ratio": ours / peer})
+    return rows  # bench/records.py records the ratios
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ def _timed(args: list[str], env: dict | None = None, before=None) -> float:
     return statistics.median(times)
 
 
-def main() -> None:
+def main() -> list[dict]:
     from bench.corpora import ensure
 
     three = next(c for c in ensure() if c.name == "three")
@@ -66,6 +66,7 @@ def main() -> None:
     print("|---|---:|---:|")
     for name, seconds in rows:
         print(f"| {name} | {seconds:.2f} s | {seconds / cold:.2f}x |")
+    return [{"name": name, "cold_scan_ratio": seconds / cold} for name, seconds in rows[1:]]
 
 
 if __name__ == "__main__":

@@ -92,8 +92,9 @@ def _rofl_counts(stdout: str) -> dict[str, int]:
     return counts
 
 
-def main() -> None:
+def main() -> list[dict]:
     repos, absent = present()
+    rows: list[dict] = []  # bench/records.py records the ratios
     if absent:
         print(f"(not present, skipped: {', '.join(absent)}; `make bench` fetches them when the network allows)")
     depcruise = node_bin("depcruise")
@@ -133,12 +134,14 @@ def main() -> None:
                         theirs[v["rule"]["name"]] = theirs.get(v["rule"]["name"], 0) + 1
                     print(f"| dependency-cruiser, 5 equivalent rules | {dc_s:.2f} | {dc_mb:.0f} |")
                     print(f"\nrofl (scan + audit) / dependency-cruiser: {(scan_s + all_s) / dc_s:.2f}x the time")
+                    rows.append({"repo": repo.name, "depcruise_ratio": (scan_s + all_s) / dc_s})
                     print(f"dependency-cruiser findings: {json.dumps(theirs, sort_keys=True)}")
                 else:
                     print(f"| dependency-cruiser | failed: {proc.stderr.strip()[:120]} | |")
             else:
                 print("| dependency-cruiser | not installed (bench/.cache) | |")
             print(f"rofl findings: {json.dumps(ours, sort_keys=True)}")
+    return rows
 
 
 if __name__ == "__main__":

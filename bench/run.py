@@ -6,6 +6,8 @@ same size: issue 9's bounds as numbers), audits (audit --reextract beside a cold
 monorepos (zod, excalidraw, TanStack/query, vite, vs dependency-cruiser; each used when its work tree
 is under bench/.cache/repos).  Pass section names to run only some:
 ``python bench/run.py kernel kernel_scale ticks scan hostile audit impact cycles monorepos``.
+Every run ends with each ratio beside the one recorded in bench/RECORDS.json and lists the figures
+more than 15% worse (bench/records.py); ``--record`` writes this run's ratios into that file.
 Section ``server`` (bench/server_bench.py, issue 14): requests per second and median latency of `impact` through
 `rofl server` on three/src, beside a fresh `rofl impact` process in the same run.
 Section ``cycles`` (bench/cycles_bench.py): `rofl cycles` on rxjs/src and the shop against madge's graph and `madge --circular`.
@@ -68,22 +70,29 @@ def _three_import_graph() -> None:
 
 
 def main(argv: list[str]) -> int:
+    from bench import records
+
+    write_record = "--record" in argv
+    argv = [a for a in argv if a != "--record"]
     wanted = argv or list(SECTIONS)
     unknown = [w for w in wanted if w not in SECTIONS]
     if unknown:
         print(f"bench/run.py: unknown section {', '.join(unknown)}; choose from {', '.join(SECTIONS)}", file=sys.stderr)
         return 2
+    measured: list[records.Figure] = []
     for section, (heading, module_name) in SECTIONS.items():
         if section not in wanted:
             continue
         print(f"\n## {heading}\n", flush=True)
         module = importlib.import_module(f"bench.{module_name}")
-        if module_name in TAKES_ARGV:
-            module.main([])
-        else:
-            module.main()
+        rows = module.main([]) if module_name in TAKES_ARGV else module.main()
+        measured += records.figures(section, rows)
         if section == "kernel":
             _three_import_graph()
+    print("\n## Against the recorded figures (bench/RECORDS.json)\n", flush=True)
+    print(records.render(records.compare(measured)))
+    if write_record:
+        print(f"recorded {records.record(measured)} figure(s) in {records.RECORDS}")
     return 0
 
 

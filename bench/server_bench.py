@@ -60,7 +60,7 @@ def _start(facts: Path, src: Path) -> tuple[subprocess.Popen, str]:
 
 def _row(name: str, fresh: list[float], served: list[float], rps: float, rps_parallel: float) -> dict:
     f, s = statistics.median(fresh), statistics.median(served)
-    return {"question": name, "fresh_s": f, "server_s": s, "ratio": f / s, "rps": rps, "rps_8": rps_parallel}
+    return {"question": name, "fresh_s": f, "server_s": s, "speedup": f / s, "rps": rps, "rps_8": rps_parallel}
 
 
 def main() -> list[dict]:
@@ -109,7 +109,7 @@ def main() -> list[dict]:
     print("|---|---|---|---|---|---|")
     for r in rows:
         print(
-            f"| {r['question']} | {r['fresh_s']:.3f} | {r['server_s']:.4f} | {r['ratio']:.1f}x | {r['rps']:.1f} | {r['rps_8']:.1f} |"
+            f"| {r['question']} | {r['fresh_s']:.3f} | {r['server_s']:.4f} | {r['speedup']:.1f}x | {r['rps']:.1f} | {r['rps_8']:.1f} |"
         )
     return rows
 
