@@ -118,8 +118,8 @@ def command(
         elif not answers.variables:
             click.echo("yes")
         else:
-            for row in answers.rows:
-                click.echo(", ".join(f"{v} = {format_term(t)}" for v, t in zip(answers.variables, row)))
+            names = [f"{v} = " for v in answers.variables]  # one write for all rows, not one per row
+            click.echo("\n".join(", ".join(n + format_term(t) for n, t in zip(names, row)) for row in answers.rows))
         for f, node in why_nodes:
             click.echo(f"-- why {f}")
             click.echo("\n".join(node.lines()) if node else f"{f} does not hold (try --whynot)")
