@@ -1,4 +1,4 @@
-"""Export formats have one home (rofl.export.WRITERS): the command, its help, its errors and the README follow it,
+"""Export formats have one home (rofl.export.WRITERS): the command, its help, its errors and docs/commands.md follow it,
 and every format carries every node and edge of the relation."""
 
 from __future__ import annotations
@@ -49,11 +49,13 @@ def test_the_command_offers_exactly_the_writers(rofl):
     assert all(f"'{fmt}'" in err for fmt in FORMATS), err
 
 
-def test_the_readme_names_exactly_the_formats():
-    heading = next(
-        line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("### `rofl export")
+def test_the_command_docs_name_exactly_the_formats():
+    synopsis = next(
+        line
+        for line in (ROOT / "docs" / "commands.md").read_text().splitlines()
+        if line.startswith("rofl export ") and "--format" in line
     )
-    listed = re.search(r"--format ([a-z|]+)", heading).group(1).split("|")
+    listed = re.search(r"--format ([a-z|]+)", synopsis).group(1).split("|")
     assert tuple(listed) == FORMATS
 
 

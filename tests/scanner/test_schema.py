@@ -1,4 +1,4 @@
-"""The declared fact vocabulary (scanner/schema.py) is what the README documents, the rules read and a scan writes;
+"""The declared fact vocabulary (scanner/schema.py) is what docs/facts.md documents, the rules read and a scan writes;
 and extraction does not change under an unchanged extractor version (a golden digest of examples/shop)."""
 
 from __future__ import annotations
@@ -26,17 +26,17 @@ GOLDEN = Path(__file__).with_name("golden") / "shop.json"
 REPIN = "ROFL_REPIN_GOLDEN"
 
 
-def readme_table() -> dict[str, tuple[tuple[str, ...], str]]:
-    """name -> (columns, meaning) of the README's fact table."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def documented_table() -> dict[str, tuple[tuple[str, ...], str]]:
+    """name -> (columns, meaning) of the fact table in docs/facts.md."""
+    text = (ROOT / "docs" / "facts.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `(src_\w+)\(([^)`]*)\)` \| (.*) \|$", text, flags=re.MULTILINE)
-    assert rows, "the README has no fact table"
+    assert rows, "docs/facts.md has no fact table"
     return {name: (tuple(c.strip() for c in cols.split(",")), meaning) for name, cols, meaning in rows}
 
 
-def test_readme_table_is_the_declaration():
+def test_the_documented_fact_table_is_the_declaration():
     declared = {r.name: (r.columns, r.meaning) for r in schema.RELATIONS}
-    assert readme_table() == declared
+    assert documented_table() == declared
 
 
 def code_literals(path: Path) -> list[Literal]:
