@@ -9,6 +9,9 @@ from pathlib import Path
 import click
 
 from ..adapting import adapter_options, rounds_ran_out, run_rounds
+from ..findings import RuleInfo
+from ..formats import NAMES as FORMAT_NAMES
+from ..formats import help_text
 from ..session import (
     EXIT_PARTIAL,
     PUBLIC_KEY,
@@ -21,9 +24,11 @@ from ..session import (
     warn_partial,
 )
 
+FORMAT_HELP = help_text()
 EPILOG = examples(
     "rofl audit --facts facts/generated --rules examples/shop/layers.rofl",
     "rofl audit --facts facts/generated --rules examples/ci/rules.rofl --baseline examples/ci/baseline.json --format github",
+    "rofl audit --facts facts/generated --rules examples/ci/rules.rofl --format sarif > rofl.sarif",
     "rofl audit --facts facts/generated --public-key ci/rofl-scan.pub --write-baseline ci/baseline.json",
     exit_codes="Exit codes: 0 no finding at or above --fail-on (default error), 1 such findings, 2 user error, "
     "3 partial (the budget ran out).",
@@ -237,9 +242,9 @@ def as_findings(kernel, objects: list[dict], where) -> list:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json", "github"]),
+    type=click.Choice(["text", "json", *FORMAT_NAMES]),
     default=None,
-    help="text (default), json (as --json) or github (workflow annotations: ::error file=F,line=N::...).",
+    help=f"text (default); json: as --json; {FORMAT_HELP}.",
 )
 @click.option(
     "--baseline",
@@ -361,7 +366,23 @@ def command(
         if entries is None:  # everything just written is known: nothing to report
             sys.exit(0)
     known_count = len(findings) - len(reported) if entries is not None else None
-    emit_report(output_format, found, reported, fixed, known_count, wants)
+    if output_format in FORMAT_NAMES:
+        from ..formats import Report, render, repository_paths
+
+        report = Report(
+            command="audit",
+            findings=tuple(reported),
+            known=tuple(known) if entries is not None else (),
+            fixed=fixed,
+            baseline=entries is not None,
+            rules=rules_that_ran(kernel, where, stale=src is not None, reextracted=reextract),
+            paths=repository_paths(findings, facts, src),
+            fail_on=fail_on,
+            partial=bool(kernel.current is not None and kernel.current.partial) or bool(wants and wants.partial),
+        )
+        click.echo(render(output_format, report), nl=False)
+    else:
+        emit_report(output_format, found, reported, fixed, known_count, wants)
     failing = any(f.fails(fail_on) for f in reported)
     if warn_partial(kernel, "audit") | rounds_ran_out(wants):
         sys.exit(EXIT_PARTIAL)  # an audit cut short is not clean, whatever it found so far
@@ -394,9 +415,28 @@ def fold_unverified(found: dict, objects: list[dict], facts: Path) -> list[dict]
     return kept
 
 
+def rules_that_ran(kernel, where, stale: bool, reextracted: bool) -> tuple[RuleInfo, ...]:
+    """Every named rule and audit this run judged, with findings or none, as ``RuleInfo``: the declared
+    rules (a shipped preset only when it is turned on), boot's audits and the checks the options asked for."""
+    import re
+
+    from engine.namespace import display_name
+
+    from ..findings import declared_rules
+    from ..formats import AUDIT_DESCRIPTIONS, audit_rule
+    from ..presets import presets_file, turned_on
+
+    declared = declared_rules(kernel, where)
+    shipped = set(re.findall(r"^rule\((\w+),", presets_file().read_text(encoding="utf-8"), re.M))
+    off = shipped - turned_on(kernel)
+    audits = {display_name(rel) for rel in kernel.names_in(AUDIT)} & set(AUDIT_DESCRIPTIONS)
+    audits |= {name for name, on in (("stale", stale), ("reextract", reextracted)) if on}
+    named = [info for name, info in sorted(declared.items()) if name not in off]
+    return (*named, *(audit_rule(name) for name in sorted(audits)))
+
+
 def emit_report(output_format: str, found: dict, reported: list, fixed: tuple, known: int | None, wants) -> None:
-    """Print the reported findings as text, JSON or GitHub workflow commands (``known`` is None
-    without a baseline)."""
+    """Print the reported findings as text or JSON (``known`` is None without a baseline)."""
     if output_format == "json":
         emit_json(
             {
@@ -407,13 +447,6 @@ def emit_report(output_format: str, found: dict, reported: list, fixed: tuple, k
                 **({"wants": wants.as_json()} if wants is not None else {}),
             }
         )
-    elif output_format == "github":
-        from ..annotations import annotation, fixed_notice
-
-        for f in reported:
-            click.echo(annotation(f))
-        for e in fixed:
-            click.echo(fixed_notice(e))
     else:
         print_text(found, reported, fixed, known)
 
