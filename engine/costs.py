@@ -7,6 +7,8 @@ for the size of the new values it makes, so that a budget bounds memory and outp
   are machine words, and a bignum pays for its size, so the integers an evaluation creates hold at
   most about one bit per step (repeated multiplication would otherwise grow a relation quadratically
   in bits: 110 MB of text under a budget of 20,000);
+* an aggregate (``engine.aggregates``) pays one step per inner row it matches, once per group key in
+  an evaluation, and a sum pays for the size of its integer as arithmetic does (``int_steps``);
 * a head pays one step per ``TERM_STEP`` compound nodes it builds (bound subterms are shared, never
   copied, and cost nothing); a deep term therefore costs memory linear in the steps;
 * no single arithmetic operation may take or make an integer past ``MAX_INT_BITS`` bits (the

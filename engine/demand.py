@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import builtins as B
-from .clauses import ARITH, INIT, Builtin, Literal, Negated, is_var
+from .clauses import ARITH, INIT, Aggregate, Builtin, Literal, Negated, is_var
 from .costs import made_steps
 from .plan import BudgetExhausted, CompiledRule
 
@@ -227,6 +227,11 @@ class Demand:
                 if self.unify_row(item.lit, row, binding) is not None:
                     return
             yield from self.solve(body, i + 1, binding, wit, charge)
+        elif type(item) is Aggregate:
+            from .aggregates import solutions
+
+            for b in list(solutions(self, item, binding, charge)):
+                yield from self.solve(body, i + 1, b, wit, charge)
         else:
             for b in builtin_solutions(item, binding, self.step if charge else None):
                 yield from self.solve(body, i + 1, b, wit, charge)

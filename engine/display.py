@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .clauses import ARITH, VAR, BodyItem, Builtin, Clause, Literal, Negated, is_var, is_wildcard
+from .clauses import ARITH, VAR, Aggregate, BodyItem, Builtin, Clause, Literal, Negated, is_var, is_wildcard
 from .terms import Term, format_term, quote
 
 
@@ -61,10 +61,18 @@ def item_text(item: BodyItem) -> str:
         return literal_text(item)
     if isinstance(item, Negated):
         return "not " + literal_text(item.lit)
+    if isinstance(item, Aggregate):
+        return f"{term_text(item.result)} = {aggregate_text(item)}"
     assert isinstance(item, Builtin)
     if item.op[-1].isalpha() and item.op != "is":  # a call builtin: matches(T, R), not glob(T, P)
         return f"{item.op}({term_text(item.left)}, {term_text(item.right)})"
     return f"{term_text(item.left)} {item.op} {term_text(item.right)}"
+
+
+def aggregate_text(agg: Aggregate) -> str:
+    """``count : { body }`` or ``sum V : { body }``: an aggregate without its result."""
+    value = "" if agg.op == "count" else " " + term_text(agg.value)
+    return f"{agg.op}{value} : {{ {', '.join(item_text(i) for i in agg.body)} }}"
 
 
 def clause_text(clause: Clause) -> str:

@@ -14,7 +14,7 @@ from typing import cast
 from . import costs as C
 from . import vocabulary as V
 from .caches import Caches, Previous, StrataEntry
-from .clauses import NEXT, Literal, Negated
+from .clauses import NEXT, Aggregate, Literal, Negated, body_literals
 from .cycles import named_relation, strong_components
 from .demand import Demand
 from .plan import BudgetExhausted, CompiledRule
@@ -47,6 +47,7 @@ class Context:
         self.tick = store.tick
         self.naive = naive
         self.seen: set = set()
+        self.aggregates: dict = {}  # (engine.aggregates.Call, bound group values) -> its groups
         self.partial = False
         self.finished = False
         self.memory_limit = C.memory_limit()
@@ -165,15 +166,14 @@ class Outcome:
 
 def _body_literals(rule: CompiledRule):
     """The literals a rule reads, with whether they are negated.  A ``cycle_component`` literal also
-    reads the relation it names (complete before the rule runs, as under negation)."""
-    for item in rule.clause.body:
-        if isinstance(item, Literal):
-            yield item, False
-            named = named_relation(item)
+    reads the relation it names (complete before the rule runs, as under negation); an aggregate reads
+    its inner literals whole, as a negation does."""
+    for lit, whole in body_literals(rule.clause.body):
+        yield lit, whole
+        if not whole:
+            named = named_relation(lit)
             if named is not None:
-                yield Literal(named, item.persp, ()), False
-        elif isinstance(item, Negated):
-            yield item.lit, True
+                yield Literal(named, lit.persp, ()), False
 
 
 def cone(decoded: DecodedRules, goals: set[str]) -> set[str]:
@@ -296,7 +296,8 @@ def run_rules(
 
 
 def _has_negation(rule: CompiledRule) -> bool:
-    return any(isinstance(item, Negated) for item in rule.clause.body)
+    """Whether the rule negates or aggregates: it needs the strata phase one computes."""
+    return any(isinstance(item, (Negated, Aggregate)) for item in rule.clause.body)
 
 
 def stratify(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) -> Outcome:

@@ -6,14 +6,16 @@ from dataclasses import dataclass
 
 from . import builtins as B
 from . import vocabulary as V
-from .clauses import Builtin, Literal, Negated, is_var
+from .clauses import Aggregate, Builtin, Literal, Negated, is_var
 from .demand import Demand, builtin_solutions
 from .display import clause_text, item_text, row_text
 from .evaluate import Context
 from .plan import BudgetExhausted
 from .store import Store
+from .terms import format_term
 
 SEARCH_LIMIT = 20_000
+AGGREGATE_SHOWN = 10  # solutions an aggregate's explanation shows; the rest are counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +24,9 @@ class Node:
 
     kind: ``base`` (asserted), ``derived`` (by ``rule``), ``past`` (a fact installed from a finished
     tick), ``negation`` (a negated premise shown with its finite-failure demonstration), ``builtin``,
-    ``holds``, ``missing`` (no such base fact), ``rule`` (a rule that could conclude the fact) and
+    ``aggregate`` (an aggregate premise: ``detail`` says what it aggregated, its children are the
+    solutions, the first ``AGGREGATE_SHOWN`` of them, then ``more``), ``solution`` (one solution of an
+    aggregate's conjunction, over its premises), ``holds``, ``missing`` (no such base fact), ``rule`` (a rule that could conclude the fact) and
     ``fails`` (the premise that fails under the best partial match).
     """
 
@@ -32,6 +36,7 @@ class Node:
     rule_text: str | None = None
     who: str | None = None
     children: tuple = ()
+    detail: str | None = None
 
     def as_dict(self) -> dict:
         """The tree as nested objects (built without recursion: any depth)."""
@@ -46,6 +51,8 @@ class Node:
                 out["rule_text"] = node.rule_text
             if node.who is not None:
                 out["who"] = node.who
+            if node.detail is not None:
+                out["detail"] = node.detail
             if node.children:
                 kids: list[dict] = [{} for _ in node.children]
                 out["children"] = kids
@@ -59,6 +66,9 @@ class Node:
             "past": f"[past tick] by {self.rule}, {self.rule_text}",
             "negation": "holds by finite failure",
             "builtin": "builtin holds",
+            "aggregate": self.detail or "aggregate",
+            "solution": "solution",
+            "more": "not shown",
             "holds": "holds",
             "missing": "no such base fact",
             "rule": f"rule {self.rule} could conclude it: {self.rule_text}",
@@ -155,11 +165,86 @@ def why(ctx: Context, store: Store, rel: str, row: tuple, _path: set | None = No
                 label = _instantiate(item, binding)
                 demo = whynot(ctx, store, item.lit.rel, _pattern_row(item.lit, binding), label[4:])
             children.append(Node("negation", label, children=demo.children))
+        elif isinstance(item, Aggregate):
+            node, binding = _aggregate_node(ctx, store, item, binding, row, rule.clause.head, path)
+            children.append(node)
         else:
             binding = next(iter(builtin_solutions(item, binding)), binding)
             children.append(Node("builtin", _builtin_text(item, binding)))
     path.discard((rel, row))
     return Node("derived", text, rule=rule.rid, rule_text=clause_text(rule.clause), children=tuple(children))
+
+
+def _aggregate_node(ctx: Context, store: Store, agg: Aggregate, binding: dict, row: tuple, head, path: set):
+    """An aggregate premise under ``binding``: the group the fact came from (the first whose result
+    fits the head), as a node over the solutions it aggregated, and the binding it extends."""
+    from .aggregates import extend, groups
+
+    free = tuple(g for g in agg.groups if g not in binding)
+    chosen = None
+    for key, result in groups(ctx.demand, agg, binding, False, free):
+        b = extend(agg, binding, free, key, result)
+        if b is not None and (chosen is None or _ground(head, b) == row):
+            chosen = (b, result)
+            if _ground(head, b) == row:
+                break
+    if chosen is None:  # the aggregate no longer holds (cannot happen for a fact that holds)
+        return Node("fails", _aggregate_text(agg, binding)), binding
+    b, result = chosen
+    inner = dict(binding)
+    inner.update((g, b[g]) for g in free)
+    seen: dict = {}
+    for sb, wit in ctx.demand.solve(agg.body, 0, inner, (), False):
+        seen.setdefault(tuple(sb.get(n) for n in sorted(sb)), (sb, wit))
+    kids: list[Node] = []
+    positive = [i for i in agg.body if isinstance(i, Literal)]
+    for sb, wit in list(seen.values())[:AGGREGATE_SHOWN]:
+        facts = []
+        for lit, prow in zip(positive, wit):
+            child = why(ctx, store, lit.rel, prow, path)
+            facts.append(child if child is not None else Node("missing", row_text(lit.rel, prow)))
+        if len(facts) == 1 and len(agg.body) == 1:
+            kids.append(facts[0])
+        else:
+            text = ", ".join(_instantiate(i, sb) for i in agg.body)
+            kids.append(Node("solution", text, children=tuple(facts)))
+    if len(seen) > AGGREGATE_SHOWN:
+        kids.append(Node("more", f"... {len(seen) - AGGREGATE_SHOWN} more solutions"))
+    n = len(seen)
+    detail = f"{agg.op} of {n} solution{'' if n == 1 else 's'}"
+    if agg.op != "count":
+        detail += f" is {format_term(result)}"
+    return Node("aggregate", _aggregate_text(agg, b), children=tuple(kids), detail=detail), b
+
+
+def _aggregate_value(ctx: Context, agg: Aggregate, binding: dict) -> str:
+    """What a failing aggregate's groups are instead: `` (it is 2)``, `` (no solution)``."""
+    from .aggregates import groups
+
+    try:
+        found = groups(ctx.demand, agg, binding, False)
+    except BudgetExhausted:
+        return ""
+    if not found:
+        return " (no solution)"
+    shown = ", ".join(format_term(result) for _, result in found[:AGGREGATE_SHOWN])
+    return f" (it is {shown}{', ...' if len(found) > AGGREGATE_SHOWN else ''})"
+
+
+def _aggregate_text(agg: Aggregate, binding: dict) -> str:
+    from .display import aggregate_text, term_text
+
+    body = tuple(_subst_item(i, binding) for i in agg.body)
+    shown = Aggregate(agg.op, agg.result, _partial(agg.value, binding), body, agg.groups)
+    return f"{term_text(_partial(agg.result, binding))} = {aggregate_text(shown)}"
+
+
+def _subst_item(item, binding: dict):
+    if isinstance(item, Literal):
+        return _subst_lit(item, binding)
+    if isinstance(item, Negated):
+        return Negated(_subst_lit(item.lit, binding))
+    return Builtin(item.op, _partial(item.left, binding), _partial(item.right, binding))
 
 
 def _builtin_text(item: Builtin, binding: dict) -> str:
@@ -241,6 +326,13 @@ def _best_partial(ctx: Context, rule, binding: dict) -> Node:
                 if solver.unify_row(item.lit, prow, b) is not None:
                     return False
             return dfs(i + 1, b)
+        if isinstance(item, Aggregate):
+            from .aggregates import solutions
+
+            for nb in list(solutions(solver, item, b)):
+                if dfs(i + 1, nb):
+                    return True
+            return False
         for nb in builtin_solutions(item, b):
             if dfs(i + 1, nb):
                 return True
@@ -260,7 +352,10 @@ def _best_partial(ctx: Context, rule, binding: dict) -> Node:
         children.append(Node("ok", _instantiate(item, b)))
     if depth < len(body):
         item = body[depth]
-        children.append(Node("fails", _instantiate(item, b)))
+        text = _instantiate(item, b)
+        if isinstance(item, Aggregate):
+            text += _aggregate_value(ctx, item, b)
+        children.append(Node("fails", text))
     return Node(
         "rule",
         row_text(rule.clause.head.rel, _ground(rule.clause.head, b) or ("?",))
@@ -279,6 +374,8 @@ def _instantiate(item, binding: dict) -> str:
     if isinstance(item, Negated):
         g = _ground(item.lit, binding)
         return "not " + (row_text(item.lit.rel, g) if g else item_text(_subst_lit(item.lit, binding)))
+    if isinstance(item, Aggregate):
+        return _aggregate_text(item, binding)
     return _builtin_text(item, binding)
 
 

@@ -73,6 +73,7 @@ class Kernel:
         self.budget = budget
         self.naive = naive
         self.declared: frozenset[Signature] = frozenset()  # relations known with no rows (``declare``)
+        self._origins: dict[str, str] = {}  # rule id -> "file:line:col" it was loaded from (for messages)
         journal: list = []
         for rel in V.RESERVED_RELATIONS:
             self._add(V.RESERVED, ("main", (rel,)), None, journal)
@@ -181,6 +182,7 @@ class Kernel:
                         f"{where}: unsafe rule: {exc}; bind every variable with a positive premise first"
                     ) from None
             rid, facts = reflect(c)
+            self._origins.setdefault(rid, where)
             # a rule is its content: one that a program with no identity already holds is that
             # program's rule, and a copy of it loaded by someone derives nothing it does not
             trusted = who is not None and self._held_without_identity(rid)
@@ -230,15 +232,44 @@ class Kernel:
         outcome = self._run_evaluation("load")
         if outcome.unstratified:
             trace = self._unstratified_trace(outcome)
+            message = self._unstratified_message(outcome)
             self.store.rollback(journal)
             self._result = None
-            raise LoadRejected(self._unstratified_message(outcome) + "; the load was rolled back", trace)
+            raise LoadRejected(message + "; the load was rolled back", trace)
         return self._evaluated()
 
-    @staticmethod
-    def _unstratified_message(outcome: Outcome) -> str:
+    def _unstratified_message(self, outcome: Outcome) -> str:
         names = sorted({format_term(r[1]) for r in outcome.unstratified})
+        aggregate = self._aggregate_cycle({r[1][0] for r in outcome.unstratified if type(r[1]) is tuple})
+        if aggregate is not None:
+            return aggregate
         return f"unstratified: negation inside a recursive cycle through {', '.join(names)}"
+
+    def _aggregate_cycle(self, heads: set) -> str | None:
+        """``file:line:col: ...`` naming the first aggregate rule (canonical order) whose head is
+        unstratified and whose aggregated relation leads back to it, with the cycle; None if none."""
+        from .aggregates import dependency_cycle
+        from .clauses import Aggregate
+        from .namespace import display_name
+
+        rules = self.book.rules(self.store, self._caches).rules
+        for rule in rules:
+            head = rule.clause.head.rel
+            if head not in heads:
+                continue
+            for item in rule.clause.body:
+                if not isinstance(item, Aggregate):
+                    continue
+                cycle = dependency_cycle(rules, head, item)
+                if cycle is None:
+                    continue
+                where = self._origins.get(rule.rid, f"rule {rule.rid}")
+                path = " -> ".join(display_name(r) for r in cycle)
+                return (
+                    f"{where}: {item.op} over {display_name(cycle[1])} depends on its own head "
+                    f"{display_name(head)} (cycle {path}); aggregate only relations of a lower stratum"
+                )
+        return None
 
     def _unstratified_trace(self, outcome: Outcome) -> str:
         from .explain import explain_text
@@ -616,8 +647,10 @@ def _claimed(rel: str, row: tuple, who: str | None) -> tuple[str, tuple, str | N
 
 
 def _perspectives(c: Clause):
-    for lit in [c.head, *[getattr(i, "lit", i) for i in c.body]]:
-        if isinstance(lit, Literal) and not is_var(lit.persp):
+    from .clauses import body_literals
+
+    for lit in [c.head, *(lit for lit, _ in body_literals(c.body))]:
+        if not is_var(lit.persp):
             yield lit.persp
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from . import builtins as B
 from . import vocabulary as V
-from .clauses import NEXT, NOW, Literal, Negated, is_var, item_vars, literal_vars, term_vars
+from .clauses import NEXT, NOW, Aggregate, Literal, Negated, is_var, item_vars, literal_vars, term_vars
 from .plan import CompiledRule
 from .terms import is_ground
 
@@ -85,6 +85,8 @@ def plan_demand(decoded, lit: Literal) -> DemandPlan | None:
             return None
         if head.temporal == NEXT or head.persp != lit.persp or len(head.args) != width:
             continue  # stages the next tick, or concludes rows this question cannot match
+        if any(type(item) is Aggregate for item in rule.clause.body):
+            return None  # an aggregate reads its relations whole: evaluate the relation bottom-up
         recursive: list[int] = []
         for k, item in enumerate(rule.clause.body):
             target = item.lit if isinstance(item, Negated) else item

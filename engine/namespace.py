@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .clauses import BodyItem, Clause, Literal, Negated
+from .clauses import Aggregate, BodyItem, Clause, Literal, Negated
 from .vocabulary import NAMESPACES, PRIVATE_PERSP
 from .vocabulary import PRIVATE_PREFIX as _PREFIX
 
@@ -43,6 +43,9 @@ def qualify_item(item: BodyItem) -> BodyItem:
         return qualify_literal(item)
     if isinstance(item, Negated):
         return Negated(qualify_literal(item.lit))
+    if isinstance(item, Aggregate):
+        body = tuple(qualify_item(i) for i in item.body)
+        return item if all(a is b for a, b in zip(body, item.body)) else replace(item, body=body)
     return item
 
 

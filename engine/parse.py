@@ -7,17 +7,21 @@ from itertools import count
 
 from . import lexer, text_builtins
 from .clauses import (
+    AGGREGATE_OPS,
     ARITH,
     COMPARISONS,
     INIT,
     NEXT,
     NOW,
     WILDCARD_PREFIX,
+    Aggregate,
     BodyItem,
     Builtin,
     Clause,
     Literal,
     Negated,
+    body_literals,
+    scope_aggregates,
     var,
 )
 from .errors import RoflSyntaxError
@@ -108,7 +112,7 @@ def parse_body(text: str, source: str = "<query>") -> tuple:
     if p.peek().text == "." and p.peek().kind == PUNCT:
         p.advance()
     p.expect_end()
-    return body
+    return scope_aggregates(None, body)
 
 
 class _Parser:
@@ -169,11 +173,10 @@ class _Parser:
             self.expect(".", "'.' at the end of the rule")
             if head.temporal == INIT:
                 raise self.error(start, "@init is not allowed on a rule head; mark facts @init, or use @next")
-            for item in body:
-                lit = item.lit if isinstance(item, Negated) else item
-                if isinstance(lit, Literal) and lit.temporal == NEXT:
+            for lit, _ in body_literals(body):
+                if lit.temporal == NEXT:
                     raise self.error(start, "@next is not allowed in a rule body; it marks conclusions only")
-            return Clause(head, body, want, bridge, start.line, start.col)
+            return Clause(head, scope_aggregates(head, body), want, bridge, start.line, start.col)
         self.expect(".", "'.' or ':-' after the literal")
         if want or bridge:
             raise self.error(start, f"'{start.text}' needs a rule: {start.text} head :- body.")
@@ -223,7 +226,7 @@ class _Parser:
             raise self.error(tok, str(exc)) from None
         return Builtin(prefix + lit.rel, lit.args[0], lit.args[1])
 
-    def builtin(self) -> Builtin:
+    def builtin(self) -> Builtin | Aggregate:
         left = self.expr()
         tok = self.peek()
         op = (
@@ -234,8 +237,45 @@ class _Parser:
         if op is None:
             raise self.error(tok, f"expected a literal or a comparison (= != < <= > >= is), found {tok.describe()}")
         self.advance()
+        if op == "=":
+            agg = self.aggregate(tok, left)
+            if agg is not None:
+                return agg
         right = self.expr()
         return Builtin(op, left, right)
+
+    def aggregate(self, eq: Token, left: Term) -> Aggregate | None:
+        """``count : { body }`` or ``sum|min|max Expr : { body }`` after ``Left =``; None (nothing
+        consumed) when what follows is a term, such as the atom ``count``."""
+        tok = self.peek()
+        if tok.kind != ATOM or tok.text not in AGGREGATE_OPS:
+            return None
+        save = self.pos
+        self.advance()
+        value: Term = 1
+        if tok.text != "count":
+            nxt = self.peek()
+            if nxt.kind == PUNCT and nxt.text == ":":
+                raise self.error(nxt, f"{tok.text} needs a value: {tok.text} X : {{ p(X), ... }}")
+            if nxt.kind == PUNCT and nxt.text in (",", ".", ")", "(", "}"):
+                self.pos = save
+                return None
+            value = self.expr()
+        if not self.at(":"):
+            self.pos = save
+            return None
+        self.advance()
+        if isinstance(left, tuple) and left and left[0] == ARITH:
+            raise self.error(eq, "the left of an aggregate is a variable or a value, not arithmetic")
+        self.expect("{", f"'{{' opening the body of {tok.text}")
+        if self.at("}"):
+            raise self.error(self.peek(), f"{tok.text} needs a body: {tok.text} : {{ p(X), ... }}")
+        body = self.body()
+        for item in body:
+            if isinstance(item, Aggregate):
+                raise self.error(tok, "an aggregate cannot hold another aggregate; name the inner one with a rule")
+        self.expect("}", "',' or '}' closing the aggregate's body")
+        return Aggregate(tok.text, left, value, body)
 
     def literal(self, allow_var_names: bool = False) -> Literal:
         tok = self.peek()

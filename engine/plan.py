@@ -16,16 +16,19 @@ from typing import Any
 
 from . import builtins as B
 from . import costs as C
+from .aggregates import Call, compiled_call
 from .clauses import (
     ARITH,
     INIT,
     NEXT,
     VAR,
     WILDCARD_PREFIX,
+    Aggregate,
     Builtin,
     Clause,
     Literal,
     Negated,
+    binders,
     is_var,
     is_wildcard,
     item_vars,
@@ -53,9 +56,17 @@ def _wildcards(clause: Clause) -> set[str]:
 def _simulate(clause: Clause, bound: set[str]) -> str | None:
     """Walk the body in written order; return a reason when something needs an unbound variable."""
     wild = _wildcards(clause)
+    outer: set[str] | None = None
     for item in clause.body:
         if isinstance(item, Literal):
             bound |= set(literal_vars(item, {}))
+        elif isinstance(item, Aggregate):
+            if outer is None:
+                outer = binders(clause.body)
+            reason = _simulate_inner(item, bound | (set(item.groups) & outer))
+            if reason is not None:
+                return reason
+            bound |= set(item_vars(item))
         elif isinstance(item, Negated):
             need = set(literal_vars(item.lit, {})) - wild
             if not need <= bound:
@@ -69,6 +80,28 @@ def _simulate(clause: Clause, bound: set[str]) -> str | None:
     head = set(literal_vars(clause.head, {}))
     if not head <= bound:
         return f"head variable {', '.join(sorted(head - bound))} is not bound by the body"
+    return None
+
+
+def _simulate_inner(agg: Aggregate, bound: set[str]) -> str | None:
+    """The reason an aggregate's inner conjunction cannot run with ``bound`` known, or None."""
+    bound = set(bound)
+    for item in agg.body:
+        if isinstance(item, Literal):
+            bound |= set(literal_vars(item, {}))
+        elif isinstance(item, Negated):
+            need = {n for n in literal_vars(item.lit, {}) if not is_wildcard(n)}
+            if not need <= bound:
+                return f"negated {item.lit.rel} in {agg.op} uses unbound {', '.join(sorted(need - bound))}"
+        else:
+            left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
+            out = B.binds(item.op, item.left, item.right, left, right, bound)
+            if out is None:
+                return _unbound_reason(item, (left | right) - bound) + f" in {agg.op}"
+            bound |= out
+    missing = set(term_vars(agg.value, {})) - bound
+    if missing:
+        return f"the value of {agg.op} uses {', '.join(sorted(missing))}, which its body does not bind"
     return None
 
 
@@ -121,6 +154,8 @@ class _Gen:
         self.bound: set[str] = set()
         self.atom_vars: set[str] = set()
         self.wild = _wildcards(self.clause)
+        self.outer = binders(self.clause.body)
+        self.calls: list = []  # engine.aggregates.Call of each aggregate, named A0, A1, ...
         self.depth = 1
         self.tmp = 0
         self.consts: list = []
@@ -355,7 +390,27 @@ class _Gen:
         else:
             self.emit(f"if not {spec.code}({self.value(item.left)}, {self.value(item.right)}): continue")
 
+    def aggregate(self, item: Aggregate) -> None:
+        """Loop over the aggregate's groups (computed once per evaluation and bound-group values:
+        ``engine.aggregates.compiled_call``), binding its free groups and matching its result."""
+        bound = tuple(g for g in item.groups if g in self.bound)
+        call = Call(item, bound)
+        self.calls.append(call)
+        name = f"A{len(self.calls) - 1}"
+        values = "(" + "".join(f"{_vname(g)}, " for g in bound) + ")"
+        found, each = self.fresh("g"), self.fresh("e")
+        self.emit("ctx.steps = steps")  # the inner solutions are steps on the shared count
+        self.emit(f"{found} = _AGG(ctx, {name}, {values})")
+        self.emit("steps = ctx.steps")
+        self.emit(f"for {each} in {found}:")
+        self.depth += 1
+        for i, g in enumerate(call.free):
+            self.match((VAR, g), f"{each}[0][{i}]")
+        self.match(item.result, f"{each}[1]")
+
     def ready(self, item) -> bool:
+        if isinstance(item, Aggregate):
+            return set(item.groups) & self.outer <= self.bound
         if isinstance(item, Negated):
             return set(literal_vars(item.lit, {})) - self.wild <= self.bound
         left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
@@ -377,6 +432,8 @@ class _Gen:
                         item = body[i]
                         if isinstance(item, Negated):
                             self.negation(i, item.lit)
+                        elif isinstance(item, Aggregate):
+                            self.aggregate(item)
                         else:
                             self.builtin(item)
                         progress = True
@@ -501,6 +558,7 @@ _GLOBALS = {
     "_C": compound,
     "_extra": _extra,
     "_exists": _exists,
+    "_AGG": compiled_call,
 }
 
 
@@ -518,6 +576,8 @@ def compile_variant(rule: CompiledRule, delta: int, recursive: frozenset, demand
     env["RID"] = rule.rid
     for i, value in enumerate(gen.consts):
         env[f"K{i}"] = value
+    for i, call in enumerate(gen.calls):
+        env[f"A{i}"] = call
     exec(_code(source, f"<rule {rule.rid} variant {delta}>"), env)
     fn = env["variant"]
     fn.source = source

@@ -10,7 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import builtins as B
-from .clauses import Builtin, Literal, Negated, is_wildcard, literal_vars, term_vars
+from .clauses import (
+    Aggregate,
+    Builtin,
+    Literal,
+    Negated,
+    binders,
+    body_literals,
+    is_wildcard,
+    literal_vars,
+    scope_aggregates,
+    term_vars,
+)
 from .cycles import named_relation
 from .display import item_text
 from .errors import UnsafeQuery
@@ -26,8 +37,8 @@ class Question:
 
     @property
     def literals(self) -> tuple[Literal, ...]:
-        """Every literal the question reads, positive or negated."""
-        return tuple(i if isinstance(i, Literal) else i.lit for i in self.items if not isinstance(i, Builtin))
+        """Every literal the question reads, positive, negated or aggregated."""
+        return tuple(lit for lit, _ in body_literals(self.items))
 
     @property
     def goals(self) -> set[str]:
@@ -46,10 +57,14 @@ def _vars(item) -> set[str]:
         return set(literal_vars(item, {}))
     if isinstance(item, Negated):
         return set(literal_vars(item.lit, {}))
+    if isinstance(item, Aggregate):
+        return set(term_vars(item.result, {})) | set(item.groups)
     return set(term_vars(item.left, {})) | set(term_vars(item.right, {}))
 
 
-def _ready(item, bound: set[str]) -> bool:
+def _ready(item, bound: set[str], outer: set[str] | frozenset[str] = frozenset()) -> bool:
+    if isinstance(item, Aggregate):
+        return set(item.groups) & outer <= bound
     if isinstance(item, Negated):
         return {v for v in literal_vars(item.lit, {}) if not is_wildcard(v)} <= bound
     left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
@@ -62,6 +77,7 @@ def schedule(items, bound: set[str]) -> tuple[list, list]:
     have = set(bound)
     order: list = []
     pending: list = []
+    outer = binders(tuple(items))
     for item in items:
         if isinstance(item, Literal):
             order.append(item)
@@ -72,10 +88,10 @@ def schedule(items, bound: set[str]) -> tuple[list, list]:
         while progress:
             progress = False
             for waiting in list(pending):
-                if _ready(waiting, have):
+                if _ready(waiting, have, outer):
                     pending.remove(waiting)
                     order.append(waiting)
-                    if isinstance(waiting, Builtin):
+                    if isinstance(waiting, (Builtin, Aggregate)):
                         have.update(_vars(waiting))  # a ready builtin binds its outputs
                     progress = True
     return order, pending
@@ -83,7 +99,7 @@ def schedule(items, bound: set[str]) -> tuple[list, list]:
 
 def plan(items: tuple) -> Question:
     """Order a parsed body for evaluation; raise UnsafeQuery when it cannot be made safe."""
-    items = tuple(qualify_item(i) for i in items)
+    items = scope_aggregates(None, tuple(qualify_item(i) for i in items))
     variables: dict[str, None] = {}
     for item in items:
         for name in _vars(item) if not isinstance(item, Literal) else literal_vars(item, {}):

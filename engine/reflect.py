@@ -5,6 +5,11 @@ Reified forms (all terms):
   negation  $not(Literal)
   builtin   $builtin(Op, Left, Right)                          Op a string
   want head $wants(Literal)                                   (a want rule's conclusion)
+  aggregate $agg(Op, Result, Value, $body(Item1, ..., Itemn))  Op a string; Value 1 for count
+
+An aggregate's inner relations are reflected as ``premise_neg``: like a negated relation, an
+aggregated one must be complete before the rule runs, so boot puts the head a stratum above it and
+condemns a cycle through it (``unstratified``).
 """
 
 from __future__ import annotations
@@ -12,11 +17,12 @@ from __future__ import annotations
 import hashlib
 
 from . import vocabulary as V
-from .clauses import Builtin, Clause, Literal, Negated, is_var
+from .clauses import AGGREGATE_OPS, Aggregate, Builtin, Clause, Literal, Negated, is_var
 from .cycles import named_relation
 from .terms import Term, format_term
 
 LIT, NOT, BUILTIN, ARGS, WANTS, FACT = "$lit", "$not", "$builtin", "$args", "$wants", "$fact"
+AGG, AGG_BODY = "$agg", "$body"
 _TEMPORAL_ATOMS = {"now": ("$now",), "next": ("$next",), "init": ("$init",)}
 _TEMPORAL_NAMES = {v[0]: k for k, v in _TEMPORAL_ATOMS.items()}
 
@@ -66,6 +72,8 @@ def item_term(item) -> tuple:
         return literal_term(item)
     if isinstance(item, Negated):
         return (NOT, literal_term(item.lit))
+    if isinstance(item, Aggregate):
+        return (AGG, item.op, item.result, item.value, (AGG_BODY, *(item_term(i) for i in item.body)))
     return (BUILTIN, item.op, item.left, item.right)
 
 
@@ -82,6 +90,14 @@ def item_from_term(term: Term):
         return Negated(literal_from_term(term[1]))
     if isinstance(term, tuple) and term and term[0] == BUILTIN:
         return Builtin(term[1], term[2], term[3])
+    if isinstance(term, tuple) and len(term) == 5 and term[0] == AGG:
+        _, op, result, value, body = term
+        if op not in AGGREGATE_OPS or not (isinstance(body, tuple) and len(body) > 1 and body[0] == AGG_BODY):
+            raise ValueError(f"not a reified aggregate: {format_term(term)}")
+        items = tuple(item_from_term(t) for t in body[1:])
+        if any(isinstance(i, Aggregate) for i in items):
+            raise ValueError("an aggregate inside an aggregate")
+        return Aggregate(op, result, value, items)
     return literal_from_term(term)
 
 
@@ -119,6 +135,14 @@ def reflect(clause: Clause) -> tuple[str, list[tuple[str, tuple]]]:
         elif isinstance(item, Negated):
             out.append((V.PREMISE_NEG, ("main", r, (item.lit.rel,))))
             reads[_persp_atom(item.lit.persp)] = None
+        elif isinstance(item, Aggregate):
+            for inner in item.body:  # aggregated relations are read whole, as negated ones are
+                lit = inner.lit if isinstance(inner, Negated) else inner
+                if isinstance(lit, Literal):
+                    out.append((V.PREMISE_NEG, ("main", r, (lit.rel,))))
+                    reads[_persp_atom(lit.persp)] = None
+                else:
+                    out.append((V.USES_BUILTIN, ("main", r, inner.op)))
         else:
             out.append((V.USES_BUILTIN, ("main", r, item.op)))
     head = literal_term(clause.head)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import vocabulary as V
-from .clauses import NEXT, Clause, Literal, Negated
+from .clauses import NEXT, Clause, Literal, body_literals, scope_aggregates
 from .plan import CompiledRule, UnsafeRule, check_demand_safe, compile_variant, range_restricted
 from .reflect import WANTS, item_from_term, literal_from_term, well_formed
 from .store import Store
@@ -56,7 +56,7 @@ def decode(store: Store) -> tuple[list[tuple[str, Clause]], list[tuple[str, str]
         if not well_formed(head_term) or not all(well_formed(t) for _, t in prem):
             skipped.append((rid, "a variable without a name"))
             continue
-        out.append((rid, Clause(head, body)))
+        out.append((rid, Clause(head, scope_aggregates(head, body))))
     return out, skipped
 
 
@@ -65,6 +65,7 @@ class RuleBook:
 
     def __init__(self) -> None:
         self._cache: dict = {}
+        self._rels: dict[str, frozenset] = {}  # rule id -> the relations its body reads
 
     def rules(self, store: Store, caches) -> DecodedRules:
         """The store's rules, decoded again only when a reflection relation changed (``caches``: the
@@ -101,11 +102,13 @@ class RuleBook:
     def variant(self, rule: CompiledRule, delta: int, recursive: frozenset, demand: frozenset, naive: bool):
         if len(rule.positive) > MAX_COMPILED_PREMISES:
             return interpreted(rule)
-        rec = recursive & _body_rels(rule.clause)
-        key = (rule.rid, delta, rec, demand & _body_rels(rule.clause), naive)
+        rels = self._rels.get(rule.rid)
+        if rels is None:
+            rels = self._rels[rule.rid] = _body_rels(rule.clause)
+        key = (rule.rid, delta, recursive & rels, demand & rels, naive)
         fn = self._cache.get(key)
         if fn is None:
-            fn = self._cache[key] = compile_variant(rule, delta, rec, demand, naive)
+            fn = self._cache[key] = compile_variant(rule, delta, key[2], demand, naive)
         return fn
 
 
@@ -152,10 +155,4 @@ def _positive(clause: Clause) -> tuple[int, ...]:
 
 
 def _body_rels(clause: Clause) -> frozenset:
-    out = set()
-    for item in clause.body:
-        if isinstance(item, Literal):
-            out.add(item.rel)
-        elif isinstance(item, Negated):
-            out.add(item.lit.rel)
-    return frozenset(out)
+    return frozenset(lit.rel for lit, _ in body_literals(clause.body))
