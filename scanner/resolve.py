@@ -16,7 +16,9 @@ re-resolves the importer).
   path plus ``.ts .tsx .d.ts .js .jsx .mjs .cjs .mts .cts``; then a file that exists at the path as
   written but is not scanned: a symlink to a scanned file (its real path is the target) or an asset
   (css, json, svg, ...); then the path as a folder: its package.json ``types``/``typings``/``main``,
-  then ``index.*``.  When that finds a declaration file, the runtime file beside it (``x.js`` for
+  then ``index.*``; then, for a path into a package's build output (``../dist/core/x.js`` from the
+  package's test; the package is the scope of the path's folder), the source it was built from,
+  mapped as below.  When that finds a declaration file, the runtime file beside it (``x.js`` for
   ``x.d.ts``, ``X.svelte`` for ``X.svelte.d.ts``) is a second target; so is ``x.js`` itself when
   ``./x.js`` led to ``x.ts`` and both are scanned, and the declaration TypeScript reads for a
   component named as written (``X.svelte.d.ts`` for ``./X.svelte``; ``scanner.probe``).
@@ -33,8 +35,16 @@ re-resolves the importer).
   own package.  In the package: its ``exports`` under the condition set, or without ``exports`` its
   ``types``, ``typings``, ``module``, ``main`` fields, then (not for the repository's own
   package.json at SRC, which is only its entry fields) its index; or the subpath itself.  A target that is not a scanned
-  file is mapped from the package's build folder to its sources (tsconfig ``outDir`` or
-  ``declarationDir`` -> ``rootDir``, e.g. ``dist/esm/index.js`` -> ``src/index.ts``).  A workspace
+  file is build output mapped to the source it is built from (``Resolver._build_map``): through
+  the configs that build the package (its tsconfig.json and the configs its ``references`` lead to
+  inside the package, e.g. a solution file's ``tsconfig.src.json``, then ``tsconfig.build.json``,
+  ``tsconfig.lib.json``, ``tsconfig.src.json``, ``tsconfig.esm.json``, ``tsconfig.cjs.json``,
+  ``tsconfig.prod.json``), ``outDir`` or ``declarationDir`` -> ``rootDir`` (``${configDir}``
+  expanded; without a ``rootDir``: the config's folder when ``composite``, the common folder of its
+  ``files``/``include``, the package's ``src``, the package), e.g. ``dist/esm/index.js`` ->
+  ``src/index.ts``; else, for a path in a build folder (``dist``, ``lib``, ``build``, ``out``,
+  ``esm``, ``cjs``, ...), the one module with its stem (``Resolver._same_stem``:
+  ``dist/esm/x.mjs`` -> ``src/x.ts`` or ``x.ts``, never a guess between two).  A workspace
   package where none of this finds a file is a ``workspace`` answer, never external; the
   repository's own package is then unresolved (with a reason), never the whole tree.  Anything else
   is external: the package is the first segment, or ``@scope/name``; ``node:fs`` (and
@@ -57,24 +67,37 @@ from scanner.dependencies import declared
 from scanner.files import is_source
 from scanner.package_exports import export_targets, import_targets
 from scanner.probe import DECLARATION_RUNTIME, EXTENSIONS, file_candidates, probe_file, probe_index, with_runtime
-from scanner.tsconfig import TsConfig, TsConfigFinder
+from scanner.tsconfig import PACKAGE_DEP, TsConfig, TsConfigFinder
 from scanner.workspaces import PACKAGE_JSON, PNPM_WORKSPACE, Membership, membership
 
 BASE_CONDITIONS = frozenset({"types", "import", "require", "node", "default", "module"})
 # a .cjs/.cts file can only require(), a .mjs/.mts file only import: the other condition does not apply
 MODE_OF_SUFFIX = {".cjs": "require", ".cts": "require", ".mjs": "import", ".mts": "import"}
 PACKAGE_FIELDS = ("types", "typings", "module", "main")
-PACKAGE_DEP = "package:"
 MEMBERSHIP_KEYS = (PACKAGE_JSON, PNPM_WORKSPACE)  # the root package.json and pnpm-workspace.yaml name the members
 ROOT_UNFOUND = "the repository's own package.json names no scanned file in its exports or main fields"
+# the configs a package may build with besides what its tsconfig.json references (a small fallback list)
 BUILD_CONFIGS = (
     "tsconfig.json",
     "tsconfig.build.json",
     "tsconfig.lib.json",
-    "tsconfig.prod.json",
+    "tsconfig.src.json",
     "tsconfig.esm.json",
     "tsconfig.cjs.json",
+    "tsconfig.prod.json",
 )
+MAX_BUILD_CONFIGS = 32  # configs read per package through references
+# the first folder of a build output path, and the folders a build nests under it (dist/esm/x.js)
+BUILD_DIRS = frozenset({"dist", "lib", "build", "out", "output", "esm", "cjs", "es", "mjs", "types", "umd", "module"})
+BUILD_SUBDIRS = frozenset({"esm", "cjs", "es", "mjs", "types", "typings", "umd", "module", "commonjs", "dts", "lib"})
+# what a build file's stem may have been compiled from: TypeScript anywhere, JavaScript only under src/
+# (a JavaScript or declaration file beside the build folder is an entry stub that points into it)
+BUILD_OUTPUT_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".js", ".mjs", ".cjs", ".jsx")
+STEM_TS = (".ts", ".tsx", ".mts", ".cts")
+STEM_JS = (".js", ".jsx", ".mjs", ".cjs")
+
+
+Governing = tuple[TsConfig | None, tuple[str, ...]]  # the importer's tsconfig and the config keys that chose it
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +171,32 @@ def _outside(rel: str) -> bool:
     return rel == ".." or rel.startswith("../")
 
 
+WILDCARDS = frozenset("*?[")
+
+
+def _common_folder(inputs: tuple[str, ...] | None) -> str | None:
+    """The common folder of absolute ``files``/``include`` specs' literal prefixes: the segments before
+    the first wildcard, a spec's last segment dropped when it is a file (it has an extension) or a
+    wildcard.  ``None`` when there is no spec (``files: []`` alone)."""
+    folders: list[str] = []
+    for spec in inputs or ():
+        segments = spec.replace("\\", "/").split("/")
+        literal: list[str] = []
+        for segment in segments:
+            if WILDCARDS & set(segment):
+                break
+            literal.append(segment)
+        if len(literal) == len(segments) and "." in segments[-1]:
+            literal = literal[:-1]  # a file: its folder
+        folders.append("/".join(literal) or "/")
+    if not folders:
+        return None
+    try:
+        return os.path.commonpath(folders)
+    except ValueError:
+        return None
+
+
 class Resolver:
     """Resolves specifiers of files under ``src`` against ``files``; memoised per (folder, specifier)."""
 
@@ -164,8 +213,8 @@ class Resolver:
         self.files = files
         self.packages = packages  # workspace package name -> folder relative to SRC ("" for SRC)
         self.store = store
-        self._tsconfigs = TsConfigFinder(store, src)
-        self._memo: dict[tuple[str, str, str], tuple[Resolution, tuple[str, ...]]] = {}
+        self._tsconfigs = TsConfigFinder(store, src, packages)
+        self._memo: dict[tuple[str, str, str, tuple[str, ...]], tuple[Resolution, tuple[str, ...]]] = {}
         self._package_memo: dict[tuple[str, str, frozenset[str]], tuple[Found | None, tuple[str, ...]]] = {}
         self._scopes: dict[str, tuple[str | None, tuple[str, ...]]] = {}
         self._builds: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
@@ -180,15 +229,23 @@ class Resolver:
         mode = MODE_OF_SUFFIX.get(posixpath.splitext(importer)[1], "")
         results: list[Resolution] = []
         deps: set[str] = set()
+        governing: Governing | None = None
         for spec in specs:
-            key = (folder, spec, mode)
+            if is_relative(request_path(spec)):
+                key: tuple[str, str, str, tuple[str, ...]] = (folder, spec, mode, ())  # no tsconfig is read
+                config: Governing = (None, ())
+            else:
+                if governing is None:  # the importer's tsconfig, as tsserver picks it (only a bare name reads it)
+                    governing = self._tsconfigs.for_file(os.path.join(self.src, importer))
+                config = governing
+                key = (folder, spec, mode, governing[1])
             known = self._memo.get(key)
             if known is None:
                 probed: list[str] = []
                 problem = unnameable(spec)
                 if problem is None:
                     try:
-                        result = self._resolve(folder, spec, mode, probed)
+                        result = self._resolve(folder, spec, mode, probed, config)
                     except (OSError, ValueError) as err:  # a config value that names no file, a path too long
                         result = Resolution(spec, reason=f"resolution failed: {type(err).__name__}: {err}")
                         probed = [p for p in probed if unnameable(p) is None]
@@ -201,20 +258,22 @@ class Resolver:
 
     # -- the cases ---------------------------------------------------------------------------------
 
-    def _resolve(self, folder: str, spec: str, mode: str, probed: list[str]) -> Resolution:
+    def _resolve(self, folder: str, spec: str, mode: str, probed: list[str], governing: Governing) -> Resolution:
         path = request_path(spec)
         if path != spec and spec[len(path)] == "#" and not spec.startswith("#"):
             # require() reads "#" literally (folders named "#" exist): a file there wins over the cut path
-            literal = self._resolve_path(folder, spec, spec, mode, probed)
+            literal = self._resolve_path(folder, spec, spec, mode, probed, governing)
             if literal.kind == "file":
                 return literal
-        return self._resolve_path(folder, spec, path, mode, probed)
+        return self._resolve_path(folder, spec, path, mode, probed, governing)
 
-    def _resolve_path(self, folder: str, spec: str, path: str, mode: str, probed: list[str]) -> Resolution:
+    def _resolve_path(
+        self, folder: str, spec: str, path: str, mode: str, probed: list[str], governing: Governing
+    ) -> Resolution:
         if not path or path.startswith("/"):
             return Resolution(spec)
         if path.startswith("#"):
-            return self._resolve_import(folder, spec, path, mode, probed)
+            return self._resolve_import(folder, spec, path, mode, probed, governing)
         if is_relative(path):
             base = posixpath.normpath(posixpath.join(folder, path))
             if path.endswith("/") or _outside(base):
@@ -225,13 +284,14 @@ class Resolver:
                 or self._on_disk(base, probed)
                 or self._probe_folder(base, probed)
                 or self._linked(base, probed)
+                or self._own_build(base, probed)
             )
             return _answer(spec, found)
         if path.startswith("node:"):
             return Resolution(spec, package=path.split("/")[0])  # node:fs/promises is package node:fs
         if ":" in path.split("/")[0] or "\\" in path:
             return Resolution(spec)
-        return self._resolve_bare(folder, spec, path, mode, probed)
+        return self._resolve_bare(folder, spec, path, mode, probed, governing)
 
     @staticmethod
     def _conditions(config: TsConfig | None, mode: str) -> frozenset[str]:
@@ -240,8 +300,10 @@ class Resolver:
             conditions = conditions - {"import" if mode == "require" else "require"}
         return conditions
 
-    def _resolve_bare(self, folder: str, spec: str, path: str, mode: str, probed: list[str]) -> Resolution:
-        config, config_keys = self._tsconfigs.for_dir(os.path.join(self.src, folder))
+    def _resolve_bare(
+        self, folder: str, spec: str, path: str, mode: str, probed: list[str], governing: Governing
+    ) -> Resolution:
+        config, config_keys = governing
         probed.extend(config_keys)
         if config is not None:
             found = self._via_tsconfig(config, path, probed)
@@ -304,9 +366,11 @@ class Resolver:
             self._membership = membership(self.src, self.store)
         return self._membership
 
-    def _resolve_import(self, folder: str, spec: str, path: str, mode: str, probed: list[str]) -> Resolution:
+    def _resolve_import(
+        self, folder: str, spec: str, path: str, mode: str, probed: list[str], governing: Governing
+    ) -> Resolution:
         """A ``#name`` specifier: tsconfig ``paths`` first (as TypeScript), then the ``imports`` of the package scope."""
-        config, config_keys = self._tsconfigs.for_dir(os.path.join(self.src, folder))
+        config, config_keys = governing
         probed.extend(config_keys)
         if config is not None and config.paths:
             found = self._via_tsconfig(config, path, probed, base_url=False)
@@ -325,7 +389,7 @@ class Resolver:
                 if found is not None:
                     return _answer(spec, found)
                 continue
-            answer = self._resolve_bare(scope, spec, request_path(target), mode, probed)
+            answer = self._resolve_bare(scope, spec, request_path(target), mode, probed, governing)
             if answer.kind != "unresolved":
                 return answer
         return Resolution(spec)
@@ -428,6 +492,20 @@ class Resolver:
         found = self._locate(base, probed, directory_only=target in (".", "./"))
         if found is not None:
             return found
+        found = self._from_build(package_dir, base, probed)
+        if found is not None:
+            return found
+        if not is_source(base):
+            return self._on_disk(base, probed)
+        return self._linked(base, probed)  # a build file that is not there stays unresolved
+
+    def _from_build(self, package_dir: str, base: str, probed: list[str]) -> Found | None:
+        """The source a build output path ``base`` of the package at ``package_dir`` was compiled from.
+
+        Through the build map of the package's tsconfigs first; else, when ``base`` lies in a build
+        folder (``dist/``, ``lib/``, ...), the one module with the same stem (``_same_stem``)."""
+        if not self.build_mapping:
+            return None
         for out_dir, root_dir in self._build_map(package_dir, probed):
             if base == out_dir or base.startswith(out_dir + "/") or out_dir == ".":
                 rest = base if out_dir == "." else base[len(out_dir) + 1 :] if base != out_dir else "."
@@ -435,35 +513,127 @@ class Resolver:
                 found = self._locate(mapped, probed, directory_only=False, from_build=True)
                 if found is not None:
                     return found
-        if not is_source(base):
-            return self._on_disk(base, probed)
-        return self._linked(base, probed)  # a build file that is not there stays unresolved
+        return self._same_stem(package_dir, base, probed)
+
+    def _same_stem(self, package_dir: str, base: str, probed: list[str]) -> Found | None:
+        """The one scanned module that a build file with no tsconfig saying was built from.
+
+        ``base`` relative to the package must start with a build folder (``BUILD_DIRS``); that and any
+        build subfolders after it (``BUILD_SUBDIRS``: ``dist/esm/``) are dropped and the build suffix
+        cut (``.d.ts``, ``.js``, ...): ``dist/esm/core/x.js`` is the stem ``core/x``.  The candidates
+        are ``src/STEM`` and ``STEM`` with a TypeScript extension, or that folder's ``index``, and
+        ``src/STEM`` with a JavaScript one (a JavaScript or declaration file beside the build folder is
+        an entry stub pointing into it, never its source).  Only when the candidates found are one
+        module (one path without its extension) is it the answer: never a guess between two."""
+        prefix = package_dir + "/" if package_dir else ""
+        if not base.startswith(prefix):
+            return None
+        parts = base[len(prefix) :].split("/")
+        if len(parts) < 2 or parts[0] not in BUILD_DIRS:
+            return None
+        parts = parts[1:]
+        while len(parts) > 1 and parts[0] in BUILD_SUBDIRS:
+            parts = parts[1:]
+        stem = "/".join(parts)
+        for suffix in BUILD_OUTPUT_SUFFIXES:
+            if stem.endswith(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        if not stem or stem.endswith("/") or stem in (".", ".."):
+            return None
+        candidates: list[str] = []
+        for folder, suffixes in (("src/", STEM_TS + STEM_JS), ("", STEM_TS)):
+            module = prefix + folder + stem
+            candidates.extend(module + ext for ext in suffixes)
+            candidates.extend(module + "/index" + ext for ext in suffixes)
+        hits: list[str] = []
+        for candidate in candidates:
+            probed.append(candidate)
+            if candidate in self.files:
+                hits.append(candidate)
+        modules = {posixpath.splitext(hit)[0] for hit in hits}
+        if len(modules) != 1:
+            return None
+        return self._with_runtime(hits[0], probed)
+
+    def _own_build(self, base: str, probed: list[str]) -> Found | None:
+        """A relative path into a package's own build output (``../dist/core/x.js`` from its test),
+        mapped as that package's ``exports`` would be: the package is the scope of the path's folder."""
+        if not self.build_mapping or base == "." or not is_source(base) and posixpath.splitext(base)[1]:
+            return None
+        package_dir, keys = self._scope(posixpath.dirname(base))
+        probed.extend(keys)
+        if package_dir is None or base == package_dir:
+            return None
+        return self._from_build(package_dir, base, probed)
 
     def _build_map(self, package_dir: str, probed: list[str]) -> tuple[tuple[str, str], ...]:
-        """(build folder, source folder) pairs of the package's tsconfig files, relative to SRC."""
+        """(build folder, source folder) pairs of the configs that build the package, relative to SRC.
+
+        The configs: the package's tsconfig.json and every config its ``references`` lead to inside
+        the package (a solution file with ``files: []``), then the fallback names of
+        ``BUILD_CONFIGS`` (``tsconfig.build.json``, ...).  Each config's ``outDir`` and
+        ``declarationDir`` map to its ``rootDir``; without one, to what TypeScript would compute,
+        approximated: the config's own folder when ``composite`` is set, then the common folder of
+        its ``files``/``include`` specs' literal prefixes (``include: ["src"]`` is ``src``), then the
+        package's ``src``, then the package folder."""
         if not self.build_mapping:
             return ()
         known = self._builds.get(package_dir)
         if known is None:
             pairs: list[tuple[str, str]] = []
             keys: list[str] = []
-            folder = os.path.join(self.src, package_dir)
-            for name in BUILD_CONFIGS:
-                config, config_keys = self._tsconfigs.at(os.path.join(folder, name))
+            folder = os.path.normpath(os.path.join(self.src, package_dir))
+            queue = [os.path.join(folder, BUILD_CONFIGS[0])]
+            fallbacks = [os.path.join(folder, name) for name in BUILD_CONFIGS[1:]]
+            seen: set[str] = set()
+            while len(seen) < MAX_BUILD_CONFIGS:
+                if not queue:
+                    queue, fallbacks = [f for f in fallbacks if f not in seen], []
+                    if not queue:
+                        break
+                path = queue.pop(0)
+                if path in seen:
+                    continue
+                seen.add(path)
+                config, config_keys = self._tsconfigs.at(path)
                 keys.extend(config_keys)
                 if config is None:
                     continue
-                roots = (config.root_dir,) if config.root_dir else (os.path.join(folder, "src"), folder)
-                for out in (config.out_dir, config.declaration_dir):
-                    if out is None:
-                        continue
-                    for root in roots:
-                        pair = (self._rel(out), self._rel(root))
-                        if not _outside(pair[0]) and not _outside(pair[1]) and pair[0] != pair[1] and pair not in pairs:
-                            pairs.append(pair)
+                self._build_pairs(config, path, folder, pairs)
+                queue[0:0] = [
+                    r for r in config.references if r not in seen and self._builds_package(r, package_dir, keys)
+                ]
             known = self._builds[package_dir] = (tuple(pairs), tuple(keys))
         probed.extend(known[1])
         return known[0]
+
+    def _builds_package(self, config_path: str, package_dir: str, keys: list[str]) -> bool:
+        """True when the referenced config at ``config_path`` lies in the package at ``package_dir`` (not in
+        a package nested in it, nor outside it: a solution's reference to another package builds that one)."""
+        rel = self._rel(os.path.dirname(config_path))
+        if _outside(rel):
+            return False
+        scope, scope_keys = self._scope("" if rel == "." else rel)
+        keys.extend(scope_keys)
+        return scope == package_dir
+
+    def _build_pairs(self, config: TsConfig, path: str, folder: str, pairs: list[tuple[str, str]]) -> None:
+        """Append the (build folder, source folder) pairs of one config, relative to SRC, to ``pairs``."""
+        outs = [out for out in (config.out_dir, config.declaration_dir) if out is not None]
+        if not outs:
+            return
+        if config.root_dir:
+            roots = [config.root_dir]
+        else:
+            roots = [os.path.dirname(path)] if config.composite else []
+            common = _common_folder(config.inputs)
+            roots.extend(r for r in (common, os.path.join(folder, "src"), folder) if r is not None)
+        for out in outs:
+            for root in roots:
+                pair = (self._rel(out), self._rel(root))
+                if not _outside(pair[0]) and not _outside(pair[1]) and pair[0] != pair[1] and pair not in pairs:
+                    pairs.append(pair)
 
     def _rel(self, absolute: str) -> str:
         rel = os.path.relpath(os.path.normpath(absolute), self.src)

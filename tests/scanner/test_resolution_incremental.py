@@ -91,23 +91,27 @@ def test_changing_custom_conditions_re_resolves_the_files_it_governs(repo, out):
             "tsconfig.base.json": '{"compilerOptions": {"customConditions": ["source"]}}',
             "tsconfig.json": '{"extends": "./tsconfig.base.json"}',
             "packages/core/package.json": json.dumps(
-                {"name": "core", "exports": {".": {"source": "./src/index.ts", "default": "./dist/index.js"}}}
+                {"name": "core", "exports": {".": {"source": "./source/index.ts", "default": "./dist/index.js"}}}
             ),
-            "packages/core/src/index.ts": "",
+            "packages/core/source/index.ts": "",  # not src/: no same-stem source for dist/index.js
             "app/main.ts": imports("core"),
             "app/local.ts": imports("./main"),
         }
     )
     scan_json(src, out)
-    assert answers(out, "app/main.ts") == {"core": ("file", "packages/core/src/index.ts")}
+    assert answers(out, "app/main.ts") == {"core": ("file", "packages/core/source/index.ts")}
     (src / "tsconfig.base.json").write_text('{"compilerOptions": {"customConditions": []}}')
     assert rescan(src, out) == (0, 1)  # app/main.ts only: app/local.ts read no tsconfig
     assert answers(out, "app/main.ts") == {"core": ("workspace", "packages/core")}
     # the build mapping through the package's own tsconfig
-    (src / "packages/core/tsconfig.build.json").write_text('{"compilerOptions": {"outDir": "dist", "rootDir": "src"}}')
+    (src / "packages/core/tsconfig.build.json").write_text(
+        '{"compilerOptions": {"outDir": "dist", "rootDir": "source"}}'
+    )
     assert rescan(src, out) == (0, 1)
-    assert answers(out, "app/main.ts") == {"core": ("file", "packages/core/src/index.ts")}
-    (src / "packages/core/tsconfig.build.json").write_text('{"compilerOptions": {"outDir": "lib", "rootDir": "src"}}')
+    assert answers(out, "app/main.ts") == {"core": ("file", "packages/core/source/index.ts")}
+    (src / "packages/core/tsconfig.build.json").write_text(
+        '{"compilerOptions": {"outDir": "lib", "rootDir": "source"}}'
+    )
     assert rescan(src, out) == (0, 1)
     assert answers(out, "app/main.ts") == {"core": ("workspace", "packages/core")}
 
@@ -179,9 +183,9 @@ def test_installing_the_package_a_tsconfig_extends_re_resolves_the_files_it_gove
         {
             "package.json": json.dumps({"workspaces": ["packages/*"]}),
             "packages/ui/package.json": json.dumps(
-                {"name": "ui", "exports": {".": {"source": "./src/index.ts", "default": "./dist/index.js"}}}
+                {"name": "ui", "exports": {".": {"source": "./source/index.ts", "default": "./dist/index.js"}}}
             ),
-            "packages/ui/src/index.ts": "",
+            "packages/ui/source/index.ts": "",  # not src/: no same-stem source for dist/index.js
             "app/tsconfig.json": '{"extends": "@acme/tsconfig/base.json"}',
             "app/main.ts": imports("ui"),
             "other.ts": "",
@@ -192,4 +196,4 @@ def test_installing_the_package_a_tsconfig_extends_re_resolves_the_files_it_gove
     (src / "node_modules/@acme/tsconfig").mkdir(parents=True)
     (src / "node_modules/@acme/tsconfig/base.json").write_text('{"compilerOptions": {"customConditions": ["source"]}}')
     assert rescan(src, out) == (0, 1)
-    assert answers(out, "app/main.ts") == {"ui": ("file", "packages/ui/src/index.ts")}
+    assert answers(out, "app/main.ts") == {"ui": ("file", "packages/ui/source/index.ts")}
