@@ -2,12 +2,15 @@
 
 The changed paths arrive classified (``rofl.changes``); this module asserts ``changed(C)``,
 ``touches(F, C)`` and, for --runtime, ``impact_via(runtime)`` in [main], evaluates ``affected`` from
-rules/code.rofl, and reads each file's chain from the witnesses of ``impact_reach``.  It also picks
-test files and workspace packages out of the answer.
+rules/code.rofl, and reads each file's chain from the witnesses of ``impact_reach``.  A hop of a chain
+that is no import but a package-wide dependency (``package_wide_dependency[code]``: an import of a
+workspace package that led to no file, taken as depending on its entry files) is labelled with the
+package and why.  It also picks test files and workspace packages out of the answer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.kernel import Kernel
@@ -24,15 +27,54 @@ ALIAS = "unfollowed_alias"  # [code]: imports under a bundler alias rofl does no
 VIRTUAL = (
     "virtual_module"  # [code]: imports of a virtual module (astro:content, virtual:x, ~icons/...) (rules/code.rofl)
 )
+PACKAGE_WIDE = "package_wide_dependency"  # [code]: (importer, file, package folder) (rules/code.rofl)
+PACKAGE_WIDE_TARGET = "package_wide_target"  # [code]: (package folder, file, entry | source)
+UNFOLLOWED_WORKSPACE = "unfollowed_workspace_import"  # [code]: a workspace import no scanned file stands for
 
 # the usual test file conventions (jest, vitest and its type tests, mocha, node:test)
 TEST_GLOBS = ("*.test.*", "*.spec.*", "*.test-d.*", "*.spec-d.*", "**/__tests__/**", "**/test/**", "**/tests/**")
 
 
 @dataclass(frozen=True, slots=True)
+class PackageHop:
+    """A hop of a chain that is a package-wide dependency, not an import: ``source`` imports
+    ``specifiers`` of the workspace package in ``folder``, which led to no file, and ``target`` stands
+    for the package (``kind`` ``entry``: a file the package offers by name; ``source``: the package
+    offers none, one of its source files)."""
+
+    source: str
+    target: str
+    package: str  # the package's name, as the import spells it
+    folder: str
+    specifiers: tuple[str, ...]
+    kind: str
+
+    def why(self) -> str:
+        what = (
+            "a file the package offers by name (its package.json main, module, types or exports)"
+            if self.kind == "entry"
+            else "one of its source files (the package offers no file by name; tests, fixtures and configs left out)"
+        )
+        names = ", ".join(repr(s) for s in self.specifiers)
+        return f"{self.source} imports {names}, which leads to no file of {self.package} ({self.folder}); {self.target} is {what}"
+
+    def as_dict(self) -> dict:
+        return {
+            "from": self.source,
+            "to": self.target,
+            "package": self.package,
+            "folder": self.folder,
+            "specifiers": list(self.specifiers),
+            "kind": self.kind,
+            "why": self.why(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Affected:
     file: str
     via: tuple[str, ...]  # the affected file, the files it imports along the chain, the changed path
+    package_wide: tuple[PackageHop, ...] = ()  # the hops of via that are package-wide dependencies
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +84,7 @@ class Impact:
     partial: bool
     aliases: tuple[tuple[str, str, str], ...] = ()  # (file, specifier, name) of every unfollowed alias import
     virtual: tuple[tuple[str, str, str], ...] = ()  # (file, specifier, name) of every virtual module import
+    unfollowed_workspace: tuple[tuple[str, str, str], ...] = ()  # (file, specifier, folder): no file stands for it
 
     @property
     def changed(self) -> tuple[str, ...]:
@@ -57,16 +100,69 @@ def impact(kernel: Kernel, changes: list[Change], runtime: bool = False) -> Impa
             kernel.assert_fact(TOUCHES, "main", (f, node), who="user")
     if runtime:
         kernel.assert_fact(VIA, "main", (("runtime",),), who="user")
-    result = kernel.evaluate(goals={AFFECTED, stored_name(ALIAS, "code"), stored_name(VIRTUAL, "code")})
+    goals = {
+        AFFECTED,
+        *(stored_name(r, "code") for r in (ALIAS, VIRTUAL, PACKAGE_WIDE, PACKAGE_WIDE_TARGET, UNFOLLOWED_WORKSPACE)),
+    }
+    result = kernel.evaluate(goals=goals)
     files = sorted(row[1] for row in result.rows(AFFECTED, "main") if type(row[1]) is str)
     tails: dict[tuple, tuple[str, ...]] = {}  # shared by the chains: most end in the same few links
+    label = hop_labeller(kernel, result, runtime)
+    chains = [(f, chain(result, f, tails)) for f in files]
     return Impact(
         tuple(changes),
-        tuple(Affected(f, chain(result, f, tails)) for f in files),
+        tuple(Affected(f, via, label(via)) for f, via in chains),
         result.partial,
         _unfollowed(result, ALIAS),
         _unfollowed(result, VIRTUAL),
+        _unfollowed(result, UNFOLLOWED_WORKSPACE),
     )
+
+
+def hop_labeller(kernel: Kernel, result, runtime: bool) -> Callable[[tuple[str, ...]], tuple[PackageHop, ...]]:
+    """A function from a chain to its package-wide hops: each hop (A, B) that no import of A resolves to
+    B (at runtime, no import that is not type-only, of a B that is no declaration file) but a
+    package-wide dependency of A on B makes."""
+    from scanner.resolve import package_name
+
+    wide: dict[tuple[str, str], set[str]] = {}
+    for row in result.rows(PACKAGE_WIDE, "code"):
+        if len(row) == 4 and all(type(v) is str for v in row[1:]):
+            wide.setdefault((row[1], row[2]), set()).add(row[3])
+    if not wide:
+        return lambda via: ()
+    kinds: dict[tuple[str, str], set[object]] = {}
+    for _, f, s, k in kernel.base_rows("src_import_kind", "code"):
+        kinds.setdefault((f, s), set()).add(k[0] if type(k) is tuple and len(k) == 1 else k)
+    declarations = {row[1] for row in kernel.base_rows("src_declaration", "code")}
+    imports: set[tuple[str, str]] = set()
+    for _, f, s, t in kernel.base_rows("src_resolves", "code"):
+        if (f, t) in wide and (not runtime or (kinds.get((f, s), set()) - {"type"} and t not in declarations)):
+            imports.add((f, t))
+    specifiers: dict[tuple[str, str], list[str]] = {}
+    for _, f, s, d in kernel.base_rows("src_workspace_import", "code"):
+        if not runtime or kinds.get((f, s), set()) - {"type"}:
+            specifiers.setdefault((f, d), []).append(s)
+    why: dict[tuple[str, str], str] = {}
+    for row in result.rows(PACKAGE_WIDE_TARGET, "code"):
+        if len(row) == 4 and type(row[3]) is tuple and len(row[3]) == 1:
+            kind = str(row[3][0])
+            if why.get((row[1], row[2])) != "entry":
+                why[(row[1], row[2])] = kind
+    known: dict[tuple[str, str], tuple[PackageHop, ...]] = {}
+
+    def hops(a: str, b: str) -> tuple[PackageHop, ...]:
+        key = (a, b)
+        if key not in known:
+            found = []
+            for d in sorted(wide.get(key, ()) if key not in imports else ()):
+                specs = tuple(sorted(specifiers.get((a, d), ())))
+                if specs:
+                    found.append(PackageHop(a, b, package_name(specs[0]), d, specs, why.get((d, b), "entry")))
+            known[key] = tuple(found)
+        return known[key]
+
+    return lambda via: tuple(h for a, b in zip(via, via[1:]) for h in hops(a, b)[:1])
 
 
 def _unfollowed(result, relation: str) -> tuple[tuple[str, str, str], ...]:

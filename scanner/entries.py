@@ -2,6 +2,14 @@
 bin or exports, the files its ``scripts`` name (``node scripts/build.mjs``, ``tsx src/cli.ts``), and the
 files an HTML page beside it loads with ``<script src>`` (``index.html``, ``public/*.html``, ``src/*.html``).
 
+It also says which package each scanned file belongs to (``src_package``: the nearest folder at or
+above it whose package.json has a ``name``; a nested package, such as a test fixture with a package.json
+of its own, is its own package) and which files a package offers by name (``src_package_entry``: what
+its ``main``, ``module``, ``types``, ``typings`` and ``exports`` name, under any condition, found as the
+scanner finds an import's target: the path, the TypeScript source it names, the source the resolver
+maps a build output to, and what the package's own name resolves to from inside it).  rules/code.rofl
+reads them for a workspace import that leads to no file (a package-wide dependency).
+
 ``entries.rofl`` also holds the scan's findings that belong to no source's fact file:
 ``src_config_error`` for workspace package.json files, and ``src_parse_error(Path, "line 1:
 cannot read: ...")`` for sources that could not be read (they have no fact file of their own).
@@ -16,11 +24,14 @@ from html.parser import HTMLParser
 
 from engine.safe_write import read_nofollow
 from scanner import schema
+from scanner.configs import ConfigStore
 from scanner.files import SOURCE_SUFFIXES, inside
 from scanner.layout import ENTRIES_NAME
 from scanner.probe import probe
 
 FIELDS = ("main", "module", "types", "typings", "bin", "exports")
+IMPORT_FIELDS = ("main", "module", "types", "typings", "exports")  # what an import of the package's name loads
+NAME = "name"  # the src_package_entry field of what the package's own name resolves to from inside it
 SCRIPTS = "scripts"  # the src_entry field of a file a package.json script names
 HTML = "html"  # the src_entry field of a file an HTML page loads with <script src>
 HTML_FOLDERS = ("", "public", "src")  # where, under a package folder, HTML pages are looked for
@@ -41,26 +52,38 @@ def _leaves(value: object) -> list[str]:
     return []
 
 
+class PackageEntries(list[tuple[str, str]]):
+    """The ``(path, field)`` pairs of ``src_entry``, sorted (a list, as the caller has always had), and
+    the package facts the same reading of the package.json files found: ``owners`` (path -> (package
+    folder, path inside it)) and ``offered`` ((package folder, path, field) of ``src_package_entry``)."""
+
+    owners: dict[str, tuple[str, str]]
+    offered: list[tuple[str, str, str]]
+
+
 def package_entries(
     src: str, package_files: tuple[str, ...], files: set[str], errors: dict[str, str] | None = None
-) -> list[tuple[str, str]]:
+) -> PackageEntries:
     """``(path, field)`` pairs, sorted: each scanned file a package.json field points at.
 
     The package.json files are the listed ones and those of the workspace's member folders (a
     member's package.json that git ignores, as zod's generated one, still names entry points).
-    Those that are refused or do not parse are added to ``errors`` (path -> message).
+    Those that are refused or do not parse are added to ``errors`` (path -> message).  The result
+    also carries each file's package and the files each package offers by name (``PackageEntries``).
     """
-    from scanner.configs import ConfigStore
     from scanner.workspaces import package_manifests, workspace_globs
 
     found: set[tuple[str, str]] = set()
     store = ConfigStore(src)
     manifests = package_manifests(src, package_files, workspace_globs(src, store))
+    named: dict[str, dict] = {}  # package folder ("" for SRC) -> its package.json, for those with a name
     for rel in manifests:
         data = store.read(os.path.join(src, rel))
         if not isinstance(data, dict):
             continue
         folder = posixpath.dirname(rel)
+        if isinstance(data.get("name"), str) and data["name"]:
+            named[folder] = data
         for field in FIELDS:
             for leaf in _leaves(data.get(field)):
                 if "*" in leaf:
@@ -79,7 +102,98 @@ def package_entries(
         found.update((hit, HTML) for hit in html_entries(src, "", files))  # a scan without a package.json
     if errors is not None:
         errors.update(store.errors)
-    return sorted(found)
+    out = PackageEntries(sorted(found))
+    out.owners = package_owners(files, set(named))
+    out.offered = offered_files(src, named, files, out.owners, package_files, store)  # after the errors are taken
+    return out
+
+
+def package_owners(files: set[str], folders: set[str]) -> dict[str, tuple[str, str]]:
+    """path -> (package folder, path inside it) for each file under a named package: the nearest
+    folder at or above it that is one (``"."`` for SRC); files under none are left out."""
+    owners: dict[str, tuple[str, str]] = {}
+    for path in files:
+        folder = posixpath.dirname(path)
+        while True:
+            if folder in folders:
+                owners[path] = (folder or ".", path[len(folder) + 1 :] if folder else path)
+                break
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+    return owners
+
+
+def offered_files(
+    src: str,
+    named: dict[str, dict],
+    files: set[str],
+    owners: dict[str, tuple[str, str]],
+    package_files: tuple[str, ...],
+    store: ConfigStore,
+) -> list[tuple[str, str, str]]:
+    """``(package folder, path, field)``, sorted: the files of its own (not a nested package's) that
+    each named package offers by name.  Each ``IMPORT_FIELDS`` path (every leaf of ``exports``,
+    whatever its condition) is probed as ``src_entry`` does.  A package none of whose paths is a
+    scanned file is asked of the resolver: each path as a relative import from the package folder and
+    the package's own name from inside it (Field ``name``), which map a build output to its source
+    where the resolver does; a package with no such field offers its index file, as Node loads it."""
+    from scanner.probe import probe_index
+
+    out: set[tuple[str, str, str]] = set()
+    unfound: list[tuple[str, dict, list[tuple[str, str]]]] = []
+    for folder, data in named.items():
+        package = folder or "."
+        leaves: list[tuple[str, str]] = [
+            (field, leaf) for field in IMPORT_FIELDS for leaf in _leaves(data.get(field)) if "*" not in leaf
+        ]
+        found = False
+        for field, leaf in leaves:
+            target = posixpath.normpath(posixpath.join(folder, leaf))
+            if not target.startswith(".."):
+                hits = _own(probe(target, files), owners, package)
+                out.update((package, hit, field) for hit in hits)
+                found = found or bool(hits)
+        if not leaves:
+            out.update((package, hit, NAME) for hit in _own(probe_index(folder, files, []), owners, package))
+        elif not found:
+            unfound.append((folder, data, leaves))
+    if unfound:
+        out.update(_resolved_entries(src, unfound, files, owners, package_files, store))
+    return sorted(out)
+
+
+def _own(hits: tuple[str, ...] | list[str], owners: dict[str, tuple[str, str]], package: str) -> list[str]:
+    """The hits that belong to ``package`` itself (not to a package nested in it, nor another)."""
+    return [h for h in hits if owners.get(h, ("",))[0] == package]
+
+
+def _resolved_entries(
+    src: str,
+    unfound: list[tuple[str, dict, list[tuple[str, str]]]],
+    files: set[str],
+    owners: dict[str, tuple[str, str]],
+    package_files: tuple[str, ...],
+    store: ConfigStore,
+) -> set[tuple[str, str, str]]:
+    """What the resolver makes of the paths of packages none of whose paths is a scanned file (the
+    configs it reads are no finding of the entries file: the caller took ``store``'s errors before)."""
+    from scanner.resolve import Resolver
+    from scanner.workspaces import workspace_packages
+
+    resolver = Resolver(src, frozenset(files), workspace_packages(src, package_files, store), store)
+    out: set[tuple[str, str, str]] = set()
+    for folder, data, leaves in unfound:
+        package = folder or "."
+        importer = posixpath.join(folder, "package.json") if folder else "package.json"
+        fields: dict[str, str] = {}  # each path as a relative specifier -> the first field naming it
+        for field, leaf in leaves:
+            fields.setdefault("./" + posixpath.normpath(leaf).lstrip("/"), field)
+        fields[data["name"]] = NAME
+        answers, _ = resolver.resolve_all(importer, list(fields))
+        for field, answer in zip(fields.values(), answers, strict=True):
+            out.update((package, hit, field) for hit in _own(answer.targets, owners, package))
+    return out
 
 
 def script_paths(command: str) -> list[str]:
@@ -161,6 +275,9 @@ def write_entries(
 
     lines = ["-- rofl scan: files that package.json names as entry points"]
     lines += [schema.SRC_ENTRY.fact(path, field) for path, field in pairs]
+    if isinstance(pairs, PackageEntries):
+        lines += [schema.SRC_PACKAGE.fact(path, *owner) for path, owner in sorted(pairs.owners.items())]
+        lines += [schema.SRC_PACKAGE_ENTRY.fact(*row) for row in pairs.offered]
     for config, message in sorted((config_errors or {}).items()):  # workspace package.json files
         lines.append(schema.SRC_CONFIG_ERROR.fact(config, message))
     for path, why in sorted((unreadable or {}).items()):

@@ -19,6 +19,10 @@ TEST_NAMES = ("*.test.*", "*.spec.*")
 TEST_FOLDERS = ("__tests__", "__mocks__", "__fixtures__", "__testfixtures__", "test", "tests")
 NONPROD_NAMES = ("*.config.*", "*.stories.*", "setupTests.*", "*.setup.*", "test-setup.*", "*-setup.*", ".*")
 NONPROD_FOLDERS = ("scripts", "e2e")
+# code.rofl: what is no source of a package for a package-wide dependency (inside the package)
+PACKAGE_NONSOURCE_NAMES = ("*.test.*", "*.spec.*", "*.test-d.*", "*.spec-d.*", "*.config.*")
+PACKAGE_NONSOURCE_FOLDERS = ("__tests__", "__mocks__", "test", "tests", "fixtures", "__fixtures__", "e2e")
+IMPORT_FIELDS = ("main", "module", "types", "typings", "exports")
 NODE_BUILTINS = frozenset({"fs", "path", "os", "crypto", "fs/promises", "child_process", "events", "util"})
 NPM_NAME = re.compile(r"^(@[A-Za-z0-9][A-Za-z0-9._~-]*/)?[A-Za-z0-9][A-Za-z0-9._~-]*$")
 
@@ -46,14 +50,64 @@ class Facts:
     packages: dict[str, dict] = field(default_factory=dict)  # folder ("." root) -> its package.json
 
     def graph(self, runtime: bool = False) -> nx.DiGraph:
-        """Import edges: every resolved import; at runtime, only an import that is not type-only, of a
-        file that is no declaration file (which never runs)."""
+        """Import edges: every resolved import, and every package-wide dependency; at runtime, only an
+        import that is not type-only, of a file that is no declaration file (which never runs)."""
         g = nx.DiGraph()
         g.add_nodes_from(self.files)
         for a, s, b in self.resolves:
             if not runtime or (self.kinds.get((a, s), set()) - {"type"} and b not in self.declarations):
                 g.add_edge(a, b)
+        g.add_edges_from(package_wide(self, runtime))
         return g
+
+    def owner(self, path: str) -> str | None:
+        """The package a file belongs to: the nearest folder above it whose package.json has a name."""
+        d = posixpath.dirname(path)
+        while True:
+            pkg = self.packages.get(d or ".")
+            if isinstance(pkg, dict) and isinstance(pkg.get("name"), str) and pkg["name"]:
+                return d or "."
+            if not d:
+                return None
+            d = posixpath.dirname(d)
+
+
+def _leaves(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _leaves(v)]
+    return []
+
+
+def package_targets(f: Facts, folder: str) -> set[str]:
+    """The files a package-wide dependency on the package in ``folder`` stands for: the files of its
+    own (not a nested package's) that its package.json names in an import field; when it names none
+    of them, its own files whose path inside the package is no test, fixture or config file."""
+    own = {p for p in f.files if f.owner(p) == folder}
+    pkg = f.packages.get(folder, {})
+    base = "" if folder == "." else folder + "/"
+    named = {posixpath.normpath(base + leaf) for fld in IMPORT_FIELDS for leaf in _leaves(pkg.get(fld))}
+    entries = own & named
+    if entries:
+        return entries
+    return {p for p in own if not name_matches(p[len(base) :], PACKAGE_NONSOURCE_NAMES, PACKAGE_NONSOURCE_FOLDERS)}
+
+
+def package_wide(f: Facts, runtime: bool = False) -> set[tuple[str, str]]:
+    """(A, B): A imports a workspace package by a specifier that led to no file, and B stands for it."""
+    out: set[tuple[str, str]] = set()
+    for a, s, d in f.workspace_imports:
+        if runtime and not f.kinds.get((a, s), set()) - {"type"}:
+            continue
+        out |= {(a, b) for b in package_targets(f, d) if b != a and not (runtime and b in f.declarations)}
+    return out
+
+
+def unfollowed_workspace_imports(f: Facts) -> set[tuple[str, str, str]]:
+    return {(a, s, d) for a, s, d in f.workspace_imports if not package_targets(f, d)}
 
 
 def closure(g: nx.DiGraph) -> set[tuple[str, str]]:
@@ -91,21 +145,15 @@ def entries(f: Facts) -> set[str]:
 
 
 def orphans(f: Facts) -> set[str]:
-    imported = {b for _, _, b in f.resolves}
+    """Files nothing imports (a package-wide dependency imports its targets) that are no entry point."""
+    imported = {b for _, _, b in f.resolves} | {b for _, b in package_wide(f)}
     return f.files - imported - entries(f)
 
 
-def package_members(f: Facts, folder: str, runtime: bool) -> set[str]:
-    return {p for p in f.files if p.startswith(folder + "/") and not (runtime and p in f.declarations)}
-
-
 def affected(f: Facts, changed: set[str], runtime: bool) -> set[str]:
-    """Files that depend on a changed file through imports, workspace package imports included (an
-    import of a package whose file was not found depends on every file of the package)."""
+    """Files that depend on a changed file through imports and package-wide dependencies (an import of
+    a package whose file was not found depends on the package's entry files, or its own sources)."""
     g = f.graph(runtime)
-    for a, s, d in f.workspace_imports:
-        if not runtime or f.kinds.get((a, s), set()) - {"type"}:
-            g.add_edges_from((a, b) for b in package_members(f, d, runtime) if b != a)
     reach: set[str] = set()
     for c in changed:
         if c in g:
@@ -198,6 +246,43 @@ def platform(name: str) -> bool:
     return name in NODE_BUILTINS or bool(re.match(r"^(node|bun|deno):", name)) or not NPM_NAME.match(name)
 
 
+def workspace_folders(f: Facts) -> list[str]:
+    """The workspace packages' folders, deepest first: every package.json with a name but the root's,
+    which declares the workspaces and contains the others."""
+    root = f.packages.get(".", {})
+    return sorted(
+        (
+            d
+            for d, pkg in f.packages.items()
+            if isinstance(pkg.get("name"), str) and pkg["name"] and not (d == "." and "workspaces" in root)
+        ),
+        key=len,
+        reverse=True,
+    )
+
+
+def deep_workspace_imports(f: Facts) -> set[tuple[str, str, str]]:
+    """no_deep_workspace_imports: A, in one workspace package, imports a file B of another one by a
+    specifier that is not the package's name (nor a subpath its exports map offers)."""
+    folders = workspace_folders(f)
+
+    def package(p: str) -> str | None:
+        return next((d for d in folders if d == "." or p.startswith(d + "/")), None)
+
+    def public(spec: str, d: str) -> bool:
+        pkg = f.packages[d]
+        exports = pkg.get("exports")
+        keys = [k for k in exports if k.startswith(".")] if isinstance(exports, dict) else []
+        return any(fnmatch.fnmatchcase(spec, pkg["name"] + k[1:]) for k in keys or ["."])
+
+    out: set[tuple[str, str, str]] = set()
+    for a, s, b in f.resolves:
+        da, db = package(a), package(b)
+        if da is not None and db is not None and da != db and not public(s, db):
+            out.add(("no_deep_workspace_imports", a, b))
+    return out
+
+
 def presets(f: Facts) -> set[tuple[str, str, str]]:
     """violation[audit](Rule, From, To) of every shipped preset turned on."""
     out: set[tuple[str, str, str]] = set()
@@ -209,6 +294,7 @@ def presets(f: Facts) -> set[tuple[str, str, str]]:
         if p not in f.declarations and not name_matches(p, (".*", "*.config.*"), ())
     }
     out |= {("no_test_imports_from_production", a, b) for a, b in f.graph().edges if production(f, a) and test_file(b)}
+    out |= deep_workspace_imports(f)
     for a, s, pkg in f.externals:
         above = declarations_above(f, a)
         types_only = f.kinds.get((a, s), set()) <= {"type"}

@@ -2,9 +2,12 @@
 scan's base rows) on hypothesis-generated repositories: .ts/.tsx/.js/.d.ts files (a .js with its
 .d.ts beside it), `import type`, `export type ... from`, namespace, side-effect, dynamic and require
 imports, named, star and namespace re-exports, import cycles of each kind (self-imports too), a
-workspace package imported by name (and by a path it does not have), a .css asset, an npm package,
-a Node module, a file with a syntax error, test files and a Next.js route.  A relation that
-disagrees fails with hypothesis's smallest repository."""
+workspace package imported by name (and by a path it does not have, with or without the entry file
+its package.json names), a package whose build output is not there (its tests and fixtures beside its
+sources), one with no scanned file, a nested fixture package, a second workspace package importing
+the first by a path and by a deep specifier, a .css asset, an npm package, a Node module, a file with
+a syntax error, test files and a Next.js route.  A relation that disagrees fails with hypothesis's
+smallest repository."""
 
 from __future__ import annotations
 
@@ -21,7 +24,19 @@ from hypothesis import strategies as st
 from tests.conftest import write_tree
 from tests.rules import oracle
 
-PLACES = ("src/{}.ts", "src/{}.tsx", "src/{}.js", "src/{}.d.ts", "src/{}.test.ts", "packages/lib/{}.ts", "app/page.tsx")
+PLACES = (
+    "src/{}.ts",
+    "src/{}.tsx",
+    "src/{}.js",
+    "src/{}.d.ts",
+    "src/{}.test.ts",
+    "packages/lib/{}.ts",
+    "app/page.tsx",
+    "packages/lib/{}.test.ts",
+    "packages/lib/fixtures/{}.ts",
+    "packages/lib/e2e/app/{}.ts",
+    "packages/app/{}.ts",
+)
 NAMES = ("a", "b", "default")
 FORMS = (
     "named",
@@ -36,7 +51,20 @@ FORMS = (
     "star",
     "star_as",
 )
-EXTRAS = ("css", "npm", "dev_npm", "undeclared", "node", "workspace", "workspace_missing", "broken", "next_config")
+EXTRAS = (
+    "css",
+    "npm",
+    "dev_npm",
+    "undeclared",
+    "node",
+    "workspace",
+    "workspace_missing",
+    "ghost",
+    "empty",
+    "deep",
+    "broken",
+    "next_config",
+)
 
 
 @dataclass(frozen=True)
@@ -131,6 +159,9 @@ def sources(repo: Repo) -> dict[str, str]:
         "node": ('import fs from "fs";\nimport path from "node:path";', None, None),
         "workspace": ('import { a as w } from "@w/lib";', "packages/lib/index.ts", "export const a = 1;\n"),
         "workspace_missing": ('import m from "@w/lib/missing";', None, None),
+        "ghost": ('import { g } from "@w/ghost";', "packages/ghost/src/g.ts", "export const g = 1;\n"),
+        "empty": ('import e from "@w/empty";', None, None),
+        "deep": (None, "packages/app/deep.ts", 'import { a } from "@w/lib/index";\nimport { a as b } from "@w/lib";\n'),
         "broken": (None, "src/broken.ts", 'import { a } from "./f0";\nexport const = ;\n'),
         "next_config": (None, "next.config.js", "module.exports = {};\n"),
     }
@@ -155,8 +186,16 @@ def sources(repo: Repo) -> dict[str, str]:
         }
     )
     out["packages/lib/package.json"] = json.dumps({"name": "@w/lib", "main": "index.ts"})
-    if "workspace" in repo.extras or "workspace_missing" in repo.extras:
+    out["packages/lib/e2e/app/package.json"] = json.dumps({"name": "lib-e2e-app"})  # a nested fixture package
+    out["packages/app/package.json"] = json.dumps({"name": "@w/app"})
+    if "workspace" in repo.extras or "deep" in repo.extras:
         out.setdefault("packages/lib/index.ts", "export const a = 1;\n")
+    if "ghost" in repo.extras:  # its main is a build output that is not there: no file leads anywhere
+        out["packages/ghost/package.json"] = json.dumps({"name": "@w/ghost", "main": "dist/index.js"})
+        out["packages/ghost/src/g.test.ts"] = 'import { g } from "./g";\n'
+        out["packages/ghost/fixtures/fx.ts"] = "export const fx = 1;\n"
+    if "empty" in repo.extras:  # a workspace package with no scanned file
+        out["packages/empty/package.json"] = json.dumps({"name": "@w/empty"})
     return out
 
 
@@ -207,6 +246,7 @@ PRESETS = (
     "no_dev_dependencies",
     "no_undeclared_packages",
     "no_test_imports_from_production",
+    "no_deep_workspace_imports",
 )
 
 
@@ -242,6 +282,10 @@ def compare(repo: Repo) -> None:
             "runtime_cycle_edge[code](A, B)": oracle.cycle_edges(rg),
             "orphan(F)": {(f,) for f in oracle.orphans(facts)},
             "affected(F)": {(f,) for f in oracle.affected(facts, set(changed), runtime=False)},
+            "package_wide_dependency[code](A, B, D)": {
+                (a, b, d) for a, s, d in facts.workspace_imports for b in oracle.package_targets(facts, d) if b != a
+            },
+            "unfollowed_workspace_import[code](A, S, D)": oracle.unfollowed_workspace_imports(facts),
             "unused_export(F, N)": oracle.unused_exports(facts),
             "violation[audit](R, A, B)": oracle.presets(facts),
         }
