@@ -114,10 +114,42 @@ SRC_ENTRY = _relation(
     "Path, Field",
     "A file that a workspace `package.json` names in `main`, `module`, `types`, `bin`, `exports` or a `scripts` command (Field `scripts`), or that an HTML page loads with `<script src>` (Field `html`) (in `entries.rofl`)",
 )
+SRC_PACKAGE = _relation(
+    "src_package",
+    "Path, PackageDir, Inner",
+    "The package a file belongs to: the nearest folder at or above it whose `package.json` has a `name` (a nested "
+    "package, e.g. a test fixture, is its own), and the file's path inside it (in `entries.rofl`)",
+)
+SRC_PACKAGE_ENTRY = _relation(
+    "src_package_entry",
+    "PackageDir, Path, Field",
+    "A file of its own that a package offers by name: what its `package.json` names in `main`, `module`, `types`, "
+    "`typings` or `exports` (any condition), found as an import's target is (a build output mapped to its source "
+    "where the resolver maps it), or what its `name` resolves to from inside it (Field `name`) (in `entries.rofl`)",
+)
 SRC_PARSE_ERROR = _relation(
     "src_parse_error",
     "Path, Message",
     "A parse problem, with its line and the grammar: `line 3: syntax error at 'x' (tsx grammar)`",
+)
+
+SRC_DECL = _relation(
+    "src_decl",
+    "Path, Name, Line, EndLine",
+    "A top-level statement and a name it binds (its leading comments included): a declaration, an import's "
+    "local name, `default` for `export default` of an expression, `<module>` for a statement binding none",
+)
+SRC_EXPORT_LOCAL = _relation(
+    "src_export_local", "Path, Name, Local", "Export Name is the file's top-level binding Local (not a re-export)"
+)
+SRC_EXPORT_SPAN = _relation(
+    "src_export_span", "Path, Name, Line, EndLine", "The statement that exports Name (`*` for `export * from`)"
+)
+SRC_DECL_USES = _relation(
+    "src_decl_uses",
+    "Path, Decl, Name",
+    "Top-level binding Decl's statement mentions Name, a top-level binding of the file (`ns.x` for a member "
+    "of a namespace import `ns`); a superset of its references",
 )
 
 RELATIONS: tuple[Relation, ...] = (
@@ -141,6 +173,12 @@ RELATIONS: tuple[Relation, ...] = (
     SRC_CONFIG_ERROR,
     SRC_IN_DIR,
     SRC_ENTRY,
+    SRC_PACKAGE,
+    SRC_PACKAGE_ENTRY,
     SRC_PARSE_ERROR,
+    SRC_DECL,
+    SRC_EXPORT_LOCAL,
+    SRC_EXPORT_SPAN,
+    SRC_DECL_USES,
 )
 BY_NAME: dict[str, Relation] = {r.name: r for r in RELATIONS}

@@ -22,7 +22,7 @@ from ..session import (
 )
 
 if TYPE_CHECKING:
-    from ..impact import Impact
+    from ..impact import Affected, Impact
 
 MAX_LISTED = 20  # more changed paths of one kind than this are summarised in one text line
 
@@ -32,7 +32,7 @@ MAX_LISTED = 20  # more changed paths of one kind than this are summarised in on
     epilog=examples(
         "rofl impact --facts facts/generated --changed src/domain/money.ts",
         "rofl impact --facts facts/generated --git-base origin/main --tests --format names | xargs npx vitest run",
-        "rofl impact --facts facts/generated --git-base origin/main --packages --json",
+        "rofl impact --facts facts/generated --changed src/domain/money.ts:allocate --symbols",
         exit_codes="Exit codes: 0 answered, 2 user error (or a path that exists nowhere), 3 partial (the budget ran out).",
     ),
 )
@@ -74,6 +74,11 @@ MAX_LISTED = 20  # more changed paths of one kind than this are summarised in on
 )
 @click.option("--packages", "by_package", is_flag=True, help="Affected workspace packages instead of files.")
 @click.option(
+    "--symbols",
+    is_flag=True,
+    help="Follow only importers that use the exports the change touches (--changed FILE:NAME names one).",
+)
+@click.option(
     "--no-rescan",
     "no_rescan",
     is_flag=True,
@@ -94,6 +99,7 @@ def command(
     test_globs: tuple,
     by_package: bool,
     no_rescan: bool,
+    symbols: bool,
     rules: tuple,
     budget: int | None,
     public_key: str | None = None,
@@ -134,6 +140,11 @@ def command(
         )
     git = Git(src)
     paths = git.changed(git_base) if git_base else list(changed)
+    named: dict[str, set[str]] = {}
+    if symbols and not git_base:  # FILE:NAME
+        from ..symbol_impact import split_changed
+
+        paths, named = split_changed(paths, src)
     stale: list[str] | None = None
     rescan = None
     as_they_are = no_rescan or public_key is not None  # a rescan would change what a signature vouches for
@@ -171,7 +182,12 @@ def command(
     result = impact(kernel, treated, runtime=runtime)
     scanned = set(manifest.get("files", {}))
     changed_files = scanned_changed(result, scanned, lambda p: (src / p).exists())
-    affected = list(result.affected)
+    symbolic = None
+    if symbols:
+        from ..symbol_impact import affected_json, answer, as_affected, seed_lines, seeds_json, via_text
+
+        symbolic = answer(kernel, treated, named, git_base, git, runtime)
+    affected = list(result.affected) if symbolic is None else as_affected(symbolic)
     if tests_only:
         is_test = test_filter(test_globs or None)
         affected = [a for a in affected if is_test(a.file)]
@@ -199,7 +215,7 @@ def command(
         data: dict = {
             "changed": [c.path for c in changes],
             "classified": [{"path": c.path, "as": c.kind, "detail": c.detail} for c in changes],
-            "affected": [{"file": a.file, "via": list(a.via)} for a in affected],
+            "affected": [_affected_json(a) | (affected_json(symbolic, a.file) if symbolic else {}) for a in affected],
             "files": files,
             "runtime": runtime,
             "rescanned": rescan is not None,
@@ -207,8 +223,13 @@ def command(
             "incomplete": incomplete,
             "unfollowed_aliases": [{"file": f, "source": s, "name": n} for f, s, n in result.aliases],
             "virtual_modules": virtual_counts(result.virtual),
+            "unfollowed_workspace_imports": [
+                {"file": f, "source": s, "folder": d} for f, s, d in result.unfollowed_workspace
+            ],
             "partial": result.partial,
         }
+        if symbolic is not None:
+            data["symbols"] = seeds_json(symbolic)
         if packages is not None:
             data["packages"] = packages
             data["unpackaged"] = unpackaged
@@ -228,6 +249,8 @@ def command(
     else:
         click.echo(f"{len(affected)} {what} affected by {by}{mode}")
     _changed_lines(treated)
+    for line in seed_lines(symbolic, escape) if symbolic is not None else ():
+        click.echo(line)
     if outside:
         names = ", ".join(escape(c.path) for c in outside[:5]) + (
             f" and {len(outside) - 5} more" if len(outside) > 5 else ""
@@ -242,7 +265,10 @@ def command(
     else:
         for a in affected:
             click.echo(f"  {escape(a.file)}")
-            click.echo(f"      via {' -> '.join(escape(v) for v in a.via)}")
+            sym = affected_json(symbolic, a.file) if symbolic is not None else {}
+            click.echo(f"      via {via_text(a.via, tuple(sym['symbols']), escape) if sym else _via_text(a)}")
+            for hop in a.package_wide:
+                click.echo(f"      package-wide: {escape(hop.why())}")
     _unfollowed_note(result)
     _notes(result.partial)
 
@@ -359,6 +385,27 @@ def _shown(names: list[str]) -> str:
     return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
 
 
+def _affected_json(a: Affected) -> dict:
+    """One affected file in JSON: its chain and, when a hop of it is a package-wide dependency rather
+    than an import, ``package_wide`` naming each such hop's package and why."""
+    out: dict = {"file": a.file, "via": list(a.via)}
+    if a.package_wide:
+        out["package_wide"] = [h.as_dict() for h in a.package_wide]
+    return out
+
+
+def _via_text(a: Affected) -> str:
+    """The chain, ``->`` for an import and ``=(package-wide NAME)=>`` for a package-wide hop."""
+    from ..impact import escape
+
+    wide = {(h.source, h.target): h.package for h in a.package_wide}
+    parts = [escape(a.via[0])] if a.via else []
+    for x, y in zip(a.via, a.via[1:]):
+        name = wide.get((x, y))
+        parts.append(f"=(package-wide {escape(name)})=> " + escape(y) if name is not None else "-> " + escape(y))
+    return " ".join(parts)
+
+
 def _unfollowed_note(result: Impact) -> None:
     """One stderr line when imports name what rofl does not follow: bundler aliases (unfollowed_alias in
     rules/code.rofl) and virtual modules (virtual_module): a change behind them reaches none of their
@@ -381,6 +428,13 @@ def _unfollowed_note(result: Impact) -> None:
         parts.append(
             f"{len(result.virtual)} import(s) in {len(files)} file(s) name virtual modules rofl does not follow "
             f"({escape(shown)})"
+        )
+    if result.unfollowed_workspace:
+        folders = sorted({d for _, _, d in result.unfollowed_workspace})
+        files = {f for f, _, _ in result.unfollowed_workspace}
+        parts.append(
+            f"{len(result.unfollowed_workspace)} import(s) in {len(files)} file(s) name workspace packages with no "
+            f"scanned file to follow ({escape(_shown(folders))})"
         )
     if not parts:
         return

@@ -147,6 +147,10 @@ def test_rofl_looking_specifiers_stay_one_string(repo, out):
         "src_declaration",
         "src_asset",
         "src_workspace_import",
+        "src_decl",
+        "src_export_span",
+        "src_export_local",
+        "src_decl_uses",
     }
     assert ("evil.ts", evil) in rel(facts, "src_import")
     assert ("evil.ts", evil) in rel(facts, "src_unresolved")

@@ -106,7 +106,7 @@ def test_a_scan_writes_exactly_the_declared_relations_with_their_columns(repo, o
         for i, (column, value) in enumerate(zip(relation.columns, args, strict=True)):
             if i in relation.atoms:
                 assert isinstance(value, tuple) and len(value) == 1, (fact, column)
-            elif column == "Line":
+            elif column in ("Line", "EndLine"):
                 assert type(value) is int and value >= 1, (fact, column)
             else:
                 assert isinstance(value, str), (fact, column)
