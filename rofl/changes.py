@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scanner.configs import ConfigStore
 from scanner.files import inside, is_source
 
 from .gitrefs import Git
@@ -26,6 +27,7 @@ from .lockfiles import (
     parse_lock,
     with_dependents,
 )
+from .tsconfig_scope import ScopeFinder, is_tsconfig_name
 
 PACKAGE_DEP = "package:"
 WORKSPACE_FILES = frozenset({"pnpm-workspace.yaml"})
@@ -118,6 +120,8 @@ class Context:
     git: Git | None = None
     _deps: dict[str, set[str]] | None = field(default=None, repr=False)
     _old: dict[str, bytes | None] = field(default_factory=dict, repr=False)  # path -> its bytes at REF
+    _scopes: ScopeFinder | None = field(default=None, repr=False)
+    _store: ConfigStore | None = field(default=None, repr=False)
 
     @property
     def files(self) -> dict:
@@ -137,6 +141,40 @@ class Context:
 
     def exists(self, path: str) -> bool:
         return os.path.lexists(self.src / path)
+
+    def store(self) -> ConfigStore:
+        """The scanner's bounded config reader over SRC (configs read as the scan reads them)."""
+        if self._store is None:
+            from scanner.files import git_top
+
+            self._store = ConfigStore(str(self.src), git_top(str(self.src)))
+        return self._store
+
+    def scopes(self) -> ScopeFinder:
+        """Which scanned files each tsconfig governs (``rofl.tsconfig_scope``), built once."""
+        if self._scopes is None:
+            packages = self.manifest.get("packages")
+            configs = self.manifest.get("configs")
+            self._scopes = ScopeFinder(
+                str(self.src),
+                self.files,
+                self.store(),
+                packages if isinstance(packages, dict) else {},
+                configs if isinstance(configs, dict) else (),
+            )
+        return self._scopes
+
+    def scopes_with(self, path: str, content: dict) -> ScopeFinder:
+        """A scope finder reading ``content`` as the config at ``path`` (its version at REF)."""
+        base = self.scopes()
+        return ScopeFinder(
+            str(self.src), self.files, self.store(), base.packages, base.known, overrides={path: content}
+        )
+
+    def package_scopes(self) -> set[str]:
+        """Folders holding a package.json the scan listed (each a package scope; "." the root)."""
+        listed = [*(self.manifest.get("workspace") or ()), *(self.before.get("workspace") or ())]
+        return {_folder_of(p) for p in listed if isinstance(p, str) and posixpath.basename(p) == "package.json"}
 
     def old_bytes(self, path: str) -> bytes | None:
         if self.ref is None or self.git is None:
@@ -247,11 +285,9 @@ def classify_one(path: str, ctx: Context) -> Change | None:
         return Change(path, SOURCE, "scanned source", changed=(path,))
     deps = ctx.deps_index()  # built only for the cases below (a walk over every file's resolution)
     readers = sorted(deps.get(path, ()))
-    if (
-        base == "package.json"
-        or base in WORKSPACE_FILES
-        or (base.startswith(("tsconfig", "jsconfig")) and base.endswith(".json"))
-    ):
+    if base == "package.json" or base in WORKSPACE_FILES or is_tsconfig_name(path):
+        return _config_change(path, ctx, readers)
+    if path.endswith(".json") and ctx.scopes().users(path):  # a base some tsconfig extends (@acme/tsconfig/base.json)
         return _config_change(path, ctx, readers)
     if path in files:  # and gone from disk
         touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
@@ -381,38 +417,111 @@ def _config_change(path: str, ctx: Context, readers: list[str]) -> Change:
     notes: list[str] = [f"read by the resolution of {_count(len(touched), 'file')}"]
     deps = ctx.deps_index()
     if base == "package.json":
-        folder = _folder_of(path)
-        new_bytes = ctx.new_bytes(path)
-        names = set()
-        for data in (new_bytes, ctx.old_bytes(path)):
-            manifest = package_json_text(data)
-            if manifest is not None and isinstance(manifest.get("name"), str):
-                names.add(manifest["name"])
-        for name in names:  # files whose bare imports name this package (workspace or not)
-            for f in deps.get(PACKAGE_DEP + name, ()):
-                touched.setdefault(f, "package name")
-        if ctx.ref is not None:
-            changed = changed_declarations(declared_ranges(ctx.old_bytes(path)), declared_ranges(new_bytes))
-            how = f"{_count(len(changed), 'dependency')} changed since {ctx.ref}"
-        else:
-            changed = changed_declarations({}, declared_ranges(new_bytes))
-            how = f"no --git-base: all {_count(len(changed), 'declared dependency')} count as changed"
-        importers = _importers_of(changed, ctx, folder)
-        for f in importers:
-            touched.setdefault(f, "dependency")
-        notes.append(
-            f"{how}"
-            + (f" ({_names(changed, 4)})" if changed else "")
-            + f", imported by {_count(len(importers), 'file')}"
-        )
+        notes.extend(_package_json_notes(path, ctx, touched))
     elif base in WORKSPACE_FILES:  # which folder a bare name means may change for any of them
         bare = {f for dep, fs in deps.items() if dep.startswith(PACKAGE_DEP) for f in fs} - {path}
         for f in bare:
             touched.setdefault(f, "workspace")
         notes = [f"workspace list: every file with a bare import counts ({_count(len(touched), 'file')})"]
+    else:  # a tsconfig, or a base one extends: every file the configs using it govern (or governed at REF)
+        scope = ctx.scopes().scope(path)
+        files = set(scope.files)
+        before = _config_at_ref(path, ctx)
+        if before is not None:
+            files |= ctx.scopes_with(path, before).scope(path).files
+        for f in files:
+            touched.setdefault(f, "governed")
+        users = [c for c in scope.configs if c != path]
+        through = f", through {_count(len(users), 'tsconfig')} using it ({_names(users, 3)})" if users else ""
+        more = len(files) - len(scope.files)
+        at_ref = f" (+{more} it governed at {ctx.ref})" if more else ""
+        notes.append(f"tsconfig: governs {_count(len(scope.files), 'file')}{at_ref}{through}")
     return Change(
         path, CONFIG, "config, " + "; ".join(notes), changed=(path,), touches=tuple((f, path) for f in sorted(touched))
     )
+
+
+def _config_at_ref(path: str, ctx: Context) -> dict | None:
+    """The tsconfig at ``path`` as it was at --git-base REF, parsed as tsc parses it; None without a
+    REF, when it did not exist there or does not parse, or when it is unchanged."""
+    from scanner.configs import MAX_NESTING, nesting_depth
+    from scanner.jsonc import parse_tsconfig
+
+    old = ctx.old_bytes(path)
+    if old is None or old == ctx.new_bytes(path) or nesting_depth(old) > MAX_NESTING:
+        return None
+    try:
+        return parse_tsconfig(old.decode("utf-8-sig"), MAX_NESTING)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def _package_json_notes(path: str, ctx: Context, touched: dict[str, str]) -> list[str]:
+    """What a package.json governs beyond the files whose resolution read it: the files of its package
+    scope (not those of a package nested in it) when its ``type`` changed, the files its name resolves
+    for when it is a workspace member (a package.json outside the member globs is no target of its
+    name: a test fixture named ``typescript`` is not what ``import ts from "typescript"`` means), and
+    the importers in its scope of the dependencies it declares that changed."""
+    from scanner.workspaces import membership
+
+    folder = _folder_of(path)
+    deps = ctx.deps_index()
+    notes: list[str] = []
+    scopes = ctx.package_scopes() | {folder}
+    governed = [f for f in ctx.under(folder) if _scope_of(f, scopes) == folder]
+    member = membership(str(ctx.src), ctx.store()).holds("" if folder == "." else folder)
+    new_bytes = ctx.new_bytes(path)
+    new, old = package_json_text(new_bytes), package_json_text(ctx.old_bytes(path))
+    names = {m["name"] for m in (new, old) if m is not None and isinstance(m.get("name"), str)}
+    for recorded in (ctx.manifest.get("packages"), ctx.before.get("packages")):  # the name it had
+        if isinstance(recorded, dict):
+            names.update(n for n, f in recorded.items() if isinstance(n, str) and (f or ".") == folder)
+    if not governed:
+        notes.append("package scope holding no scanned file")
+    elif _module_format_changed(new, old, ctx.ref is not None):  # "type" decides how each of its files loads
+        for f in governed:
+            touched.setdefault(f, "package scope")
+        since = f" since {ctx.ref}" if ctx.ref is not None else " (no --git-base: counts as changed)"
+        notes.append(f"its type{since} sets the module format of {_count(len(governed), 'scanned file')}")
+    if names and member:  # files whose bare imports name this package (the workspace links members by name)
+        by_name = {f for name in names for f in deps.get(PACKAGE_DEP + name, ()) if f != path}
+        for f in by_name:
+            touched.setdefault(f, "package name")
+        notes.append(f"workspace package {_names(names, 2)}, imported by name by {_count(len(by_name), 'file')}")
+    elif names:
+        notes.append(f"{_names(names, 2)} is no workspace member: no import of that name resolves to it")
+    if ctx.ref is not None:
+        changed = changed_declarations(declared_ranges(ctx.old_bytes(path)), declared_ranges(new_bytes))
+        how = f"{_count(len(changed), 'dependency')} changed since {ctx.ref}"
+    else:
+        changed = changed_declarations({}, declared_ranges(new_bytes))
+        how = f"no --git-base: all {_count(len(changed), 'declared dependency')} count as changed"
+    importers = {f for f in _importers_of(changed, ctx, folder) if _scope_of(f, scopes) == folder}
+    for f in importers:
+        touched.setdefault(f, "dependency")
+    notes.append(
+        f"{how}" + (f" ({_names(changed, 4)})" if changed else "") + f", imported by {_count(len(importers), 'file')}"
+    )
+    return notes
+
+
+def _module_format_changed(new: dict | None, old: dict | None, against_git: bool) -> bool:
+    """Whether a package.json's ``type`` (ESM or CommonJS for the files of its scope) may have changed:
+    it differs from REF's, or, with nothing to compare with, the file declares one."""
+    if against_git:
+        return (new or {}).get("type") != (old or {}).get("type")
+    return new is not None and "type" in new
+
+
+def _scope_of(path: str, scopes: set[str]) -> str | None:
+    """The package scope of a file: the nearest folder above it holding a package.json."""
+    folder = posixpath.dirname(path)
+    while True:
+        if (folder or ".") in scopes:
+            return folder or "."
+        if not folder:
+            return None
+        folder = posixpath.dirname(folder)
 
 
 def _lock_change(path: str, ctx: Context) -> Change:

@@ -203,14 +203,18 @@ def test_deleted_asset_affects_its_importers_after_the_rescan_dropped_the_edge(r
     assert not import_graph(facts).has_edge("packages/ui/src/Button.tsx", "packages/ui/src/Button.scss")
 
 
-def test_tsconfig_affects_every_file_its_resolution_read_and_their_importers(rofl, repo):
+def test_tsconfig_affects_every_file_it_governs_and_every_file_its_resolution_read(rofl, repo):
+    """The root tsconfig.json names no files/include: it governs every .ts/.tsx file (TypeScript's
+    default ``**/*``), beside the files whose resolution read it, and their importers."""
     _, facts = repo
     readers = deps_readers(facts, "tsconfig.json")
     assert "packages/ui/src/Button.tsx" in readers  # its @core/math import went through paths
     data = impact_json(rofl, facts, "--changed", "tsconfig.json")
-    assert data["classified"][0]["as"] == "config"
+    assert data["classified"][0]["as"] == "config" and "governs" in data["classified"][0]["detail"]
     graph = import_graph(facts)
-    assert affected(data) == readers | affected_of(graph, readers)
+    governed = {f for f in read_manifest(facts)["files"] if f.endswith((".ts", ".tsx"))}
+    seeds = readers | governed
+    assert affected(data) == (seeds | affected_of(graph, seeds)) - {"tsconfig.json"}
 
 
 def test_package_json_dependency_change_against_git(rofl, repo):
@@ -656,7 +660,7 @@ def test_fact_folder_inside_the_tree_is_never_a_change(rofl, tmp_path):
 
 HANDMADE = {
     "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n",
-    "packages/icons/package.json": json.dumps({"name": "@demo/icons", "main": "dist/index.js"}),
+    "packages/icons/package.json": json.dumps({"name": "@demo/icons", "main": "dist/icons-bundle.js"}),
     "packages/icons/src/index.ts": 'export { star } from "./star";\n',
     "packages/icons/src/star.ts": "export const star = '*';\n",
     "packages/icons/src/shape.d.ts": "export type Shape = string;\n",
