@@ -1,8 +1,9 @@
 """The real monorepos of the comparison: where they are, their workspace packages and their tsconfigs.
 
-The repositories (public snapshots of zod, excalidraw, TanStack/query and vite) cannot be
-downloaded by `make bench` (the machine reaches package registries only), so they are used when a
-git work tree is present at ``bench/.cache/repos/NAME``; ``present()`` says plainly which are absent.
+The repositories (public snapshots of zod, excalidraw, TanStack/query, vite, create-t3-turbo, trpc,
+SvelteKit, vitest and Effect) cannot be downloaded by `make bench` (the machine reaches package
+registries only), so they are used when a checkout (a folder with a ``package.json``; a git work
+tree or not) is present at ``bench/.cache/repos/NAME``; ``present()`` says plainly which are absent.
 Workspace packages are read as pnpm/npm/yarn read them (``pnpm-workspace.yaml`` ``packages``,
 package.json ``workspaces``); tsconfigs are read by TypeScript itself (the ``typescript`` package
 installed by bench/corpora.py), so ``extends`` chains and comments are TypeScript's business.
@@ -26,6 +27,11 @@ SNAPSHOTS = {
     "excalidraw": ("excalidraw/excalidraw", "4872083c"),
     "query": ("TanStack/query", "40321a0b"),
     "vite": ("vitejs/vite", "a98c8d95"),
+    "t3turbo": ("t3-oss/create-t3-turbo", "e69b5858"),
+    "trpc": ("trpc/trpc", "340811ba5"),
+    "kit": ("sveltejs/kit", "aa810a0414"),
+    "vitest": ("vitest-dev/vitest", "c3ba16b35"),
+    "effect": ("Effect-TS/effect", "1144032ced"),
 }
 # Conditions after the project's own customConditions (the issue's order).
 BASE_CONDITIONS = ("types", "import", "require", "node", "default", "module")
@@ -52,15 +58,36 @@ class TsGroup:
 
 
 def present() -> tuple[list[Repo], list[str]]:
-    """The repositories found under bench/.cache/repos, and the names of those absent."""
+    """The repositories found under bench/.cache/repos, and the names of those absent (in SNAPSHOTS order)."""
     found, absent = [], []
     for name, (upstream, commit) in SNAPSHOTS.items():
         path = REPOS / name
-        if (path / ".git").exists():
+        if (path / "package.json").is_file():
             found.append(Repo(name, path.resolve(), upstream, commit))
         else:
             absent.append(name)
     return found, absent
+
+
+def select(names: list[str]) -> tuple[list[Repo], list[str]]:
+    """The present repositories among ``names`` (all when empty) and one line per name not run, saying why.
+
+    An unknown name is a user error: the caller exits 2 with the line.
+    """
+    unknown = [n for n in names if n not in SNAPSHOTS]
+    if unknown:
+        raise SystemExit(
+            f"unknown repository {', '.join(unknown)}: choose among {', '.join(SNAPSHOTS)} (bench/monorepos.py)"
+        )
+    found, absent = present()
+    wanted = set(names) or set(SNAPSHOTS)
+    notes = [
+        f"{name}: absent, skipped (no checkout at {REPOS / name}; upstream {SNAPSHOTS[name][0]} "
+        f"at {SNAPSHOTS[name][1]})"
+        for name in absent
+        if name in wanted
+    ]
+    return [r for r in found if r.name in wanted], notes
 
 
 def _pnpm_globs(text: str) -> list[str]:
@@ -139,6 +166,68 @@ def workspace_packages(repo: Repo) -> dict[str, str]:
         if isinstance(name, str) and name not in packages:
             packages[name] = folder
     return packages
+
+
+def pnpm_links(repo: Repo) -> dict[str, dict[str, str]] | None:
+    """Importer folder -> {dependency name: linked folder}, repo-relative, as ``pnpm-lock.yaml`` records them.
+
+    pnpm links a workspace package into ``FOLDER/node_modules/NAME`` only for the importers that
+    depend on it (``link:`` versions in the lockfile's ``importers``; ``file:`` folders too, which
+    pnpm copies); nothing else is hoisted where TypeScript would find it.  None without a pnpm lockfile (then ``link_workspace`` links them all).
+    """
+    import yaml  # type: ignore[import-untyped]  # the project's dependency (tests/cli parse workflows with it)
+
+    lock = repo.root / "pnpm-lock.yaml"
+    if not lock.is_file():
+        return None
+    text = lock.read_text()
+    start = text.find("\nimporters:\n")
+    if start < 0:
+        return None
+    end = re.search(r"^\S", text[start + 13 :], re.M)
+    body = text[start + 1 : start + 13 + (end.start() if end else len(text))]
+    importers = (yaml.load(body, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}).get("importers") or {}
+    links: dict[str, dict[str, str]] = {}
+    for folder, sections in importers.items():
+        own: dict[str, str] = {}
+        for section in ("dependencies", "devDependencies", "optionalDependencies"):
+            for name, entry in ((sections or {}).get(section) or {}).items():
+                version = entry.get("version", "") if isinstance(entry, dict) else str(entry)
+                # ``link:../x``, ``file:x(svelte@5.1.0)`` (a peer suffix), ``alias@file:x`` (an alias)
+                local = re.match(r"^(?:[^:]+@)?(link|file):([^(]*)", version)
+                if local is None:
+                    continue
+                if local.group(1) == "link":
+                    target = os.path.normpath(os.path.join(folder, local.group(2)))
+                else:
+                    # a local folder pnpm copies in (``file:`` versions are repo-relative): a change
+                    # there reaches its importers with the next install, so it is linked here
+                    target = os.path.normpath(local.group(2))
+                if not target.startswith(".."):
+                    own[name] = target
+        links[os.path.normpath(folder)] = own
+    return links
+
+
+def link_like_pnpm(root: Path, repo: Repo) -> int:
+    """Symlink each importer's workspace dependencies into ``root/FOLDER/node_modules`` (a copy of ``repo``).
+
+    With a pnpm lockfile, exactly its ``link:`` entries; without one, every workspace package in the
+    root ``node_modules`` (npm and yarn hoist them there).  Returns the number of links made.
+    """
+    links = pnpm_links(repo)
+    if links is None:
+        links = {".": {n: f for n, f in workspace_packages(repo).items() if f != "."}}
+    made = 0
+    for folder, deps in links.items():
+        for name, target in deps.items():
+            link = root / folder / "node_modules" / name
+            if link.is_symlink() or link.exists() or not (root / target).is_dir():
+                continue
+            link.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(root / target, link, target_is_directory=True)
+            made += 1
+    return made
 
 
 def link_workspace(packages: dict[str, str], repo: Repo, modules: Path) -> Path:
