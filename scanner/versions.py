@@ -13,7 +13,9 @@ import os
 
 # 5: parse errors in document order (the text no longer varies between runs); 6: CRLF astro frontmatter,
 # import types with type arguments and `in?:` members after a member without a separator repaired
-EXTRACTOR_VERSION = "rofl-extract-6"
+# 7: top-level statements' spans, what they bind, export and mention (src_decl, src_export_span/_local, src_decl_uses);
+# and more repairs (overloads in type literals, tagged templates with type arguments, template type escapes, ...)
+EXTRACTOR_VERSION = "rofl-extract-7"
 # resolver 7: self-reference needs "exports"; 8: a tsconfig extends naming a package in node_modules;
 # 9: configs are read only inside the tree (a link out of it is a config error; tsconfig lookups stop at SRC outside git)
 # 10: tsconfig read as tsc reads it (scanner.jsonc); a folder named package.json is no package scope;
@@ -21,7 +23,11 @@ EXTRACTOR_VERSION = "rofl-extract-6"
 # 11: bare names resolve as Node does from the importer: its scope's self-reference and declared dependencies
 # (file:/link:/workspace:), then workspace members; a non-member package folder is no target by name; the
 # root package is its entry fields, never the whole tree
-RESOLVER_VERSION = "rofl-resolve-11"
+# 12: build output mapped through ${configDir}, the configs a package's tsconfig.json references, an inferred
+# rootDir and, with no tsconfig saying, the one source of the same stem; relative paths into a package's build
+# output too; a package-name tsconfig extends nothing installed is the workspace package of that name;
+# entries.rofl says each file's package and the files each package offers by name (src_package, src_package_entry)
+RESOLVER_VERSION = "rofl-resolve-12"
 
 GRAMMAR_DISTRIBUTIONS = {
     "tree-sitter": "tree_sitter",

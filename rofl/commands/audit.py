@@ -27,8 +27,7 @@ from ..session import (
 FORMAT_HELP = help_text()
 EPILOG = examples(
     "rofl audit --facts facts/generated --rules examples/shop/layers.rofl",
-    "rofl audit --facts facts/generated --rules examples/ci/rules.rofl --baseline examples/ci/baseline.json --format github",
-    "rofl audit --facts facts/generated --rules examples/ci/rules.rofl --format sarif > rofl.sarif",
+    "rofl audit --facts facts/generated --rules examples/ci/rules.rofl --baseline examples/ci/baseline.json --format sarif > rofl.sarif",
     "rofl audit --facts facts/generated --public-key ci/rofl-scan.pub --write-baseline ci/baseline.json",
     exit_codes="Exit codes: 0 no finding at or above --fail-on (default error), 1 such findings, 2 user error, "
     "3 partial (the budget ran out).",
