@@ -32,7 +32,7 @@ COMMANDS = {
     "serve": ("serve", "Serve a world to rofl adapters: one JSON request and response per line on stdin/stdout."),
     "keygen": ("keygen", "Write an Ed25519 key pair for signing scans (PREFIX.key, PREFIX.pub)."),
     "server": ("server", "Serve the commands over a fact folder on HTTP: executions, events, quick answers."),
-    "mcp": ("mcp", "Serve impact, why, whynot, ask, relations, audit and scan to coding agents over MCP."),
+    "mcp": ("mcp", "Serve scan, impact, why, whynot, ask, cycles, audit and relations to coding agents over MCP."),
 }
 
 

@@ -3,7 +3,8 @@
 There is no second registry of actions.  The table is ``rofl.cli.COMMANDS`` and each command's click
 parameters: a server runs the commands that work over a fact folder (they take ``--facts``) and
 ``scan``; the JSON arguments of a call are that command's parameter names, checked against the
-parameter's type and turned into the argv the command line would get.  The server sets what is its
+parameter's type and turned into the argv the command line would get.  An argument is named as on
+the command line (``arg_name``): ``--tests`` is ``tests``, ``--git-base`` is ``git_base``.  The server sets what is its
 own (the fact folder, the scanned folder, JSON output) and confines every path argument to the
 configured folders.
 """
@@ -44,6 +45,23 @@ READ_PATHS = ("files", "load_as", "rules", "src", "public_key", "baseline_file",
 MAX_INT = {"jobs": os.cpu_count() or 1}
 # commands that answer synchronously as well (they only read the loaded store)
 QUICK = ("ask", "why", "whynot", "impact", "relations")
+
+
+# the positional arguments (click gives them no help text): what a client gives in each
+ARGUMENT_HELP = {
+    "query": "A query: one or more atoms, e.g. 'dependency[code](A, B)' (variables start with a capital letter).",
+    "fact": 'One ground fact, e.g. \'dependency[code]("src/a.ts", "src/b.ts")\' (paths relative to the scanned folder).',
+    "files": "Program files (.rofl) to load beside the scan's facts, inside the configured folders.",
+}
+
+
+def arg_name(param: click.Parameter) -> str:
+    """The name a client gives ``param`` by: an option's long flag without its dashes (``--git-base``
+    is ``git_base``, ``--tests`` is ``tests``), an argument's own name."""
+    longs = [o for o in param.opts if o.startswith("--")] if isinstance(param, click.Option) else []
+    if not longs:
+        return param.name or ""
+    return max(longs, key=len)[2:].replace("-", "_")
 
 
 def refusal(command: str, param: click.Parameter) -> str | None:
@@ -122,12 +140,12 @@ def schema(name: str) -> dict[str, Any]:
         if param.name is None or _server_set(name, param) or refusal(name, param) is not None:
             continue
         prop = _param_schema(param)
-        help_text = getattr(param, "help", None)
+        help_text = getattr(param, "help", None) or ARGUMENT_HELP.get(param.name)
         if help_text:
             prop["description"] = help_text
-        properties[param.name] = prop
+        properties[arg_name(param)] = prop
         if param.required and isinstance(param, click.Argument) and param.nargs == 1:
-            required.append(param.name)
+            required.append(arg_name(param))
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
@@ -178,7 +196,7 @@ def invocation(name: Any, args: Any, folders: Folders) -> Invocation:
     if not isinstance(args, dict):
         raise BadRequest(f"{name}: 'args' must be a JSON object of the command's options")
     command = cli_command(name)
-    params = {p.name: p for p in command.params if p.name is not None}
+    params = {arg_name(p): p for p in command.params if p.name is not None}
     for key in args:
         why = REFUSED.get(key) or (refusal(name, params[key]) if key in params else None)
         if why is not None:
@@ -195,6 +213,7 @@ def invocation(name: Any, args: Any, folders: Folders) -> Invocation:
         key = param.name
         if key is None:
             continue
+        given = arg_name(param)
         if key == "facts":
             options += ["--facts", str(folders.facts)]
             continue
@@ -215,13 +234,13 @@ def invocation(name: Any, args: Any, folders: Folders) -> Invocation:
             else:
                 options += ["--out", str(folders.facts)]
             continue
-        if key not in args:
+        if given not in args:
             continue
-        values = _values(name, param, args[key], folders)
+        values = _values(name, param, args[given], folders)
         if isinstance(param, click.Argument):
             positional += values
         elif getattr(param, "is_flag", False):
-            if args[key]:
+            if args[given]:
                 options.append(_flag(param))
         else:
             step = 2 if param.nargs == 2 else 1
@@ -246,7 +265,7 @@ def _text(command: str, key: str, value: Any) -> str:
 
 def _values(command: str, param: click.Parameter, value: Any, folders: Folders) -> list[str]:
     """The argv words of one argument, type-checked; paths confined to the configured folders."""
-    key = param.name or "?"
+    key = arg_name(param) or "?"
     if getattr(param, "is_flag", False):
         if not isinstance(value, bool):
             raise BadRequest(f"{command}: '{key}' must be true or false")

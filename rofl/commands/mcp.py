@@ -1,4 +1,4 @@
-"""`rofl mcp`: impact, why, whynot, ask, relations, audit and scan over one fact folder, as MCP tools."""
+"""`rofl mcp`: scan, impact, why, whynot, ask, cycles, audit and relations over one fact folder, as MCP tools."""
 
 from __future__ import annotations
 
@@ -23,8 +23,12 @@ EPILOG = examples(
 @read_timeout_option
 @user_errors
 def command(facts: str, src: str | None, over_http: bool, host: str, port: int, read_timeout: float) -> None:
-    """Serve the tools impact, why, whynot, ask, relations, audit and scan to a coding agent over the
-    Model Context Protocol (stdio by default); long tools report MCP progress notifications."""
+    """Serve the tools scan, impact, why, whynot, ask, cycles, audit and relations to a coding agent over
+    the Model Context Protocol (stdio by default).
+
+    Arguments are named as on the command line (tests, packages, git_base); every answer is bounded
+    (limit, default 50 items per list, with totals and a cursor for more; impact adds a summary by
+    package); long calls report MCP progress notifications, and a cancelled call stops."""
     from servers.setup import start
 
     executions, token = start(facts, src, host if over_http else None)

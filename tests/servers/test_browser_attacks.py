@@ -339,7 +339,7 @@ def test_mcp_over_stdio_answers_a_lone_surrogate_with_a_json_rpc_error_and_goes_
         spelled = answer_to(3)["result"]  # an answer holding U+D800 is still answered
         assert not spelled.get("isError"), spelled
         assert spelled["structuredContent"]["output"]["answers"] == [{"X": "\\u{D800}"}]
-        assert json.loads(spelled["content"][0]["text"])["answers"] == [{"X": "\ud800"}]
+        assert "1 answer(s)" in spelled["content"][0]["text"]
         send(call.replace(b'"id": 2', b'"id": 4') % b'{"query": "X = 1"}')
         good = answer_to(4)["result"]
         assert good["structuredContent"]["output"]["answers"] == [{"X": 1}]

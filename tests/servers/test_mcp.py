@@ -1,5 +1,6 @@
-"""`rofl mcp` driven by the mcp SDK's own client over stdio (and streamable HTTP): the seven tools, their
-schemas, answers equal to the command line's, progress notifications from a scan, and refused calls."""
+"""`rofl mcp` driven by the mcp SDK's own client over stdio (and streamable HTTP): the eight tools, their
+schemas, answers equal to the command line's (given a limit they fit), progress notifications from a
+scan, and refused calls."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from .conftest import FILES, generated_tree, module, rofl, start, stop
 
-TOOLS = {"impact", "why", "whynot", "ask", "relations", "audit", "scan"}
+TOOLS = {"impact", "why", "whynot", "ask", "relations", "audit", "scan", "cycles"}
 
 
 def stdio(facts, src) -> StdioServerParameters:
@@ -36,8 +37,8 @@ def test_the_tools_answer_what_the_command_line_answers_and_report_scan_progress
         async with Client(stdio(facts, src)) as client:
             listed = (await client.list_tools()).tools
             out: dict = {"tools": {t.name: t for t in listed}}
-            out["impact"] = await client.call_tool("impact", {"changed": [module(6)]})
-            out["ask"] = await client.call_tool("ask", {"query": "dependency[code](A, B)"})
+            out["impact"] = await client.call_tool("impact", {"changed": [module(6)], "limit": 1000})
+            out["ask"] = await client.call_tool("ask", {"query": "dependency[code](A, B)", "limit": 1000})
             out["bad"] = await client.call_tool("ask", {"query": "p((("})
             out["outside"] = await client.call_tool("audit", {"rules": ["/etc/passwd"]})
             generated_tree(src, files=FILES // 3, salt="two")  # every file changed: the scan parses each one
@@ -56,11 +57,12 @@ def test_the_tools_answer_what_the_command_line_answers_and_report_scan_progress
     assert out["tools"]["impact"].annotations.read_only_hint and not out["tools"]["scan"].annotations.read_only_hint
     assert not out["impact"].is_error, out["impact"].content
     assert out["impact"].structured_content["output"] == cli_impact
-    assert out["ask"].structured_content == {
+    assert {k: v for k, v in out["ask"].structured_content.items() if k != "page"} == {
         "exit_code": cli_ask.returncode,
         "output": json.loads(cli_ask.stdout),
         "stderr": [],
     }
+    assert out["ask"].structured_content["page"]["next_cursor"] is None
     assert out["bad"].is_error and "<query>" in out["bad"].content[0].text
     assert out["outside"].is_error and "outside the configured folders" in out["outside"].content[0].text
     assert not out["scan"].is_error and out["scan"].structured_content["output"]["parsed"] == FILES // 3
@@ -79,7 +81,7 @@ def test_the_streamable_http_transport_serves_the_same_tools(tmp_path):
         async def drive():
             async with Client(running.url + "/mcp") as client:
                 names = {t.name for t in (await client.list_tools()).tools}
-                return names, await client.call_tool("impact", {"changed": [module(3)]})
+                return names, await client.call_tool("impact", {"changed": [module(3)], "limit": 1000})
 
         names, answer = anyio.run(drive)
     finally:

@@ -26,7 +26,7 @@ def test_the_first_scan_is_made_by_the_scan_tool_and_then_the_tools_answer_over_
             out["before"] = await client.call_tool("impact", {"changed": [module(6)]})
             out["ask"] = await client.call_tool("ask", {"query": "dependency[code](A, B)"})
             out["scan"] = await client.call_tool("scan", {"jobs": 1})
-            out["after"] = await client.call_tool("impact", {"changed": [module(6)]})
+            out["after"] = await client.call_tool("impact", {"changed": [module(6)], "limit": 1000})
             return out
 
     out = anyio.run(drive)
