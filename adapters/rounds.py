@@ -4,6 +4,13 @@ Every want ends in exactly one of ``answered(W)``, ``failed(W, Why)`` or ``want_
 main); answers land in the book's perspective, asserted by the book, which the runtime grants authority
 over it.  A want is sent at most once per session.  The round budget ends in ``hole($round(N), budget_exhausted)``
 and holds the wants it left unsent.
+
+Ticks (``rofl run``): the rounds run again at every tick, before the tick's facts are read, so a want that
+appears at tick N is sent at tick N and its answers are facts of tick N (a tick boundary drops them like
+any fact no ``@next`` rule carries).  A want seen at an earlier tick is never sent again: when it is
+wanted again, its outcome (answer rows, or the failure or hold) is asserted again from the session's
+memory.  ``--rounds`` bounds the rounds of each tick; ``max_wants`` counts the wants sent in the whole
+session; the book declarations are read once, at the tick the session starts.
 """
 
 from __future__ import annotations
@@ -15,8 +22,9 @@ from dataclasses import dataclass, field
 from engine import events
 from engine import vocabulary as V
 from engine.errors import RoflError
-from engine.kernel import Kernel
+from engine.kernel import Kernel, RunReport
 from engine.terms import format_fact
+from engine.vocabulary import TIMELESS_RELATIONS
 
 from .answer_cache import AnswerCache, cache_root
 from .batch import Batch, Reply, shape
@@ -79,6 +87,7 @@ class Report:
     held: tuple[tuple[Want, str], ...]
     partial: bool  # the round budget ended while wants were still new
     processes: int  # adapter processes started (exec batches and world servers)
+    ticks: tuple[tuple[Want, int], ...] = ()  # each want and the tick its outcome arrived at
 
     def as_json(self) -> dict:
         return {
@@ -87,6 +96,7 @@ class Report:
             "answered": [w.text for w in self.answered],
             "failed": [{"want": w.text, "why": text} for w, text in self.failed],
             "held": [{"want": w.text, "why": text} for w, text in self.held],
+            "arrived": [{"want": w.text, "tick": tick} for w, tick in self.ticks],
         }
 
     def summary(self) -> str:
@@ -119,6 +129,12 @@ class Session:
     unstarted: dict = field(default_factory=dict)  # optional capability -> Why: its program may not start
     rounds: int = 0
     partial: bool = False
+    kept: dict = field(default_factory=dict)  # Want -> ((rel, persp, args, who), ...) its answers, to assert again
+    ended_at: dict = field(default_factory=dict)  # Want -> the tick its outcome arrived at
+    tick: int | None = None  # the tick the present wants belong to
+    tick_rounds: int = 0  # rounds run at that tick (--rounds bounds them)
+    present: set = field(default_factory=set)  # wants whose facts are asserted at that tick
+    asserted: set = field(default_factory=set)  # (rel, row) of the tick's facts this session asserted
 
     # -- start -------------------------------------------------------------------------------------
     def start(self) -> Negotiation:
@@ -241,33 +257,108 @@ class Session:
 
     # -- rounds ------------------------------------------------------------------------------------
     def run(self) -> Report:
-        if self.catalog is None:
-            self.start()
-        goals = body_relations(self.rules)
+        """The rounds of the current tick (``ask``, ``why``, ``audit``), then the adapters are closed."""
         try:
-            while True:
-                new = [w for w in collect(self.kernel, self.rules, goals) if w not in self.seen]
-                if not new:
-                    break
-                if self.rounds >= self.max_rounds:
-                    self._out_of_rounds(new)
-                    break
-                self.rounds += 1
-                self._round(new)
-                if self.on_round is not None:
-                    self.on_round(self.rounds)
-                reporter = events.current()  # silent unless a server watches this execution
-                reporter.progress(self.rounds, self.max_rounds, "rounds")
-                reporter.check()  # a safe point: a cancelled execution stops between rounds
+            self.settle()
         finally:
             self.close()
         return self.report()
 
+    def settle(self) -> None:
+        """Run the current tick's rounds until no new want: wants seen at an earlier tick get their
+        outcome asserted again (never sent again), new ones are sent, at most ``max_rounds`` rounds."""
+        if self.catalog is None:
+            self.start()
+        tick = self.kernel.store.tick
+        if tick != self.tick:
+            self.tick, self.tick_rounds = tick, 0
+            self.present, self.asserted = set(), set()
+        goals = body_relations(self.rules)
+        while True:
+            wanted = collect(self.kernel, self.rules, goals)
+            again = [w for w in wanted if w in self.seen and w not in self.present]
+            if again:  # answered (or ended) at an earlier tick: its facts again, then look anew
+                for want in again:
+                    self._replay(want)
+                continue
+            new = [w for w in wanted if w not in self.seen]
+            if not new:
+                break
+            if self.tick_rounds >= self.max_rounds:
+                self._out_of_rounds(new)
+                break
+            self.rounds += 1
+            self.tick_rounds += 1
+            self._round(new)
+            if self.on_round is not None:
+                self.on_round(self.rounds)
+            reporter = events.current()  # silent unless a server watches this execution
+            reporter.progress(self.tick_rounds, self.max_rounds, "rounds")
+            reporter.check()  # a safe point: a cancelled execution stops between rounds
+
+    def run_ticks(self, max_ticks: int | None, budget: int | None, collect_rels: tuple = ()) -> RunReport:
+        """``rofl run`` with adapters: at every tick the rounds run first, then the tick's facts are read
+        (collected) and the tick closes; ``budget`` bounds the derivation steps of all the tick
+        evaluations (the rounds' questions have their own), ``max_ticks`` the ticks, as ``Kernel.run``.
+        Quiet when the next tick would repeat this one: it installs the staged facts, and the
+        rounds assert again the facts they asserted at this tick."""
+        kernel = self.kernel
+        total = kernel.budget if budget is None else budget
+        used = ticks = 0
+        collected: list = []
+        quiescent = partial = False
+        reporter = events.current()
+        try:
+            while True:
+                ticks += 1
+                self.settle()
+                step = kernel.run(1, max(total - used, 0), collect_rels)  # this tick's evaluation, collected
+                current = kernel.current
+                used += current.work if current is not None else 0
+                collected += step.collected
+                if step.partial:
+                    partial = True
+                    break
+                if set(kernel.staged_facts()) | self.asserted == set(kernel.current_facts()):
+                    quiescent = True
+                    break
+                if max_ticks is not None and ticks >= max_ticks:
+                    break
+                reporter.progress(ticks, max_ticks or 0, "ticks")
+                reporter.check()
+                closed = kernel.tick(max(total - used, 0))
+                current = kernel.current
+                used += current.work if current is not None else 0
+                if closed.partial:  # the new tick's evaluation ran out: read it as it is, and stop
+                    ticks += 1
+                    collected += kernel.run(1, 0, collect_rels).collected
+                    partial = True
+                    break
+        finally:
+            self.close()
+        return RunReport(ticks, quiescent, partial, tuple(collected))
+
+    def _replay(self, want: Want) -> None:
+        """Assert again, at this tick, what a want seen at an earlier tick ended with."""
+        self.present.add(want)
+        for rel, args in status_facts(want):
+            self._assert(rel, "main", args)
+        for rel, persp, args, who in self.kept.get(want, ()):
+            self._assert(rel, persp, args, who)
+        status, reason = self.outcomes[want]
+        self._assert(status, "main", (want.key,) if reason is None else (want.key, reason))
+
+    def _assert(self, rel: str, persp: str, args: tuple, who: str | None = None) -> None:
+        self.kernel.assert_fact(rel, persp, args, who=who)
+        if rel not in TIMELESS_RELATIONS:
+            self.asserted.add((rel, (persp, *args)))
+
     def _round(self, new: list[Want]) -> None:
         self.seen.update(new)
+        self.present.update(new)
         for want in new:
             for rel, args in status_facts(want):
-                self.kernel.assert_fact(rel, "main", args)
+                self._assert(rel, "main", args)
         groups: dict[str, list[Want]] = {}
         for want in new:
             groups.setdefault(want.cap, []).append(want)
@@ -352,29 +443,36 @@ class Session:
                 reason = f"adapter {batch.book.name}: an answer holds the value of a secret; nothing of it is kept"
                 self._end(want, FAILED, why(HOST_CALL_FAILED, reason))
                 continue
-            for row in shaped.rows:
-                self.kernel.assert_fact(cap.answer_rel or "", batch.book.name, (want.key, *row), who=batch.book.name)
-            for instant in shaped.instants:
-                self.kernel.assert_fact(INSTANT, "main", (instant.text, instant.ms))
+            kept: list[tuple[str, str, tuple, str | None]] = [
+                (cap.answer_rel or "", batch.book.name, (want.key, *row), batch.book.name) for row in shaped.rows
+            ]
+            kept += [(INSTANT, "main", (instant.text, instant.ms), None) for instant in shaped.instants]
+            self.kept[want] = tuple(kept)
+            for rel, persp, args, who in kept:
+                self._assert(rel, persp, args, who)
             self._end(want, ANSWERED, None)
 
     def _end(self, want: Want, status: str, reason: str | None) -> None:
         if want in self.outcomes:
             return
         self.outcomes[want] = (status, reason)
+        self.ended_at[want] = self.kernel.store.tick
         args = (want.key,) if reason is None else (want.key, reason)
-        self.kernel.assert_fact(status, "main", args)
+        self._assert(status, "main", args)
 
     def _out_of_rounds(self, new: list[Want]) -> None:
         self.partial = True
-        self.kernel.assert_fact(V.HOLE, "main", ((ROUND_HOLE, self.rounds + 1), ("budget_exhausted",)))
+        tick = self.kernel.store.tick
+        qid = (ROUND_HOLE, self.tick_rounds + 1) if not tick else (ROUND_HOLE, self.tick_rounds + 1, tick)
+        self.kernel.assert_fact(V.HOLE, "main", (qid, ("budget_exhausted",)))
         reason = why(
             CAPABILITY_DENIED, f"the round budget ({self.max_rounds}) ended before it was sent; raise --rounds"
         )
         for want in new:
             self.seen.add(want)
+            self.present.add(want)
             for rel, args in status_facts(want):
-                self.kernel.assert_fact(rel, "main", args)
+                self._assert(rel, "main", args)
             self._end(want, HELD, reason)
 
     def close(self) -> None:
@@ -398,6 +496,7 @@ class Session:
             tuple((w, r or "") for w, (s, r) in items if s == HELD),
             self.partial,
             self.processes,
+            tuple((w, self.ended_at.get(w, 0)) for w, _ in items),
         )
 
     def boundary(self, who: str | None) -> str | None:

@@ -32,7 +32,10 @@ ROUNDS = click.option(
     "rounds",
     type=click.IntRange(min=1),
     default=None,
-    help="Adapter rounds allowed before the world stops asking (default 100; the rest is held and a hole says so).",
+    help=(
+        "Adapter rounds allowed before the world stops asking (default 100; for run, at each tick; the rest is "
+        "held and a hole says so)."
+    ),
 )
 
 
@@ -86,10 +89,10 @@ def load_world(paths: Sequence[Path]) -> Kernel:
     return kernel
 
 
-def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None, files: tuple = ()) -> AdapterRun | None:
-    """Run the world's adapter rounds when it has want rules (None when it has none).  A world whose
-    required capabilities are not granted exits 2 naming them (and the FILES line that declares the
-    first); a summary goes to stderr."""
+def open_session(kernel: Kernel, allow: tuple = (), rounds: int | None = None, files: tuple = ()):
+    """The started adapter session of a world that has want rules (None when it has none).  A world
+    whose required capabilities are not granted exits 2 naming them (and the FILES line that declares
+    the first)."""
     from adapters.wants import has_wants
 
     if not has_wants(kernel):
@@ -106,9 +109,24 @@ def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None, fil
         session.start()
     except Refused as exc:
         fail(f"{declared_at(files, exc.declarations) or 'rofl'}: {exc}")
-    report = session.run()
+    return session
+
+
+def finished(session) -> AdapterRun:
+    """The run of a session whose rounds are over; its summary goes to stderr."""
+    report = session.report()
     click.echo(f"rofl: {report.summary()}", err=True)
     return AdapterRun(session, report)
+
+
+def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None, files: tuple = ()) -> AdapterRun | None:
+    """Run the world's adapter rounds at its current tick when it has want rules (None when it has
+    none); see ``open_session`` for a world that may not start."""
+    session = open_session(kernel, allow, rounds, files)
+    if session is None:
+        return None
+    session.run()
+    return finished(session)
 
 
 def at_boundary(node, run: AdapterRun | None):

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from engine.clauses import Literal
 from engine.errors import RoflError
 from engine.kernel import Kernel
 from engine.parse import parse_literal, parse_program
-from engine.terms import format_fact, format_term, is_ground
+from engine.terms import format_fact, format_term, is_ground, sort_key
+from engine.vocabulary import ANY_PERSP, NAMESPACES
 
 HELP = """\
 commands:
-  ? Q                 all answers to Q: a literal or a conjunction (p(X), not q(X), X > 1)
+  ? Q                 all answers to Q: a literal or a conjunction (p(X), not q(X), X > 1),
+                      from the perspectives main sees (imports, bridges, [boot] and [audit])
+  ?? Q                the same from every perspective
   why L | whynot L    explain a fact that holds / does not hold
   excise F            facts lost and gained without base fact F
   budget N { CMD }    run CMD with a budget of N derivation steps
@@ -27,6 +31,53 @@ commands:
   anything ending in '.' is asserted as program text"""
 
 _BUDGET = re.compile(r"^budget\s+(\d+)\s*\{(.*)\}\s*$", re.S)
+ASKER = "main"  # the perspective a question of the session is asked from
+_PERSP_VAR = "$persp"  # a name source text cannot spell: an anonymous perspective variable, named to be checked
+
+
+def visible(kernel: Kernel, asker: str) -> frozenset[str]:
+    """The perspectives ``asker`` sees (kernel.md §5): itself and what it imports, transitively (boot's
+    ``sees``), each perspective a declared bridge names as its source and reads into one of those (a
+    bridge with a variable source perspective names none), and the kernel's own
+    namespaces ([boot], [audit]), which anyone may read."""
+    seen = {asker, *NAMESPACES}
+    try:
+        seen |= {q[0] for (q,) in kernel.query(f"sees[boot]({asker}, Q)").rows if type(q) is tuple}
+        bridges = [
+            (a[0], b[0])
+            for _, a, b in kernel.query("bridge_decl(R, A, B)").rows
+            if type(a) is tuple and type(b) is tuple and a[0] != ANY_PERSP  # a variable source names none
+        ]
+    except RoflError:  # a session without boot (or no bridge yet): nothing more to see
+        bridges = []
+    grew = True
+    while grew:
+        grew = False
+        for source, target in bridges:
+            if target in seen and source not in seen:
+                seen.add(source)
+                grew = True
+    return frozenset(seen)
+
+
+def _perspectives_named(items: tuple) -> tuple[tuple, list]:
+    """The question's items with each anonymous perspective variable of a positive literal named, and
+    the perspective (a name, or a variable term) of every positive literal."""
+    out: list = []
+    persps: list = []
+    for item in items:
+        if isinstance(item, Literal):
+            persp = item.persp
+            if type(persp) is tuple and persp[1].startswith("_"):
+                persp = ("$var", f"{_PERSP_VAR}{len(persps)}")
+                item = replace(item, persp=persp)
+            persps.append(persp)
+        out.append(item)
+    return tuple(out), persps
+
+
+def _row_key(row: tuple) -> tuple:
+    return tuple(sort_key(t) for t in row)
 
 
 class Repl:
@@ -65,6 +116,8 @@ class Repl:
             finally:
                 self.kernel.budget = saved
                 self.kernel.invalidate()
+        if line.startswith("??"):
+            return self._ask(line[2:].strip(), everywhere=True)
         if line.startswith("?"):
             return self._ask(line[1:].strip())
         if word == "why":
@@ -118,18 +171,42 @@ class Repl:
             raise RoflError("give a ground fact (no variables)")
         return lit
 
-    def _ask(self, text: str) -> str:
+    def _ask(self, text: str, everywhere: bool = False) -> str:
+        """The answers to ``text`` (kernel.md §5): only those whose every positive literal reads a
+        perspective visible to the asker (main), unless ``everywhere``; a line says how many more the
+        other perspectives hold."""
         question = self.kernel.question(text)
-        answers = self.kernel.query(question.items, goals=question.goals)  # over a scan: only what it needs
-        if not answers.rows:
+        items, persps = _perspectives_named(question.items)
+        answers = self.kernel.query(items, goals=question.goals)  # over a scan: only what it needs
+        rows = answers.rows
+        hidden = 0
+        if not everywhere:
+            seen = visible(self.kernel, ASKER)
+            at = {v: i for i, v in enumerate(answers.variables)}
+            if any(type(p) is str and p not in seen for p in persps):  # a literal names a hidden one
+                kept: tuple = ()
+            else:
+                wanted = [at[p[1]] for p in persps if type(p) is tuple]
+                kept = tuple(r for r in rows if all(r[i][0] in seen for i in wanted))
+            hidden = len({self._project(r, question.variables, at) for r in rows}) - len(
+                {self._project(r, question.variables, at) for r in kept}
+            )
+            rows = kept
+        at = {v: i for i, v in enumerate(answers.variables)}
+        rows = tuple(sorted({self._project(r, question.variables, at) for r in rows}, key=_row_key))
+        if not rows:
             out = "no"
-        elif not answers.variables:
+        elif not question.variables:
             out = "yes"
         else:
-            out = "\n".join(
-                ", ".join(f"{v} = {format_term(t)}" for v, t in zip(answers.variables, r)) for r in answers.rows
-            )
+            out = "\n".join(", ".join(f"{v} = {format_term(t)}" for v, t in zip(question.variables, r)) for r in rows)
+        if hidden:
+            out += f"\n-- {hidden} more from perspectives {ASKER} does not see (imports, bridges): ?? {text}"
         return out + ("\n-- partial: the budget ran out" if answers.partial else "")
+
+    @staticmethod
+    def _project(row: tuple, variables: tuple, at: dict) -> tuple:
+        return tuple(row[at[v]] for v in variables)
 
     def _why(self, text: str) -> str:
         lit = self._ground(text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..adapting import adapter_options, rounds_ran_out, run_rounds
+from ..adapting import adapter_options, finished, open_session, rounds_ran_out
 from ..session import (
     BUDGET,
     EXIT_PARTIAL,
@@ -50,15 +50,24 @@ def command(
     allow: tuple = (),
     rounds: int | None = None,
 ) -> None:
-    """Run FILES tick by tick; the budget bounds the whole run."""
+    """Run FILES tick by tick; the budget bounds the whole run.
+
+    A world with want rules runs its adapter rounds at every tick before the tick's facts are read
+    (--rounds bounds each tick's rounds); a want seen at an earlier tick is answered again from the
+    session, never sent again."""
     from engine.lexer import is_name
 
     for rel in collect:
         if not is_name(rel):
             fail(f"--collect {rel!r}: not a relation name; give a name such as count")
     kernel = build_kernel(files, load_as, budget, store=store)
-    wants = run_rounds(kernel, allow, rounds, files)  # at tick 0, before the first tick closes
-    report = kernel.run(ticks, budget, tuple(collect))
+    session = open_session(kernel, allow, rounds, files)
+    if session is None:
+        wants = None
+        report = kernel.run(ticks, budget, tuple(collect))
+    else:  # the rounds run at every tick, before its facts are read
+        report = session.run_ticks(ticks, budget, tuple(collect))
+        wants = finished(session)
     if as_json:
         emit_json(
             {
