@@ -71,8 +71,20 @@ class CodeFacts:
     assets: frozenset[str]
     externals: dict[str, frozenset[str]]  # package -> files importing it
     workspace: dict[str, frozenset[str]]  # workspace package folder -> files importing it unresolved
+    entries: dict[str, frozenset[str]] = field(default_factory=dict)  # package folder -> files it offers by name
+    package_of: dict[str, tuple[str, str]] = field(default_factory=dict)  # file -> (package folder, path inside)
+    nonsource_globs: tuple[str, ...] = ()  # package_nonsource_glob: no source of a package (tests, configs, ...)
 
-    RELATIONS = ("src_external", "src_workspace_import", "src_file", "src_resolves", "src_asset")
+    RELATIONS = (
+        "src_external",
+        "src_workspace_import",
+        "src_file",
+        "src_resolves",
+        "src_asset",
+        "src_package",
+        "src_package_entry",
+        "package_nonsource_glob",
+    )
 
     @staticmethod
     def from_store(base: dict) -> CodeFacts:
@@ -89,22 +101,58 @@ class CodeFacts:
         for r in rows("src_workspace_import"):
             if len(r) == 4 and isinstance(r[3], str):
                 workspace.setdefault(r[3], set()).add(r[1])
+        entries: dict[str, set[str]] = {}
+        for r in rows("src_package_entry"):
+            if len(r) == 4 and isinstance(r[1], str) and isinstance(r[2], str):
+                entries.setdefault(r[1], set()).add(r[2])
         return CodeFacts(
             files=frozenset(r[1] for r in rows("src_file") if len(r) == 3),
             targets=frozenset(r[3] for r in rows("src_resolves") if len(r) == 4 and isinstance(r[3], str)),
             assets=frozenset(r[1] for r in rows("src_asset") if len(r) == 2 and isinstance(r[1], str)),
             externals={k: frozenset(v) for k, v in externals.items()},
             workspace={k: frozenset(v) for k, v in workspace.items()},
+            entries={k: frozenset(v) for k, v in entries.items()},
+            package_of={
+                r[1]: (r[2], r[3])
+                for r in rows("src_package")
+                if len(r) == 4 and all(isinstance(x, str) for x in r[1:])
+            },
+            nonsource_globs=tuple(sorted(r[1] for r in rows("package_nonsource_glob") if len(r) == 2)),
         )
 
     def package_importers(self, path: str) -> set[str]:
-        """Files importing (unresolved) a workspace package whose folder holds ``path``."""
-        return {
-            f
-            for folder, fs in self.workspace.items()
-            if folder in (".", "") or path.startswith(folder + "/")
-            for f in fs
-        }
+        """Files importing (unresolved) a workspace package D by name for which ``path`` stands:
+        D's package.json, or one of D's package-wide targets (rules/code.rofl ``package_wide_target``):
+        a file D offers by name, or, when D offers none, one of its own sources (no test, fixture or
+        config file, not in a nested package).  A path the facts no longer hold (deleted) is D's when
+        D's folder is the nearest package folder holding it."""
+        out: set[str] = set()
+        for folder, importers in self.workspace.items():
+            if self._stands_for(path, "" if folder == "." else folder):
+                out |= importers
+        return out
+
+    def _stands_for(self, path: str, folder: str) -> bool:
+        if path == posixpath.join(folder, "package.json"):
+            return True
+        offered = self.entries.get(folder) or self.entries.get(folder or ".")
+        if offered:
+            return path in offered
+        known = self.package_of.get(path)
+        if known is not None:
+            package, inner = known
+        else:  # not in the facts: the nearest package folder above it
+            folders = {p for p, _ in self.package_of.values()} | set(self.workspace) | set(self.entries)
+            holding = [f for f in folders if f in (".", "") or path.startswith(f + "/")]
+            if not holding:
+                return False
+            package = max(holding, key=lambda f: 0 if f in (".", "") else len(f))
+            inner = path if package in (".", "") else path[len(package) + 1 :]
+        if (package if package != "." else "") != folder:
+            return False
+        from engine.text_builtins import glob
+
+        return not any(glob(inner, pattern) for pattern in self.nonsource_globs)
 
 
 @dataclass
@@ -412,6 +460,10 @@ def _known_to_git(path: str, ctx: Context) -> bool:
 
 
 def _config_change(path: str, ctx: Context, readers: list[str]) -> Change:
+    """A package.json, workspace list or tsconfig (or a base one extends): the files whose resolution
+    read it, plus what it governs.  A file whose tsconfig lookup only checked the config and found it
+    did not take the file (``tsconfig-scope:`` + the key) counts only when the config now takes it,
+    or took it at --git-base REF: then it is one of the files the config governs."""
     base = posixpath.basename(path)
     touched: dict[str, str] = {f: "resolution" for f in readers if f != path}
     notes: list[str] = [f"read by the resolution of {_count(len(touched), 'file')}"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scanner import layout, manifest, state
+from scanner.tsconfig import SCOPE_DEP
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION
 
 if TYPE_CHECKING:
@@ -85,7 +86,9 @@ def build_manifest(
     entries = extracted.entries
     referenced: set[str] = set(listing.packages)
     for entry in entries.values():
-        referenced.update(entry.get("resolution_deps", ()))
+        referenced.update(
+            d.removeprefix(SCOPE_DEP) for d in entry.get("resolution_deps", ())
+        )  # a scope check reads it too
     kept_configs = {k: v for k, v in extracted.configs.items() if k in referenced}
     resolution = [0, 0, 0]
     for entry in entries.values():

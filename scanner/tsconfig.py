@@ -21,16 +21,19 @@ shared base gives each package that extends it its own ``dist``.  That holds for
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scanner.configs import ConfigStore
+from scanner.tsconfig_inputs import Inputs
 
 TSCONFIG = "tsconfig.json"
 PACKAGE_DEP = "package:"  # the resolver's token for "the workspace package of this name" (scanner.resolve)
+# "checked whether the config with this key takes the file as an input, and it did not" (``for_file``)
+SCOPE_DEP = "tsconfig-scope:"
 MAX_EXTENDS_DEPTH = 16
 MAX_REFERENCES = 256  # configs one solution's references may lead to
+MAX_APPLIED = 512  # config keys one extends graph may read (a base extended twice is applied twice, as tsc does)
 BUILD_FOLDERS = ("outDir", "rootDir", "declarationDir")
 INPUT_SPECS = ("files", "include", "exclude")
 CONFIG_DIR = "${configdir}"  # compared in lower case, as TypeScript does
@@ -161,7 +164,8 @@ def load(config_path: str, store: ConfigStore, workspace: Workspace | None = Non
     state: dict[str, object] = {"base_url": None, "paths": None, "paths_dir": None, "conditions": ()}
     files: list[str] = []
     config_dir = os.path.dirname(config_path)
-    _apply(config_path, store, state, files, 0, set(), config_dir, workspace)
+    _apply(config_path, store, state, files, 0, frozenset(), config_dir, workspace)
+    files = list(dict.fromkeys(files))
     base_url = state["base_url"]
     paths_dir = state["paths_dir"]
     raw_paths = state["paths"] if isinstance(state["paths"], dict) else {}
@@ -213,13 +217,13 @@ def _apply(
     state: dict[str, object],
     files: list[str],
     depth: int,
-    visiting: set[str],
+    visiting: frozenset[str],
     config_dir: str,
     workspace: Workspace | None = None,
 ) -> None:
-    if depth > MAX_EXTENDS_DEPTH or config_path in visiting:
+    if depth > MAX_EXTENDS_DEPTH or config_path in visiting or len(files) > MAX_APPLIED:
         return
-    visiting.add(config_path)
+    visiting = visiting | {config_path}  # the chain down to here: a base two parents extend is applied twice
     data = store.read(config_path, jsonc=True)
     files.append(store.key(config_path))
     if not isinstance(data, dict):
@@ -257,86 +261,21 @@ def _apply(
             state[option] = expand(options[option], here, config_dir)
 
 
-TS_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts")  # with their declarations (.d.ts ...): they end the same
-JS_EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs")
-NEVER_WILDCARD = ("node_modules", "bower_components", "jspm_packages")  # folders a wildcard never enters
-DOUBLE_STAR = {False: "(/[^/.][^/]*)*?", True: "(/.+?)?"}
-WILDCARD = frozenset("*?")
-
-
-def _spec_pattern(spec: str, exclude: bool) -> tuple[str, str] | None:
-    """(literal prefix, regular expression) of one absolute ``include`` (or ``exclude``) spec, as
-    TypeScript's ``getSubPatternFromSpec``: ``*`` and ``?`` stay in one name and, in an include,
-    never match a leading ``.``; ``**`` spans folders (never dot-folders in an include); a last
-    segment with no ``.``, ``*`` or ``?`` is a folder, everything under it.  None for an include
-    ending in ``**`` (TypeScript drops it).  That a wildcard never enters node_modules is
-    ``Inputs.holds``' check, against the path after the literal prefix."""
-    parts = spec.replace("\\", "/").split("/")
-    if not exclude and parts[-1] == "**":
-        return None
-    if not set(parts[-1]) & set(".*?"):
-        parts = [*parts, "**", "*"]
-    literal = 0
-    while literal < len(parts) and parts[literal] != "**" and not WILDCARD & set(parts[literal]):
-        literal += 1
-    literal = min(literal, len(parts) - 1)  # a spec naming one file: its folder is the prefix
-    out = ""
-    for index, part in enumerate(parts):
-        if part == "**":
-            out += DOUBLE_STAR[exclude]
-            continue
-        piece = "(?!\\.)" if not exclude and part[:1] in ("*", "?") else ""
-        piece += "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part)
-        out += ("/" if index else "") + piece
-    return "/".join(parts[:literal]), "^" + out + ("($|/)" if exclude else "$")
-
-
-def _compiled(specs: tuple[str, ...], exclude: bool) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    found = (_spec_pattern(s, exclude) for s in specs)
-    return tuple((prefix, re.compile(pattern)) for prefix, pattern in (f for f in found if f is not None))
-
-
 @dataclass(frozen=True, slots=True)
-class Inputs:
-    """Which files one config takes as its inputs (``tsc -p``): compiled ``include``/``exclude`` and ``files``."""
+class _Checked:
+    """One config of a reference tree as ``for_file`` checks it (config None: the file is absent)."""
 
-    files: frozenset[str]
-    include: tuple[tuple[str, re.Pattern[str]], ...]  # (literal prefix, pattern) per spec
-    exclude: tuple[tuple[str, re.Pattern[str]], ...]
-    allow_js: bool
+    config: TsConfig | None
+    inputs: Inputs | None
+    keys: tuple[str, ...]  # the config keys read for it (itself, its extends chain)
+    parent: int  # the index of the entry whose references named it; -1 for the tree's root
 
-    @classmethod
-    def of(cls, config: TsConfig) -> Inputs:
-        include = config.include
-        if include is None and config.file_list is None:
-            include = (os.path.join(os.path.dirname(config.path), "**", "*"),)
-        exclude = config.exclude
-        if exclude is None:  # TypeScript's default: the package folders and the build output
-            here = os.path.dirname(config.path)
-            named = [os.path.join(here, n) for n in NEVER_WILDCARD]
-            exclude = (*named, *(d for d in (config.out_dir, config.declaration_dir) if d is not None))
-        return cls(
-            frozenset(os.path.normpath(f) for f in config.file_list or ()),
-            _compiled(include or (), False),
-            _compiled(exclude, True),
-            config.allow_js,
-        )
 
-    def holds(self, path: str) -> bool:
-        """True when ``path`` (absolute, normalised) is one of the config's input files."""
-        if path in self.files:
-            return True
-        if not self.include or not path.endswith(TS_EXTENSIONS + (JS_EXTENSIONS if self.allow_js else ())):
-            return False
-        posix = path.replace(os.sep, "/")
-        for prefix, pattern in self.include:
-            if not posix.startswith(prefix + "/"):
-                continue
-            if any(name in NEVER_WILDCARD for name in posix[len(prefix) + 1 :].split("/")):
-                continue  # no wildcard enters node_modules
-            if pattern.match(posix) is not None:
-                return not any(posix.startswith(p) and x.match(posix) for p, x in self.exclude)
-        return False
+def _with_scope(plain: list[str], checked: list[str]) -> tuple[str, ...]:
+    """The plain keys, then ``SCOPE_DEP`` + each checked key that is not plain (a ``package:`` token stays)."""
+    kept = dict.fromkeys(plain)
+    scope = (k if k.startswith(PACKAGE_DEP) else SCOPE_DEP + k for k in checked if k not in kept)
+    return (*kept, *dict.fromkeys(scope))
 
 
 class TsConfigFinder:
@@ -349,7 +288,7 @@ class TsConfigFinder:
         self._stop: str | None = None
         self._by_dir: dict[str, tuple[TsConfig | None, tuple[str, ...]]] = {}
         self._loaded: dict[str, TsConfig] = {}
-        self._trees: dict[str, tuple[tuple[tuple[TsConfig, Inputs], ...], tuple[str, ...]]] = {}
+        self._trees: dict[str, tuple[_Checked, ...]] = {}
 
     def stop(self) -> str:
         """The folder lookups stop at: the git work tree's root (``ConfigStore.tree``), else the filesystem root."""
@@ -374,51 +313,61 @@ class TsConfigFinder:
 
         Each ``tsconfig.json`` from the file's folder up to the stop folder, nearest first: the first
         that takes the file as an input, itself or through its ``references`` (depth first, in
-        order: a solution file's ``tsconfig.app.json``), governs it; when none does, the nearest."""
+        order: a solution file's ``tsconfig.app.json``), governs it; when none does, the nearest.
+        The keys of the governing config, its extends chain and the solution configs whose references
+        led to it are plain, as are the absent ``tsconfig.json`` paths probed on the way up; every
+        other config checked and found not to take the file is ``SCOPE_DEP`` + its key."""
         path = os.path.normpath(path)
         folder = os.path.dirname(path)
         nearest, keys = self.for_dir(folder)
         if nearest is None:
             return None, keys
-        consulted: list[str] = list(keys)
+        plain: list[str] = [k for k in keys if k not in nearest.files]  # the absent tsconfig.json probed
+        checked: list[str] = []
         config: TsConfig | None = nearest
         while config is not None:
-            tree, tree_keys = self._tree(config.path)
-            consulted.extend(tree_keys)
-            hit = next((c for c, inputs in tree if inputs.holds(path)), None)
+            tree = self._tree(config.path)
+            hit = next(
+                (i for i, entry in enumerate(tree) if entry.inputs is not None and entry.inputs.holds(path)), None
+            )
             if hit is not None:
-                return hit, tuple(dict.fromkeys(consulted))
+                chain = hit
+                while chain >= 0:  # the governing config, then the configs whose references led to it
+                    plain.extend(tree[chain].keys)
+                    chain = tree[chain].parent
+                checked.extend(k for entry in tree[:hit] for k in entry.keys)
+                return tree[hit].config, _with_scope(plain, checked)
+            checked.extend(k for entry in tree for k in entry.keys)
             parent = os.path.dirname(os.path.dirname(config.path))
             if os.path.dirname(config.path) == self.stop() or parent == os.path.dirname(config.path):
                 break
             config, more = self.for_dir(parent)
-            consulted.extend(more)
-        return nearest, tuple(dict.fromkeys(consulted))
+            plain.extend(k for k in more if config is None or k not in config.files)
+        return nearest, _with_scope([*plain, *nearest.files], checked)
 
-    def _tree(self, config_path: str) -> tuple[tuple[tuple[TsConfig, Inputs], ...], tuple[str, ...]]:
+    def _tree(self, config_path: str) -> tuple[_Checked, ...]:
         """The config at ``config_path`` and those its ``references`` lead to (depth first, in order, each
-        once), with their inputs, and every config key read for them."""
+        once), each with its inputs, the keys read for it and the entry whose references named it."""
         known = self._trees.get(config_path)
         if known is not None:
             return known
-        order: list[tuple[TsConfig, Inputs]] = []
-        keys: list[str] = []
+        order: list[_Checked] = []
         seen: set[str] = set()
 
-        def visit(path: str, depth: int) -> None:
+        def visit(path: str, depth: int, parent: int) -> None:
             if path in seen or depth > MAX_EXTENDS_DEPTH or len(seen) >= MAX_REFERENCES:
                 return
             seen.add(path)
             config, config_keys = self.at(path)
-            keys.extend(config_keys)
+            order.append(_Checked(config, Inputs.of(config) if config is not None else None, config_keys, parent))
             if config is None:
                 return
-            order.append((config, Inputs.of(config)))
+            here = len(order) - 1
             for reference in config.references:
-                visit(reference, depth + 1)
+                visit(reference, depth + 1, here)
 
-        visit(config_path, 0)
-        known = self._trees[config_path] = (tuple(order), tuple(dict.fromkeys(keys)))
+        visit(config_path, 0, -1)
+        known = self._trees[config_path] = tuple(order)
         return known
 
     def for_dir(self, folder: str) -> tuple[TsConfig | None, tuple[str, ...]]:

@@ -6,7 +6,8 @@ want of memory (an entry marked ``retry``).  Unchanged files are
 re-resolved when something their resolution consulted changed: a probed path that appeared or
 disappeared, a config file or asset whose content changed (or that appeared or disappeared), a
 package.json that appeared or disappeared (package scopes), or a workspace package name that now
-points elsewhere (``package:<name>``).  Listed sources that are the same file (a symlink to another
+points elsewhere (``package:<name>``).  A changed config key K also matches ``tsconfig-scope:K``, a
+config the file's tsconfig lookup checked and found not to take the file (it may take it now).  Listed sources that are the same file (a symlink to another
 listed source, a path through a linked folder) count once, under their real path.
 """
 
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from scanner import layout
 from scanner.files import Listing, source_stat
+from scanner.tsconfig import SCOPE_DEP  # a config checked and found not to take the file
 
 if TYPE_CHECKING:
     from scanner.configs import ConfigStore, Signature
@@ -160,7 +162,7 @@ def make_worklist(
     if not previous.resolution_valid:
         to_resolve = tuple(sorted(sorted_.reuse))
     elif resolution.changed:
-        changed = resolution.changed
+        changed = resolution.changed | {SCOPE_DEP + k for k in resolution.changed}
         to_resolve = tuple(p for p, e in sorted_.reuse.items() if not changed.isdisjoint(e.get("resolution_deps", ())))
     else:
         to_resolve = ()

@@ -346,8 +346,13 @@ def oracle(tmp_path_factory):
 def test_governed_files_equal_typescripts_own_file_list(oracle, child, base, extends):
     """For random include/exclude/files/allowJs/outDir in a config and the base it extends (paths
     relative to each, ${configDir} to the user), the governed scanned files are exactly the
-    ``fileNames`` TypeScript's parseJsonConfigFileContent gives."""
+    ``fileNames`` TypeScript's parseJsonConfigFileContent gives, and so are the files the resolver's
+    matcher (``Inputs.holds``, which picks the tsconfig that governs a file) takes, one file at a time
+    against the file system: ``a.d.ts`` beside ``a.ts``, ``b.tsx`` beside ``b.ts``, ``e.min.js``."""
     from rofl.changes import CodeFacts, Context, classify_one
+    from scanner.configs import ConfigStore
+    from scanner.tsconfig import load
+    from scanner.tsconfig_inputs import Inputs
 
     root, ask = oracle
     src = root / "tree"
@@ -363,3 +368,5 @@ def test_governed_files_equal_typescripts_own_file_list(oracle, child, base, ext
     change = classify_one("pkg/tsconfig.json", Context(src, root / "facts", manifest, manifest, facts))
     assert change is not None and change.kind == "config"
     assert {f for f, _ in change.touches} == truth
+    inputs = Inputs.of(load(str(config), ConfigStore(str(src))))
+    assert {p for p in TREE if inputs.holds(str(src / p))} == truth

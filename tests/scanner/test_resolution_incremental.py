@@ -197,3 +197,49 @@ def test_installing_the_package_a_tsconfig_extends_re_resolves_the_files_it_gove
     (src / "node_modules/@acme/tsconfig/base.json").write_text('{"compilerOptions": {"customConditions": ["source"]}}')
     assert rescan(src, out) == (0, 1)
     assert answers(out, "app/main.ts") == {"ui": ("file", "packages/ui/source/index.ts")}
+
+
+SOLUTION = {  # modelled on Effect: a root solution file, each package its own config, a root config for the tests
+    "package.json": json.dumps({"name": "acme", "private": True, "workspaces": ["packages/*"]}),
+    "tsconfig.json": json.dumps(
+        {
+            "files": [],
+            "references": [
+                {"path": "./packages/a"},
+                {"path": "./packages/c"},
+                {"path": "./tsconfig.tests.json"},
+            ],
+        }
+    ),
+    "tsconfig.tests.json": json.dumps({"include": ["test"]}),
+    "packages/a/package.json": json.dumps({"name": "@acme/a", "main": "src/index.ts"}),
+    "packages/a/tsconfig.json": json.dumps({"include": ["src"]}),
+    "packages/a/src/index.ts": imports("zod"),
+    "packages/c/package.json": json.dumps({"name": "@acme/c", "main": "src/index.ts"}),
+    "packages/c/tsconfig.json": json.dumps({"include": ["src"]}),
+    "packages/c/src/index.ts": "export const c = 1;\n",  # no bare import: nothing of c reads c's config
+    "test/a.test.ts": imports("@acme/a"),
+}
+
+
+def test_a_config_checked_and_rejected_is_a_scope_token_and_changing_it_re_resolves(repo, out):
+    """test/a.test.ts's lookup checks packages/a and packages/c before tsconfig.tests.json takes it:
+    those two are recorded as ``tsconfig-scope:`` tokens, the governing config plainly; changing c's
+    config (read by no file plainly) re-resolves the test file, which c now governs."""
+    from scanner.manifest import read
+
+    src = repo(SOLUTION)
+    scan_json(src, out)
+    deps = set(read(out)["files"]["test/a.test.ts"]["resolution_deps"])
+    assert {"tsconfig.tests.json", "tsconfig.json"} <= deps
+    assert {"tsconfig-scope:packages/a/tsconfig.json", "tsconfig-scope:packages/c/tsconfig.json"} <= deps
+    assert not {"packages/a/tsconfig.json", "packages/c/tsconfig.json"} & deps
+    assert "packages/a/tsconfig.json" in read(out)["files"]["packages/a/src/index.ts"]["resolution_deps"]
+    assert rescan(src, out) == (0, 0)
+    (src / "packages/c/tsconfig.json").write_text(json.dumps({"include": ["src", "../../test"]}))
+    assert rescan(src, out) == (0, 1)
+    deps = set(read(out)["files"]["test/a.test.ts"]["resolution_deps"])
+    assert "packages/c/tsconfig.json" in deps and "tsconfig.tests.json" not in deps
+    assert answers(out, "test/a.test.ts") == {"@acme/a": ("file", "packages/a/src/index.ts")}
+    (src / "packages/a/tsconfig.json").write_text(json.dumps({"include": ["src"], "compilerOptions": {}}))
+    assert rescan(src, out) == (0, 2)  # a's own file (plainly) and the test file (c's lookup checked a first)
