@@ -1,5 +1,7 @@
 """The scanned import graph read from a kernel: edges of ``dependency`` (or ``runtime_dependency``, both
-defined in rules/code.rofl) and, for each edge, the import statements behind it (the edge's proof)."""
+defined in rules/code.rofl) and, for each edge, the import statements behind it (the edge's proof): the
+imports that resolve to its target or, for a package-wide edge (``package_wide_dependency``), the imports
+of the package that led to no file."""
 
 from __future__ import annotations
 
@@ -10,23 +12,32 @@ from engine.namespace import stored_name
 
 DEPENDENCY = "dependency"
 RUNTIME_DEPENDENCY = "runtime_dependency"
+PACKAGE_WIDE = "package_wide_dependency"  # (importer, file standing for the package, package folder)
+RUNTIME_PACKAGE_WIDE = "runtime_package_wide_dependency"
 
 
 @dataclass(frozen=True, slots=True)
 class ImportSite:
-    """One import statement: in ``file``, ``source`` as written, resolved to the edge's target."""
+    """One import statement: in ``file``, ``source`` as written, resolved to the edge's target, or (with
+    ``package``, the package's folder) an import of a workspace package that led to no file, the edge's
+    target standing for the package (a package-wide dependency)."""
 
     file: str
     source: str
     line: int | None
     kinds: tuple[str, ...]
+    package: str | None = None
 
     def text(self) -> str:
         at = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{at} imports {self.source!r} ({', '.join(self.kinds) or 'import'})"
+        wide = f", package-wide: it leads to no file of {self.package}" if self.package is not None else ""
+        return f"{at} imports {self.source!r} ({', '.join(self.kinds) or 'import'}{wide})"
 
     def as_dict(self) -> dict:
-        return {"file": self.file, "source": self.source, "line": self.line, "kinds": list(self.kinds)}
+        out = {"file": self.file, "source": self.source, "line": self.line, "kinds": list(self.kinds)}
+        if self.package is not None:
+            out["package_wide"] = self.package
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +71,8 @@ def import_graph(kernel: Kernel, runtime: bool = False) -> ImportGraph:
     """Evaluate the edge relation and attach each edge's import statements (for --runtime, only the
     statements that are not type-only)."""
     rel = RUNTIME_DEPENDENCY if runtime else DEPENDENCY
-    result = kernel.evaluate(goals={stored_name(rel, "code")})
+    wide_rel = RUNTIME_PACKAGE_WIDE if runtime else PACKAGE_WIDE
+    result = kernel.evaluate(goals={stored_name(rel, "code"), stored_name(wide_rel, "code")})
     edges = tuple(
         sorted({(row[1], row[2]) for row in result.rows(rel, "code") if type(row[1]) is str and type(row[2]) is str})
     )
@@ -80,6 +92,16 @@ def import_graph(kernel: Kernel, runtime: bool = False) -> ImportGraph:
         if runtime and ks and ks <= {"type"}:
             continue
         sites.setdefault((f, t), []).append(ImportSite(f, s, lines.get((f, s)), tuple(sorted(ks))))
+    wide: dict[tuple[str, str], set[str]] = {}  # (importer, package folder) -> the files standing for it
+    for row in result.rows(wide_rel, "code"):
+        if len(row) == 4 and all(type(v) is str for v in row[1:]) and (row[1], row[2]) not in sites:
+            wide.setdefault((row[1], row[3]), set()).add(row[2])
+    for _, f, s, d in kernel.base_rows("src_workspace_import", "code") if wide else ():
+        ks = kinds.get((f, s), set())
+        if (f, d) not in wide or (runtime and ks and ks <= {"type"}):
+            continue
+        for t in wide[(f, d)]:
+            sites.setdefault((f, t), []).append(ImportSite(f, s, lines.get((f, s)), tuple(sorted(ks)), d))
     files = tuple(sorted({row[1] for row in kernel.base_rows("src_file", "code") if type(row[1]) is str}))
     return ImportGraph(
         files,

@@ -17,8 +17,12 @@ importers by name over the scan's rows:
 * side-effect imports, ``import()`` and ``require`` are whole-module: any change affects the
   importer (a side-effect import touches all its exports; ``import()``/``require`` the bindings whose
   statements hold the call, all exports from module-level code); so are imports of a file that
-  records no exports (an asset, JSON), a workspace package's package-wide imports, and the files a
-  config, lock file or deleted path touches.
+  records no exports (an asset, JSON), and the files a config, lock file or deleted path touches;
+* a package-wide dependency (``package_wide_dependency`` of rules/code.rofl: A imports a workspace
+  package by a name that led to no file, and B is a file standing for the package, one it offers by
+  name or, offering none, one of its sources) is whole-module: any change of B affects A, through the
+  bindings of A's imports of the package.  Only those edges: never every file under the package's
+  folder.
 
 Where the scan cannot see which exports use a binding (an export with no ``src_export_local``:
 ``exports.x =``, ``module.exports``; a top-level statement binding nothing), all count as touched:
@@ -44,6 +48,7 @@ if TYPE_CHECKING:
 
 WHOLE = "*"  # the symbol of a whole-module hop (side effect, import(), require, a config)
 WIDE = "* package-wide"  # a package-wide dependency (src_workspace_import): no import names the file
+PACKAGE_WIDE = "package_wide_dependency"  # [code], derived: (importer, file standing for the package, folder)
 MODULE_DECL = "<module>"  # scanner.extract.MODULE_DECL: a top-level statement binding no name
 RELATIONS = (
     "src_file",
@@ -53,7 +58,6 @@ RELATIONS = (
     "src_import_line",
     "src_resolves",
     "src_workspace_import",
-    "src_in_dir",
     "src_declaration",
     "src_decl",
     "src_export_local",
@@ -81,8 +85,7 @@ class SymbolFacts:
     names: dict[tuple[str, str], tuple[tuple[str, str], ...]]  # (importer, specifier) -> (imported, local)
     kinds: dict[tuple[str, str], frozenset[str]]
     lines: dict[tuple[str, str], frozenset[int]]
-    workspace: dict[str, tuple[tuple[str, str], ...]]  # package folder -> (importer, specifier)
-    dirs: dict[str, tuple[str, ...]]  # file -> its ancestor folders
+    wide: dict[str, tuple[tuple[str, str], ...]]  # file -> (importer, specifier): its package-wide importers
     declarations: frozenset[str]  # .d.ts files
     decls: dict[str, tuple[tuple[str, int, int], ...]]  # file -> (binding, first line, last line)
     export_local: dict[str, dict[str, frozenset[str]]]  # file -> local binding -> export names
@@ -93,7 +96,8 @@ class SymbolFacts:
 
     @staticmethod
     def from_rows(rows: Mapping[str, Iterable[tuple]]) -> SymbolFacts:
-        """From ``{relation: rows}`` of base [code] rows ``("code", *args)`` (``RELATIONS``)."""
+        """From ``{relation: rows}`` of [code] rows ``("code", *args)``: the base rows of ``RELATIONS``
+        and the derived ``package_wide_dependency`` (``PACKAGE_WIDE``)."""
 
         def of(rel: str, arity: int) -> Iterable[tuple]:
             return (r[1:] for r in rows.get(rel, ()) if len(r) == arity + 1 and r[0] == "code")
@@ -117,12 +121,13 @@ class SymbolFacts:
             importers.setdefault(t, []).append((f, s))
             if ("*", "*") in names.get((f, s), ()):
                 stars.setdefault(f, []).append(t)
-        workspace: dict[str, list[tuple[str, str]]] = {}
+        specifiers: dict[tuple[str, str], list[str]] = {}  # (importer, package folder) -> specifiers
         for f, s, d in of("src_workspace_import", 3):
-            workspace.setdefault(d, []).append((f, s))
-        dirs: dict[str, list[str]] = {}
-        for f, d in of("src_in_dir", 2):
-            dirs.setdefault(f, []).append(d)
+            specifiers.setdefault((f, d), []).append(s)
+        wide: dict[str, set[tuple[str, str]]] = {}
+        for a, b, d in of(PACKAGE_WIDE, 3):
+            for s in specifiers.get((a, d), ()):
+                wide.setdefault(b, set()).add((a, s))
         decls: dict[str, list[tuple[str, int, int]]] = {}
         for f, n, a, b in of("src_decl", 4):
             decls.setdefault(f, []).append((n, int(a), int(b)))
@@ -151,8 +156,7 @@ class SymbolFacts:
             names={k: tuple(v) for k, v in names.items()},
             kinds={k: frozenset(v) for k, v in kinds.items()},
             lines={k: frozenset(v) for k, v in lines.items()},
-            workspace={k: tuple(v) for k, v in workspace.items()},
-            dirs={k: tuple(v) for k, v in dirs.items()},
+            wide={k: tuple(sorted(v)) for k, v in wide.items()},
             declarations=frozenset(r[0] for r in of("src_declaration", 1)),
             decls={k: tuple(v) for k, v in decls.items()},
             export_local={f: {k: frozenset(v) for k, v in m.items()} for f, m in export_local.items()},
@@ -164,7 +168,13 @@ class SymbolFacts:
 
     @staticmethod
     def from_kernel(kernel: Kernel) -> SymbolFacts:
-        return SymbolFacts.from_rows({rel: kernel.base_rows(rel, "code") for rel in RELATIONS})
+        """The base rows and the package-wide edges of rules/code.rofl (the evaluation `rofl impact`
+        made is reused: it covers them)."""
+        from engine.namespace import stored_name
+
+        rows: dict[str, Iterable[tuple]] = {rel: kernel.base_rows(rel, "code") for rel in RELATIONS}
+        rows[PACKAGE_WIDE] = kernel.evaluate(goals={stored_name(PACKAGE_WIDE, "code")}).rows(PACKAGE_WIDE, "code")
+        return SymbolFacts.from_rows(rows)
 
     def provided(self, file: str) -> frozenset[str]:
         """The names ``file`` exports: its own and, through ``export * from``, those of the files behind it."""
@@ -329,12 +339,9 @@ def symbol_impact(
                     at_lines(a, s, reach(a, WHOLE, node))
                 elif ("*", "*") in pairs:  # a file that re-exports everything is affected by any change
                     reach(a, WHOLE, node)
-            if not (runtime and f in facts.declarations):
-                for d in facts.dirs.get(f, ()):
-                    for a, s in facts.workspace.get(d, ()):
-                        if a == f or (runtime and not any(k != "type" for k in facts.kinds.get((a, s), ()))):
-                            continue
-                        whole_import(a, s, reach(a, WIDE, node))
+            for a, s in facts.wide.get(f, ()):  # package-wide: the edges the rules make, as rofl impact
+                if a != f and usable(a, s, f):
+                    whole_import(a, s, reach(a, WIDE, node))
         elif kind == "E":
             name = node[2]
             push(("M", f), node)
@@ -564,11 +571,21 @@ def via_text(via: tuple[str, ...], symbols: tuple[str, ...], escape: Callable[[s
     return " ".join(parts)
 
 
-def as_affected(result: SymbolImpact) -> list:
-    """The affected files as ``rofl.impact.Affected`` (chains of files), for the command's filters."""
-    from .impact import Affected
+def as_affected(result: SymbolImpact, kernel: Kernel, runtime: bool) -> list:
+    """The affected files as ``rofl.impact.Affected`` (chains of files), for the command's filters, each
+    hop the walk took package-wide (``WIDE``) labelled as ``rofl impact`` labels it (``package_wide``)."""
+    from engine.namespace import stored_name
 
-    return [Affected(a.file, a.via) for a in result.affected]
+    from .impact import PACKAGE_WIDE_TARGET, Affected, hop_labeller
+
+    goals = {stored_name(PACKAGE_WIDE, "code"), stored_name(PACKAGE_WIDE_TARGET, "code")}
+    label = hop_labeller(kernel, kernel.evaluate(goals=goals), runtime)
+    out = []
+    for a in result.affected:
+        wide = {(x, y) for x, y, s in zip(a.via, a.via[1:], a.symbols, strict=False) if s == WIDE}
+        hops = tuple(h for h in label(a.via) if (h.source, h.target) in wide) if wide else ()
+        out.append(Affected(a.file, a.via, hops))
+    return out
 
 
 def affected_json(result: SymbolImpact | None, file: str) -> dict:

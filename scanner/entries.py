@@ -7,7 +7,8 @@ above it whose package.json has a ``name``; a nested package, such as a test fix
 of its own, is its own package) and which files a package offers by name (``src_package_entry``: what
 its ``main``, ``module``, ``types``, ``typings`` and ``exports`` name, under any condition, found as the
 scanner finds an import's target: the path, the TypeScript source it names, the source the resolver
-maps a build output to, and what the package's own name resolves to from inside it).  rules/code.rofl
+maps a build output to, and what the package's own name resolves to from inside it), each under the
+``exports`` subpath that names it (``src_package_subpath``: ``.`` for the other fields).  rules/code.rofl
 reads them for a workspace import that leads to no file (a package-wide dependency).
 
 ``entries.rofl`` also holds the scan's findings that belong to no source's fact file:
@@ -52,6 +53,31 @@ def _leaves(value: object) -> list[str]:
     return []
 
 
+def subpath_leaves(field: str, value: object) -> list[tuple[str, str]]:
+    """``(subpath, path)`` for every path of an import field: under ``exports``, the subpath key that
+    names it (``./sub``, ``./sub/*``; ``.`` for a string, a list or a map of conditions); ``.`` for
+    ``main``, ``module``, ``types`` and ``typings``."""
+    if field == "exports" and isinstance(value, dict) and any(isinstance(k, str) and k.startswith(".") for k in value):
+        return [(k, leaf) for k, v in value.items() if isinstance(k, str) and k.startswith(".") for leaf in _leaves(v)]
+    return [(".", leaf) for leaf in _leaves(value)]
+
+
+_REGEX_SPECIAL = frozenset(".^$*+?()[]{}|\\")
+
+
+def _literal(text: str) -> str:
+    return "".join("\\" + c if c in _REGEX_SPECIAL else c for c in text)
+
+
+def subpath_regex(name: str, subpath: str) -> str:
+    """The anchored regex over bare specifiers that import ``subpath`` of package ``name``, as Node
+    matches an exports key: ``.`` is the name itself, ``*`` stands for any text (``/`` included), a key
+    ending in ``/`` for everything below it."""
+    rest = subpath[1:] if subpath.startswith(".") else "/" + subpath
+    tail = "(.*)" if rest.endswith("/") else ""
+    return "^" + ".*".join(_literal(part) for part in (name + rest).split("*")) + tail + "$"
+
+
 class PackageEntries(list[tuple[str, str]]):
     """The ``(path, field)`` pairs of ``src_entry``, sorted (a list, as the caller has always had), and
     the package facts the same reading of the package.json files found: ``owners`` (path -> (package
@@ -59,6 +85,7 @@ class PackageEntries(list[tuple[str, str]]):
 
     owners: dict[str, tuple[str, str]]
     offered: list[tuple[str, str, str]]
+    subpaths: list[tuple[str, str, str, str]]  # (package folder, path, subpath, regex) of src_package_subpath
 
 
 def package_entries(
@@ -104,7 +131,11 @@ def package_entries(
         errors.update(store.errors)
     out = PackageEntries(sorted(found))
     out.owners = package_owners(files, set(named))
-    out.offered = offered_files(src, named, files, out.owners, package_files, store)  # after the errors are taken
+    offered = offered_files(src, named, files, out.owners, package_files, store)  # after the errors are taken
+    out.offered = sorted({(d, p, f) for d, p, f, _ in offered})
+    out.subpaths = sorted(
+        {(d, p, sub, subpath_regex(named["" if d == "." else d]["name"], sub)) for d, p, _, sub in offered}
+    )
     return out
 
 
@@ -131,31 +162,35 @@ def offered_files(
     owners: dict[str, tuple[str, str]],
     package_files: tuple[str, ...],
     store: ConfigStore,
-) -> list[tuple[str, str, str]]:
-    """``(package folder, path, field)``, sorted: the files of its own (not a nested package's) that
-    each named package offers by name.  Each ``IMPORT_FIELDS`` path (every leaf of ``exports``,
+) -> list[tuple[str, str, str, str]]:
+    """``(package folder, path, field, subpath)``, sorted: the files of its own (not a nested package's)
+    that each named package offers by name, and the ``exports`` subpath offering each (``.`` for the
+    other fields and the name).  Each ``IMPORT_FIELDS`` path (every leaf of ``exports``,
     whatever its condition) is probed as ``src_entry`` does.  A package none of whose paths is a
     scanned file is asked of the resolver: each path as a relative import from the package folder and
     the package's own name from inside it (Field ``name``), which map a build output to its source
     where the resolver does; a package with no such field offers its index file, as Node loads it."""
     from scanner.probe import probe_index
 
-    out: set[tuple[str, str, str]] = set()
-    unfound: list[tuple[str, dict, list[tuple[str, str]]]] = []
+    out: set[tuple[str, str, str, str]] = set()
+    unfound: list[tuple[str, dict, list[tuple[str, str, str]]]] = []
     for folder, data in named.items():
         package = folder or "."
-        leaves: list[tuple[str, str]] = [
-            (field, leaf) for field in IMPORT_FIELDS for leaf in _leaves(data.get(field)) if "*" not in leaf
+        leaves: list[tuple[str, str, str]] = [
+            (field, leaf, sub)
+            for field in IMPORT_FIELDS
+            for sub, leaf in subpath_leaves(field, data.get(field))
+            if "*" not in leaf
         ]
         found = False
-        for field, leaf in leaves:
+        for field, leaf, sub in leaves:
             target = posixpath.normpath(posixpath.join(folder, leaf))
             if not target.startswith(".."):
                 hits = _own(probe(target, files), owners, package)
-                out.update((package, hit, field) for hit in hits)
+                out.update((package, hit, field, sub) for hit in hits)
                 found = found or bool(hits)
         if not leaves:
-            out.update((package, hit, NAME) for hit in _own(probe_index(folder, files, []), owners, package))
+            out.update((package, hit, NAME, ".") for hit in _own(probe_index(folder, files, []), owners, package))
         elif not found:
             unfound.append((folder, data, leaves))
     if unfound:
@@ -170,29 +205,34 @@ def _own(hits: tuple[str, ...] | list[str], owners: dict[str, tuple[str, str]], 
 
 def _resolved_entries(
     src: str,
-    unfound: list[tuple[str, dict, list[tuple[str, str]]]],
+    unfound: list[tuple[str, dict, list[tuple[str, str, str]]]],
     files: set[str],
     owners: dict[str, tuple[str, str]],
     package_files: tuple[str, ...],
     store: ConfigStore,
-) -> set[tuple[str, str, str]]:
+) -> set[tuple[str, str, str, str]]:
     """What the resolver makes of the paths of packages none of whose paths is a scanned file (the
     configs it reads are no finding of the entries file: the caller took ``store``'s errors before)."""
     from scanner.resolve import Resolver
     from scanner.workspaces import workspace_packages
 
     resolver = Resolver(src, frozenset(files), workspace_packages(src, package_files, store), store)
-    out: set[tuple[str, str, str]] = set()
+    out: set[tuple[str, str, str, str]] = set()
     for folder, data, leaves in unfound:
         package = folder or "."
         importer = posixpath.join(folder, "package.json") if folder else "package.json"
         fields: dict[str, str] = {}  # each path as a relative specifier -> the first field naming it
-        for field, leaf in leaves:
-            fields.setdefault("./" + posixpath.normpath(leaf).lstrip("/"), field)
+        subs: dict[str, set[str]] = {}  # and the subpaths naming it
+        for field, leaf, sub in leaves:
+            spec = "./" + posixpath.normpath(leaf).lstrip("/")
+            fields.setdefault(spec, field)
+            subs.setdefault(spec, set()).add(sub)
         fields[data["name"]] = NAME
+        subs[data["name"]] = {"."}
         answers, _ = resolver.resolve_all(importer, list(fields))
-        for field, answer in zip(fields.values(), answers, strict=True):
-            out.update((package, hit, field) for hit in _own(answer.targets, owners, package))
+        for (spec, field), answer in zip(fields.items(), answers, strict=True):
+            hits = _own(answer.targets, owners, package)
+            out.update((package, hit, field, sub) for hit in hits for sub in subs[spec])
     return out
 
 
@@ -278,6 +318,7 @@ def write_entries(
     if isinstance(pairs, PackageEntries):
         lines += [schema.SRC_PACKAGE.fact(path, *owner) for path, owner in sorted(pairs.owners.items())]
         lines += [schema.SRC_PACKAGE_ENTRY.fact(*row) for row in pairs.offered]
+        lines += [schema.SRC_PACKAGE_SUBPATH.fact(*row) for row in pairs.subpaths]
     for config, message in sorted((config_errors or {}).items()):  # workspace package.json files
         lines.append(schema.SRC_CONFIG_ERROR.fact(config, message))
     for path, why in sorted((unreadable or {}).items()):

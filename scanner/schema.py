@@ -127,6 +127,13 @@ SRC_PACKAGE_ENTRY = _relation(
     "`typings` or `exports` (any condition), found as an import's target is (a build output mapped to its source "
     "where the resolver maps it), or what its `name` resolves to from inside it (Field `name`) (in `entries.rofl`)",
 )
+SRC_PACKAGE_SUBPATH = _relation(
+    "src_package_subpath",
+    "PackageDir, Path, Subpath, Match",
+    "The `exports` subpath under which a package offers a file of `src_package_entry` (`./sub`, `./sub/*`; `.` "
+    "for a string or a map of conditions, and for `main`, `module`, `types`, `typings` and the name), and Match, "
+    "the anchored regex over the bare specifiers that import it (`^@w/kit/sub/.*$`) (in `entries.rofl`)",
+)
 SRC_PARSE_ERROR = _relation(
     "src_parse_error",
     "Path, Message",
@@ -175,6 +182,7 @@ RELATIONS: tuple[Relation, ...] = (
     SRC_ENTRY,
     SRC_PACKAGE,
     SRC_PACKAGE_ENTRY,
+    SRC_PACKAGE_SUBPATH,
     SRC_PARSE_ERROR,
     SRC_DECL,
     SRC_EXPORT_LOCAL,

@@ -187,7 +187,7 @@ def command(
         from ..symbol_impact import affected_json, answer, as_affected, seed_lines, seeds_json, via_text
 
         symbolic = answer(kernel, treated, named, git_base, git, runtime)
-    affected = list(result.affected) if symbolic is None else as_affected(symbolic)
+    affected = list(result.affected) if symbolic is None else as_affected(symbolic, kernel, runtime)
     if tests_only:
         is_test = test_filter(test_globs or None)
         affected = [a for a in affected if is_test(a.file)]

@@ -206,3 +206,97 @@ def test_every_via_hop_is_an_import_or_labelled_package_wide(rofl, tree, data):
                 assert b.startswith(folder + "/") and not any(b.startswith(d + "/") for d in nested)
                 inner = b[len(folder) + 1 :]
                 assert ".test." not in inner and not inner.startswith(("fixtures/", "e2e/")), hop
+
+
+CYCLE = {
+    "package.json": ROOT,
+    "packages/kit/package.json": json.dumps({"name": "@w/kit", "main": "src/index.ts"}),
+    # kit's entry leads back to app twice: every cycle crosses app's package-wide import of kit
+    "packages/kit/src/index.ts": 'import { m } from "../../app/main";\nimport { x } from "./x";\nexport const k = m + x;\n',
+    "packages/kit/src/x.ts": 'import { m } from "../../app/main";\nexport const x = m;\n',
+    "packages/app/package.json": json.dumps({"name": "@w/app"}),
+    "packages/app/main.ts": 'export const m = 1;\nimport type { K } from "@w/kit/missing";\nexport type T = K;\n',
+}
+
+
+def test_cycles_and_report_name_the_import_behind_a_cut_package_wide_edge(rofl, tmp_path):
+    """A cut edge that is a package-wide dependency is proved by the import of the package that led to
+    no file (its line and specifier), in `rofl cycles` (text, JSON, CI formats) and `rofl report`."""
+    facts = scan(rofl, tmp_path, CYCLE)
+    code, out, _ = rofl("cycles", "--facts", facts, "--json")
+    assert code == 1
+    (component,) = json.loads(out)["components"]
+    assert component["cut"] == [["packages/app/main.ts", "packages/kit/src/index.ts"]]
+    (proof,) = component["proofs"]
+    assert proof["imports"] == [
+        {
+            "file": "packages/app/main.ts",
+            "source": "@w/kit/missing",
+            "line": 2,
+            "kinds": ["type"],
+            "package_wide": "packages/kit",
+        }
+    ]
+    code, out, _ = rofl("cycles", "--facts", facts)
+    assert code == 1
+    assert (
+        "packages/app/main.ts -> packages/kit/src/index.ts   packages/app/main.ts:2 imports '@w/kit/missing' "
+        "(type, package-wide: it leads to no file of packages/kit)" in out
+    )
+    code, out, _ = rofl("cycles", "--facts", facts, "--format", "github")
+    assert "file=packages/app/main.ts,line=2" in out
+    # at runtime the type-only import is no edge: no cycle
+    code, out, _ = rofl("cycles", "--facts", facts, "--runtime", "--json")
+    assert code == 0 and json.loads(out)["components"] == []
+    html = tmp_path / "report.html"
+    code, _, err = rofl("report", "--facts", facts, "--out", html)
+    assert code in (0, 1), err
+    assert "imports &#x27;@w/kit/missing&#x27; (type, package-wide" in html.read_text() or (
+        "imports '@w/kit/missing' (type, package-wide" in html.read_text()
+    )
+
+
+SUBPATHS = {
+    "package.json": ROOT,
+    # only a `browser` condition names feat.ts and more.ts: `@w/kit/feat` leads to no file
+    "packages/kit/package.json": json.dumps(
+        {
+            "name": "@w/kit",
+            "exports": {
+                ".": "./src/index.ts",
+                "./feat": {"browser": "./src/feat.ts"},
+                "./more/*": {"browser": "./src/more.ts"},
+            },
+        }
+    ),
+    "packages/kit/src/index.ts": "export const k = 1;\n",
+    "packages/kit/src/feat.ts": "export const f = 1;\n",
+    "packages/kit/src/more.ts": "export const q = 1;\n",
+    "packages/app/package.json": json.dumps({"name": "@w/app"}),
+    "packages/app/feat.ts": 'import { f } from "@w/kit/feat";\nexport const a = f;\n',
+    "packages/app/more.ts": 'import { q } from "@w/kit/more/x/y";\nexport const b = q;\n',
+    "packages/app/nope.ts": 'import { n } from "@w/kit/nope";\nexport const c = n;\n',
+}
+
+
+def test_an_import_of_a_subpath_stands_for_the_files_offered_under_it(rofl, tmp_path):
+    """An import of `@w/kit/feat` that leads to no file depends on what kit offers under `./feat`, not
+    on every file kit offers; `@w/kit/more/x/y` on what `./more/*` offers; a subpath the exports map
+    does not name on everything kit offers."""
+    facts = scan(rofl, tmp_path, SUBPATHS)
+    assert affected(impact_json(rofl, facts, "packages/kit/src/index.ts")) == {"packages/app/nope.ts"}
+    assert affected(impact_json(rofl, facts, "packages/kit/src/feat.ts")) == {
+        "packages/app/feat.ts",
+        "packages/app/nope.ts",
+    }
+    assert affected(impact_json(rofl, facts, "packages/kit/src/more.ts")) == {
+        "packages/app/more.ts",
+        "packages/app/nope.ts",
+    }
+    code, out, _ = rofl("ask", 'src_package_subpath[code]("packages/kit", P, S, M)', "--facts", facts, "--json")
+    assert code == 0
+    assert {(r["P"], r["S"], r["M"]) for r in json.loads(out)["answers"]} == {
+        ("packages/kit/src/index.ts", ".", "^@w/kit$"),
+        ("packages/kit/src/feat.ts", "./feat", "^@w/kit/feat$"),
+        ("packages/kit/src/more.ts", "./more/*", "^@w/kit/more/.*$"),
+    }

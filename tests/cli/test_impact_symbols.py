@@ -415,3 +415,188 @@ def test_a_scanned_random_repository_resolves_as_the_property_assumes(tmp_path_f
     _, facts = scan_tree(tmp_path_factory.mktemp("random"), render(model))
     scanned = {r[1:] for r in code_facts(facts) if r[0] == "src_resolves"}
     assert scanned == {r[1:] for r in extracted_rows(extractor, render(model)).get("src_resolves", [])}
+
+
+# -- package-wide imports: symbol impact walks the edges `rofl impact` walks, and narrows them -----------------
+
+WORKSPACE_ROOT = json.dumps({"name": "root", "private": True, "workspaces": ["packages/*", "test/*"]})
+VITEST = {
+    "package.json": WORKSPACE_ROOT,
+    # `vitest/node` names a build output that is not there: the import falls back to what the package
+    # offers by name (src/index.ts), never to every file under packages/vitest
+    "packages/vitest/package.json": json.dumps(
+        {"name": "vitest", "exports": {".": "./src/index.ts", "./node": "./dist/node.js"}}
+    ),
+    "packages/vitest/src/index.ts": "export { expect } from './expect';\n",
+    "packages/vitest/src/expect.ts": "export const expect = (x: unknown) => x;\n",
+    "packages/vitest/src/integrations/snapshot/resolveSnapshotEnvironment.ts": (
+        "export const resolveSnapshotEnvironment = () => 'node';\n"
+    ),
+    "packages/vitest/src/node/core.ts": (
+        "import { resolveSnapshotEnvironment } from '../integrations/snapshot/resolveSnapshotEnvironment';\n"
+        "export const createVitest = () => resolveSnapshotEnvironment();\n"
+    ),
+    # a package that offers no file by name: its sources stand for it, never its tests
+    "packages/lib/package.json": json.dumps({"name": "@w/lib"}),
+    "packages/lib/src/a.ts": "export const a = 1;\n",
+    "packages/lib/src/a.test.ts": "import { a } from './a';\nexport const checked = a;\n",
+    "test/browser/package.json": json.dumps({"name": "@test/browser"}),
+    "test/browser/specs/utils.ts": (
+        "import { createVitest } from 'vitest/node';\nimport { a } from '@w/lib';\n"
+        "export const runBrowserTests = () => createVitest();\nexport const other = a;\n"
+    ),
+    "test/browser/specs/fix-4686.test.ts": "import { runBrowserTests } from './utils';\nrunBrowserTests();\n",
+    "test/browser/specs/other.test.ts": "import { other } from './utils';\nexport const o = other;\n",
+}
+
+
+def plain(facts: Path, *changed: str, flags: tuple[str, ...] = ()) -> dict:
+    args = ["impact", "--facts", facts, "--json", "--no-rescan", *flags]
+    for c in changed:
+        args += ["--changed", c]
+    code, out, err = run(*args)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def files_of(data: dict) -> set[str]:
+    return {a["file"] for a in data["affected"]}
+
+
+def test_a_package_wide_import_depends_on_what_the_package_offers_not_on_its_folder(tmp_path):
+    """Modelled on vitest: test/browser/specs/utils.ts imports `vitest/node`, which leads to no file; a
+    change deep in packages/vitest that no entry file reaches affects none of the specs, by symbol as by file."""
+    _, facts = scan_tree(tmp_path, VITEST)
+    deep = "packages/vitest/src/integrations/snapshot/resolveSnapshotEnvironment.ts"
+    assert files_of(plain(facts, deep)) == {"packages/vitest/src/node/core.ts"}
+    assert files_of(symbols(facts, deep)) == {"packages/vitest/src/node/core.ts"}
+    # a test of @w/lib stands for no package: nothing outside it is affected
+    assert files_of(plain(facts, "packages/lib/src/a.test.ts")) == set()
+    assert files_of(symbols(facts, "packages/lib/src/a.test.ts")) == set()
+    # the entry file does stand for the package: its package-wide importer, and what uses that importer
+    entry = symbols(facts, "packages/vitest/src/expect.ts:expect")
+    got = chains(entry)
+    assert set(got) == {
+        "packages/vitest/src/index.ts",
+        "test/browser/specs/utils.ts",
+        "test/browser/specs/fix-4686.test.ts",
+    }
+    assert set(got) <= files_of(plain(facts, "packages/vitest/src/expect.ts"))
+    assert got["test/browser/specs/utils.ts"] == (
+        ("test/browser/specs/utils.ts", "packages/vitest/src/index.ts", "packages/vitest/src/expect.ts"),
+        ("* package-wide", "expect"),
+    )
+    # the hop is labelled package-wide in JSON, as plain impact labels it
+    utils = next(a for a in entry["affected"] if a["file"] == "test/browser/specs/utils.ts")
+    assert [(h["from"], h["to"], h["package"], h["kind"]) for h in utils["package_wide"]] == [
+        ("test/browser/specs/utils.ts", "packages/vitest/src/index.ts", "vitest", "entry")
+    ]
+    # a source of @w/lib stands for it: utils' binding of `a` changes `other`, so other.test.ts only
+    lib = symbols(facts, "packages/lib/src/a.ts")
+    assert files_of(lib) == {
+        "packages/lib/src/a.test.ts",
+        "test/browser/specs/utils.ts",
+        "test/browser/specs/other.test.ts",
+    }
+    assert (
+        next(a for a in lib["affected"] if a["file"] == "test/browser/specs/utils.ts")["package_wide"][0]["kind"]
+        == "source"
+    )
+
+
+@dataclass
+class Workspace:
+    """A generated workspace: packages kit (an exports map), lib (no entry), app; files f0..fn-1 placed in
+    them, each exporting x{i} (mentioning its imports) and y{i}; imports relative or package-wide."""
+
+    places: list[str]  # per file: its path
+    relative: list[tuple[int, int, str]]  # (file, from, imported name)
+    wide: list[tuple[int, str, str]]  # (file, specifier, form: named | ns | effect)
+    calls: dict[int, list[str]]  # file -> the locals x{i} calls
+
+
+PLACES = (
+    "packages/kit/src",
+    "packages/kit/src/deep",
+    "packages/kit/test",
+    "packages/lib/src",
+    "packages/lib/src/__tests__",
+    "packages/app/src",
+)
+WIDE_SPECIFIERS = ("@w/kit/missing", "@w/kit/sub/none", "@w/lib", "@w/lib/nothing", "@w/kit")
+
+
+@st.composite
+def workspaces(draw) -> Workspace:
+    n = draw(st.integers(3, 7))
+    places = [f"{draw(st.sampled_from(PLACES))}/f{i}.ts" for i in range(n)]
+    places[0] = "packages/kit/src/index.ts"  # kit's entry (".")
+    relative, wide, calls = [], [], {}
+    for i in range(n):
+        locals_ = []
+        for j in draw(st.lists(st.integers(0, n - 1).filter(lambda j, i=i: j != i), max_size=2, unique=True)):
+            name = draw(st.sampled_from([f"x{j}", f"y{j}"]))
+            relative.append((i, j, name))
+            locals_.append(f"r{i}_{j}")
+        for spec in draw(st.lists(st.sampled_from(WIDE_SPECIFIERS), max_size=2, unique=True)):
+            form = draw(st.sampled_from(["named", "ns", "effect"]))
+            wide.append((i, spec, form))
+            if form == "named":
+                locals_.append(f"w{i}_{len(wide)}")
+        calls[i] = draw(st.lists(st.sampled_from(locals_), max_size=2, unique=True)) if locals_ else []
+    return Workspace(places, relative, wide, calls)
+
+
+def render_workspace(w: Workspace) -> dict[str, str]:
+    import posixpath
+
+    files = {
+        "package.json": WORKSPACE_ROOT,
+        "packages/kit/package.json": json.dumps(
+            {"name": "@w/kit", "exports": {".": "./src/index.ts", "./sub/*": "./dist/sub/*.js"}}
+        ),
+        "packages/lib/package.json": json.dumps({"name": "@w/lib"}),
+        "packages/app/package.json": json.dumps({"name": "@w/app"}),
+    }
+    for i, path in enumerate(w.places):
+        lines = []
+        for f, j, name in w.relative:
+            if f == i:
+                rel = posixpath.relpath(w.places[j][: -len(".ts")], posixpath.dirname(path))
+                lines.append(f"import {{ {name} as r{i}_{j} }} from '{rel if rel.startswith('.') else './' + rel}';")
+        for k, (f, spec, form) in enumerate(w.wide, start=1):
+            if f == i:
+                lines.append(
+                    f"import {{ anything as w{i}_{k} }} from '{spec}';"
+                    if form == "named"
+                    else f"import * as ns{i}_{k} from '{spec}';"
+                    if form == "ns"
+                    else f"import '{spec}';"
+                )
+        body = " + ".join(f"String({c})" for c in w.calls[i]) or "0"
+        lines.append(f"export function x{i}() {{ return {body}; }}")
+        lines.append(f"export const y{i} = {i};")
+        files[path] = "\n".join(lines) + "\n"
+    return files
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(w=workspaces(), data=st.data())
+def test_symbol_impact_stays_within_file_impact_over_package_wide_imports(tmp_path_factory, w, data):
+    """On generated workspaces with package-wide imports (subpaths that lead to no file, a package with
+    an exports map and one without), every file --symbols answers is one `rofl impact` answers, for a
+    whole file, a single export, and --runtime; the hops it takes package-wide are labelled so."""
+    _, facts = scan_tree(tmp_path_factory.mktemp("ws"), render_workspace(w))
+    for _ in range(3):
+        i = data.draw(st.integers(0, len(w.places) - 1))
+        seed = data.draw(st.sampled_from([w.places[i], f"{w.places[i]}:x{i}", f"{w.places[i]}:y{i}"]))
+        flags = ("--runtime",) if data.draw(st.booleans()) else ()
+        whole = plain(facts, w.places[i], flags=flags)
+        got = plain(facts, seed, flags=("--symbols", *flags))
+        assert files_of(got) <= files_of(whole), (seed, render_workspace(w))
+        for a in got["affected"]:
+            hops = list(zip(a["via"], a["via"][1:], a["symbols"], strict=False))
+            wide = {(h["from"], h["to"]) for h in a.get("package_wide", [])}
+            assert wide <= {(x, y) for x, y, s in hops if s == "* package-wide"}
+            assert {h["package"] for h in a.get("package_wide", [])} <= {"@w/kit", "@w/lib"}
