@@ -6,6 +6,10 @@ key and written atomically (``engine.safe_write``), so it diffs well and a crash
 Comparing the current findings with a baseline splits them into new (reported) and known (ignored),
 and lists the baseline's entries that no longer hold as fixed; writing a baseline while comparing with
 one keeps only the known entries, so a baseline only ever shrinks.
+
+dependency-cruiser's ``known-violations.json`` (``depcruise --output-type baseline``: a list of
+``{from, to, rule: {name, severity}}``) is read as a baseline too, its entries keyed as the findings
+of a translated config are (``rofl.depcruise_config.known_violation_keys``).
 """
 
 from __future__ import annotations
@@ -72,6 +76,10 @@ def read(path: str | Path) -> list[dict]:
         raise RoflError(
             f"{p}:{exc.lineno}: the baseline is not valid JSON ({exc.msg}); write it again with --write-baseline"
         ) from None
+    from .depcruise_config import is_known_violations, known_violation_keys
+
+    if is_known_violations(doc):  # dependency-cruiser's `depcruise --output-type baseline`
+        return known_violation_keys(doc)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("findings"), list):
         raise RoflError(
             f'{p}: not a rofl baseline (expected {{"format": {FORMAT}, "findings": [...]}}); write it with --write-baseline'

@@ -259,6 +259,19 @@ def as_findings(kernel, objects: list[dict], where) -> list:
     default=None,
     help="Write the findings to this baseline file (with --baseline: only the still-known ones, so it shrinks).",
 )
+@click.option(
+    "--depcruise-config",
+    "depcruise_config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Translate this dependency-cruiser config's rules (default: a .dependency-cruiser.{json,js,cjs,mjs} at the scan's source root).",
+)
+@click.option(
+    "--allow-config-js",
+    "allow_config_js",
+    is_flag=True,
+    help="Let Node evaluate a JS dependency-cruiser config (code from the repository); without it only an object literal is read.",
+)
 @PUBLIC_KEY
 @adapter_options
 @user_errors
@@ -279,6 +292,8 @@ def command(
     output_format: str | None = None,
     baseline_file: str | None = None,
     write_baseline: str | None = None,
+    depcruise_config: str | None = None,
+    allow_config_js: bool = False,
 ) -> None:
     """Run boot's audits, the presets turned on and any [audit] rules; exit 1 on findings at --fail-on or above."""
     if reextract and (src is None or facts is None):
@@ -299,6 +314,7 @@ def command(
             click.echo(f"warning: {line}", err=True)
     elif turned_on(kernel):
         click.echo("warning: the presets (use, forbidden) judge a scan; give --facts DIR to run them", err=True)
+    depcruise_names = load_depcruise(kernel, facts, src, depcruise_config, allow_config_js)
     wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
     found = audit_rows(kernel)
     derived = usurped_facts(kernel)
@@ -346,6 +362,8 @@ def command(
                 for d in differences
             ]
     findings = as_findings(kernel, objects, where)
+    if depcruise_names:
+        findings = depcruise_findings(findings, depcruise_names)
     fixed: tuple[dict, ...] = ()
     reported = known = findings
     if entries is not None:
@@ -366,6 +384,8 @@ def command(
             sys.exit(0)
     known_count = len(findings) - len(reported) if entries is not None else None
     if output_format in FORMAT_NAMES:
+        from dataclasses import replace
+
         from ..formats import Report, render, repository_paths
 
         report = Report(
@@ -374,7 +394,10 @@ def command(
             known=tuple(known) if entries is not None else (),
             fixed=fixed,
             baseline=entries is not None,
-            rules=rules_that_ran(kernel, where, stale=src is not None, reextracted=reextract),
+            rules=tuple(
+                replace(info, name=depcruise_names[info.name][0]) if info.name in depcruise_names else info
+                for info in rules_that_ran(kernel, where, stale=src is not None, reextracted=reextract)
+            ),
             paths=repository_paths(findings, facts, src),
             fail_on=fail_on,
             partial=bool(kernel.current is not None and kernel.current.partial) or bool(wants and wants.partial),
@@ -386,6 +409,55 @@ def command(
     if warn_partial(kernel, "audit") | rounds_ran_out(wants):
         sys.exit(EXIT_PARTIAL)  # an audit cut short is not clean, whatever it found so far
     sys.exit(1 if failing else 0)
+
+
+def load_depcruise(
+    kernel, facts: str | None, src: str | None, config: str | None, allow_js: bool
+) -> dict[str, tuple[str, str]]:
+    """Translate a dependency-cruiser config (``--depcruise-config``, else one at the scan's source root)
+    into rules over the scan and load them; dependency-cruiser's name and severity of each ``dc_N`` rule.
+    What is not translated is one warning line per rule."""
+    from .. import depcruise_config as dc
+    from ..factdir import read_manifest
+    from ..findings import code_rows
+
+    if facts is None:
+        if config is not None:
+            fail("rofl audit: --depcruise-config needs --facts DIR (the scan its rules judge)")
+        return {}
+    manifest = read_manifest(Path(facts))
+    root = src if src is not None else manifest.get("src")
+    path = Path(config) if config is not None else (dc.find_config(root) if isinstance(root, str) else None)
+    if path is None:
+        return {}
+    if config is not None and not path.is_file():
+        fail(f"{path}: no such dependency-cruiser config; give the file depcruise --config reads")
+    value = dc.read_config(path, allow_js=allow_js)
+    files = sorted(f for f in manifest.get("files", {}) if isinstance(f, str))
+    translation = dc.translate(value, files, str(path))
+    for line in translation.untranslated:
+        click.echo(f"warning: {line}", err=True)
+    packages = {str(p[0]) if isinstance(p, tuple) else str(p) for _, _, p in code_rows(kernel, "src_external", 3)}
+    sources: list = [
+        (path, None, translation.text + dc.package_paths(packages, dc.node_builtins())),
+    ]
+    if isinstance(root, str):
+        from ..packagefacts import package_facts
+
+        listed = manifest.get("packages")
+        made = package_facts(root, files, listed if isinstance(listed, dict) else {})
+        if made.text:
+            sources.append((Path(root) / "package.json", None, made.text))
+    kernel.load_sources(sources, evaluate_now=False)
+    return translation.names
+
+
+def depcruise_findings(findings: list, names: dict[str, tuple[str, str]]) -> list:
+    """Findings of translated rules under dependency-cruiser's rule name, so they read (and key a
+    baseline) as dependency-cruiser's do."""
+    from dataclasses import replace
+
+    return [replace(f, rule=names[f.rule][0]) if f.rule in names else f for f in findings]
 
 
 def fold_unverified(found: dict, objects: list[dict], facts: Path) -> list[dict]:
