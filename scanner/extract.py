@@ -15,7 +15,9 @@ What is extracted (all facts in ``[code]``):
   ``export type *`` and all-``type`` specifiers), side-effect ``import "x"``, ``require("x")`` and
   TS ``import x = require("x")`` (``require``), ``import("x")`` with a literal or a template
   without substitutions (``dynamic``; ``type`` in a type position such as ``typeof import("x")``),
-  and TS ``/// <reference path="x" />`` (``type``).  Comments inside the parentheses are ignored.
+  TS ``/// <reference path="x" />`` (``type``), and module augmentations: ``declare module "x" {}``
+  in a file that is a module (``type``, at the ``declare`` line; ``_augmentations``: in a script file
+  it declares an ambient module, no import).  Comments inside the parentheses are ignored.
   One ``src_import_line`` per statement or call (1-based).  Names: ``default``, ``*`` for
   namespaces, ``*``/``*`` for ``export * from``.
 * ``src_declaration``: the file is a declaration file (``.d.ts``, ``.d.mts``, ``.d.cts``,
@@ -126,6 +128,10 @@ _REFERENCE_PATH = re.compile(rb"///[ \t]*<reference[ \t]+path[ \t]*=[ \t]*([\"']
 _DOTTED = re.compile(r"(?:[^\W\d]|[$#])[\w$#]*(?:\??\.#?[^\W\d][\w$]*|\??\.[$][\w$]*)*\Z")
 _SPACE = re.compile(r"\s+")
 _DECLARATION_FILE = re.compile(r"\.d\.(?:[^/.]+\.)?[mc]?ts\Z")
+_FORCED_MODULE = re.compile(
+    r"\.[mc]ts\Z"
+)  # TypeScript takes .mts/.cts (and .d.mts/.d.cts) as modules whatever they hold
+_RELATIVE_MODULE = re.compile(r"\.\.?(?:/|\Z)|/|[A-Za-z]:[/\\]")  # isExternalModuleNameRelative
 _PLACEHOLDER = IMPORT_PLACEHOLDER.decode()
 # imports in the text of an error node, when the parse could not make them statements
 _RECOVERED_IMPORT = re.compile(
@@ -241,10 +247,12 @@ class Extraction:
 class _Facts:
     """Ordered, de-duplicated fact lines of one file."""
 
-    __slots__ = ("qpath", "seen", "lines", "specifiers", "sites", "errors")
+    __slots__ = ("qpath", "declaration", "forced_module", "seen", "lines", "specifiers", "sites", "errors")
 
-    def __init__(self, qpath: str) -> None:
+    def __init__(self, qpath: str, path: str = "") -> None:
         self.qpath = qpath
+        self.declaration = bool(_DECLARATION_FILE.search(path))  # a .d.ts file
+        self.forced_module = bool(_FORCED_MODULE.search(path))  # .mts/.cts: a module even without import/export
         self.seen: set[str] = set()
         self.lines: list[str] = []
         self.specifiers: dict[str, None] = {}
@@ -568,8 +576,8 @@ class Extractor:
         ``grammar`` is ``javascript``, ``typescript``, ``tsx``, or a component kind (``vue``,
         ``svelte``, ``astro``) whose script blocks are extracted.
         """
-        facts = _Facts(quote(path))
-        if _DECLARATION_FILE.search(path):
+        facts = _Facts(quote(path), path)
+        if facts.declaration:
             facts.add_raw(schema.SRC_DECLARATION.quoted(facts.qpath))
         try:
             if grammar in SFC_KINDS:
@@ -578,7 +586,7 @@ class Extractor:
             else:
                 self._extract_text(data, grammar, facts)
         except TooMuchWork as err:  # the file says why; no partial facts that look complete
-            facts = _Facts(facts.qpath)
+            facts = _Facts(facts.qpath, path)
             facts.add(schema.SRC_PARSE_ERROR, str(err))
             facts.errors = 1
         return Extraction(tuple(facts.lines), tuple(facts.specifiers), facts.errors)
@@ -762,6 +770,8 @@ class Extractor:
             self._commonjs(root, grammar, facts)
         if typescript and b"<reference" in data[:16384]:
             self._references(data, facts)
+        if typescript and b"module" in data:
+            _augmentations(root, facts)
         self._calls(calls, scopes, facts)
         _symbols(root, data, facts)
         if root.has_error:
@@ -1170,6 +1180,60 @@ def _export_statement(node: Any, start: int, end: int, text: str, facts: _Facts)
                 facts.add(schema.SRC_EXPORT_SPAN, exported, start, end)
                 facts.add(schema.SRC_EXPORT_LOCAL, exported, local)
     return None
+
+
+def _augmentations(root: Any, facts: _Facts) -> None:
+    """Module augmentations, recorded as imports of kind ``type`` at the ``declare`` statement's line.
+
+    As TypeScript's ``collectModuleReferences`` finds them: in a file that is a module (a top-level
+    ``import``/``export`` statement, ``import x = require()``, ``export =``, or a ``.mts``/``.cts``
+    name), each top-level ``declare module "x" { ... }`` (or ``declare module "x";``, and in a
+    ``.d.ts`` file also ``module "x" {}`` without ``declare``) augments x: TypeScript resolves x from the
+    file, so a change to x reaches it.  In a script file (a global declaration file) the same statement
+    declares an ambient module, no import; only the non-relative ``declare module "y"`` nested in one
+    is an augmentation there.  ``declare global {}`` and ``declare module Foo {}`` (a namespace) never
+    are.  ``import.meta`` and ``moduleDetection: force`` are not read: a file with neither import nor
+    export is a script.
+    """
+    children = root.children
+    module = facts.forced_module or any(c.type in ("import_statement", "export_statement") for c in children)
+    for node in children:
+        _ambient_module(node, module, False, facts)
+
+
+def _ambient_module(node: Any, module: bool, inside: bool, facts: _Facts) -> None:
+    """One statement of ``_augmentations``: ``inside`` an ambient module of a script file, or at top level."""
+    line = node.start_point[0] + 1  # the statement's line (`declare` or `export declare`)
+    if node.type == "export_statement":
+        declaration = node.child_by_field_name("declaration")
+        if declaration is None:
+            return
+        node = declaration
+    ambient = inside or facts.declaration
+    if node.type == "ambient_declaration":
+        ambient = True
+        inner = [c for c in node.named_children if c.type == "module"]
+        if not inner:
+            return  # declare global, declare namespace, declare const, ...
+        node = inner[0]
+    if node.type != "module" or not ambient:
+        return
+    name_node = node.child_by_field_name("name")
+    if name_node is None or name_node.type != "string":
+        return  # declare module Foo {}: a namespace
+    name = string_value(name_node)
+    if name is None:
+        return
+    if module or (inside and not _RELATIVE_MODULE.match(name)):
+        if name:
+            facts.import_(name, "type", line)
+        return
+    if inside:
+        return
+    body = node.child_by_field_name("body")
+    if body is not None:
+        for statement in body.named_children:
+            _ambient_module(statement, False, True, facts)
 
 
 def _symbols(root: Any, data: bytes, facts: _Facts) -> None:

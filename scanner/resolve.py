@@ -53,6 +53,13 @@ re-resolves the importer).
   ``require``, ``node``, ``default`` and ``module``; a ``.cjs``/``.cts`` importer drops ``import`` and
   a ``.mjs``/``.mts`` importer drops ``require`` (it can only use the other).  A declaration that
   ``types`` leads to gets the runtime file a later condition or field names as a second target.
+  That set is what a bundler or Node reads; tsc reads ``exports`` with fewer conditions
+  (``typescript_conditions``: ``types``, ``import``/``require``, ``default`` and the custom
+  conditions, no ``node`` or ``module``; and that with ``import`` only, as under ``moduleResolution:
+  bundler``).  Only where one of those sets leads to another file (``{"module": "./true.js",
+  "default": "./false.js"}``: rofl's set takes ``true.js``, tsc's ``false.js``) are both targets, so
+  that a change to either reaches the importer (conservative: impact never misses the file tsc
+  type-checks against).  Every path probed for either answer is recorded.
 * absolute paths, URLs and empty specifiers are unresolved.
 """
 
@@ -126,6 +133,29 @@ class Found:
 
     targets: tuple[str, ...]
     asset: bool = False
+
+
+def typescript_conditions(conditions: frozenset[str]) -> tuple[frozenset[str], ...]:
+    """The condition sets TypeScript may read ``exports`` with where rofl uses ``conditions`` (never ``conditions``).
+
+    Without ``node`` and ``module`` (tsc has neither under ``moduleResolution: bundler``), and that
+    with only ``import`` of ``import``/``require`` (an ESM importer under ``bundler``)."""
+    typescript = conditions - {"node", "module"}
+    sets = (typescript, typescript - {"require"} if "import" in typescript else typescript)
+    unique: list[frozenset[str]] = []
+    for candidate in sets:
+        if candidate != conditions and candidate not in unique:
+            unique.append(candidate)
+    return tuple(unique)
+
+
+def _union(found: Found | None, other: Found | None) -> Found | None:
+    """The targets of both answers (an asset answer stays as it is: one asset, no files beside it)."""
+    if found is None:
+        return other
+    if other is None or found.asset or other.asset or found.targets == other.targets:
+        return found
+    return Found(tuple(sorted({*found.targets, *other.targets})))
 
 
 def package_name(spec: str) -> str:
@@ -460,12 +490,24 @@ class Resolver:
         exports = data.get("exports")
         if exports is not None:
             candidates = list(export_targets(exports, subpath, conditions))
-        elif subpath == ".":
+            found = self._first_package_target(package_dir, candidates, probed)
+            tried = [candidates]
+            for narrower in typescript_conditions(conditions):
+                other = list(export_targets(exports, subpath, narrower))
+                if other not in tried:  # TypeScript's conditions lead elsewhere: name both
+                    tried.append(other)
+                    found = _union(found, self._first_package_target(package_dir, other, probed))
+            return found
+        if subpath == ".":
             candidates = [data[f] for f in PACKAGE_FIELDS if isinstance(data.get(f), str) and data[f]]
             if package_dir:  # the repository's own package is its entry fields, never its index or the whole tree
                 candidates.append(".")
         else:
             candidates = [subpath]
+        return self._first_package_target(package_dir, candidates, probed)
+
+    def _first_package_target(self, package_dir: str, candidates: list[str], probed: list[str]) -> Found | None:
+        """The first of ``candidates`` (paths in the package) that leads to a file, with its runtime twin."""
         for index, target in enumerate(candidates):
             found = self._package_target(package_dir, target, probed)
             if found is not None:

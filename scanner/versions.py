@@ -15,7 +15,8 @@ import os
 # import types with type arguments and `in?:` members after a member without a separator repaired
 # 7: top-level statements' spans, what they bind, export and mention (src_decl, src_export_span/_local, src_decl_uses);
 # and more repairs (overloads in type literals, tagged templates with type arguments, template type escapes, ...)
-EXTRACTOR_VERSION = "rofl-extract-7"
+# 8: module augmentations (`declare module "x" {}` in a module file) are imports of kind type
+EXTRACTOR_VERSION = "rofl-extract-8"
 # resolver 7: self-reference needs "exports"; 8: a tsconfig extends naming a package in node_modules;
 # 9: configs are read only inside the tree (a link out of it is a config error; tsconfig lookups stop at SRC outside git)
 # 10: tsconfig read as tsc reads it (scanner.jsonc); a folder named package.json is no package scope;
@@ -27,7 +28,9 @@ EXTRACTOR_VERSION = "rofl-extract-7"
 # rootDir and, with no tsconfig saying, the one source of the same stem; relative paths into a package's build
 # output too; a package-name tsconfig extends nothing installed is the workspace package of that name;
 # entries.rofl says each file's package and the files each package offers by name (src_package, src_package_entry)
-RESOLVER_VERSION = "rofl-resolve-12"
+# 13: where TypeScript's export conditions (no node/module) lead to another file than rofl's set, both are targets
+# and a tsconfig the governing-config lookup checked and found not to take the file is tsconfig-scope:KEY; a base two extends reach is applied twice
+RESOLVER_VERSION = "rofl-resolve-13"
 
 GRAMMAR_DISTRIBUTIONS = {
     "tree-sitter": "tree_sitter",

@@ -24,5 +24,5 @@ def test_version_prints_the_manifest_grammar_versions(repo, out):
 def test_extractor_version_is_the_one_files_are_stamped_with(repo, out):
     scan_json(repo({"a.ts": "export const a = 1;\n"}), out)
     manifest = load_manifest(out)
-    assert manifest["extractor_version"] == EXTRACTOR_VERSION == "rofl-extract-7"
+    assert manifest["extractor_version"] == EXTRACTOR_VERSION == "rofl-extract-8"
     assert {e["extractor"] for e in manifest["files"].values()} == {EXTRACTOR_VERSION}
