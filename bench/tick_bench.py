@@ -73,24 +73,30 @@ def counter() -> dict:
     }
 
 
-def store_round_trip() -> dict:
+def store_round_trip(rounds: int = 2) -> dict:
+    """Save and restore against pickle of the same facts, alternating, best of ``rounds`` each (a shared
+    machine's load moves single figures by 2x; the best round of each is the comparable one)."""
     kernel = Kernel(BOOT, budget=10**9)
     for i in range(STORE_FACTS):
         kernel.assert_fact("f", "main", (i, f"s{i % 1000}"))
     kernel.evaluate()
+    save_s = restore_s = peer = float("inf")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "store.json"
-        start = time.perf_counter()
-        size = kernel.save(path)
-        save_s = time.perf_counter() - start
-        start = time.perf_counter()
-        restored = Kernel.restore(path)
-        restore_s = time.perf_counter() - start
-        assert len(restored.store.base["f"]) == STORE_FACTS
-        start = time.perf_counter()
-        blob = pickle.dumps(kernel.store.base["f"], protocol=pickle.HIGHEST_PROTOCOL)
-        pickle.loads(blob)
-        peer = time.perf_counter() - start
+        for _ in range(rounds):
+            start = time.perf_counter()
+            size = kernel.save(path)
+            save_s = min(save_s, time.perf_counter() - start)
+            start = time.perf_counter()
+            restored = Kernel.restore(path)
+            restore_s = min(restore_s, time.perf_counter() - start)
+            assert restored.store.base["f"] == kernel.store.base["f"]
+            del restored
+            start = time.perf_counter()
+            blob = pickle.dumps(kernel.store.base["f"], protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.loads(blob)
+            peer = min(peer, time.perf_counter() - start)
+            del blob
     return {
         "bench": f"save+restore {STORE_FACTS:,} facts",
         "save_s": round(save_s, 2),

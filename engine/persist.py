@@ -1,30 +1,46 @@
 """Saving and restoring a whole store: a versioned, checksummed, canonically ordered JSON document.
 
-Format ``rofl-store`` version 2 (one JSON object, UTF-8, no insignificant white space):
+Format ``rofl-store`` version 3 (one JSON object, UTF-8, no insignificant white space):
 
-  {"format": "rofl-store", "version": 1, "sha256": <hex of the body's canonical JSON>, "body": {
+  {"format": "rofl-store", "version": 3, "sha256": <hex of the body's canonical JSON>, "body": {
      "tick": T, "counters": {...},
-     "base":       [[rel, row, who_or_null, tick_or_null], ...]     rows as term lists, canonical order
+     "strings":    [s0, s1, ...]                                     the strings of the base columns, once each
+     "metas":      [[who_or_null, tick_or_null], ...]                the distinct fact metadata
+     "base":       [[rel, meta, kinds, columns], ...]                one entry per relation, by name; its rows
+                                                                     in canonical order, column by column:
+                                                                     ``kinds`` one letter a column ("s": string
+                                                                     ids into ``strings``, "i": integers, "t":
+                                                                     terms, "c": one integer or string in every
+                                                                     row), or "r" with ``columns`` the row
+                                                                     list when rows differ in width; ``meta``
+                                                                     an index into ``metas`` for every row, or
+                                                                     a list of one index a row
      "history":    [[rel, row, rule_id, first, last], ...]          provenance frozen at tick boundaries:
                                                                      the rule derived the fact at every
-                                                                     tick first..last (version 1 wrote
-                                                                     [rel, row, rule_id, tick]; still read)
+                                                                     tick first..last
      "past":       [[rel, row, rule_id, tick], ...]                  facts installed from a finished tick
      "tick_log":   [[tick, [[rel, row], ...]], ...]
      "provenance": [[rel, row, rule_id, witness_rows, support, [extra rule ids]], ...]  current tick
   }}
 
+Versions 1 and 2 wrote ``"base": [[rel, row, who_or_null, tick_or_null], ...]`` (and version 1 the
+history as ``[rel, row, rule_id, tick]``); both are still read.  The columns make saving and restoring
+a million facts a few C-level passes (``zip``, ``map``, one ``json`` call) instead of a Python loop
+over every row.
+
 A term is encoded as JSON: an integer as a number, a string as a string, an atom or compound
 ``f(a, b)`` as the list ``["f", a, b]`` (the tuple the kernel holds, which ``json`` writes as an
 array).  Rules travel as their reflected facts, so restoring never
-parses source text.  A file whose checksum does not match, or of another format or a newer version,
-is refused before anything is loaded.
+parses source text, and nothing in the file is ever executed (no pickle).  A file whose checksum does
+not match, or of another format or a newer version, is refused before anything is loaded.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 
 from . import safe_write
@@ -33,7 +49,7 @@ from .store import Store
 from .terms import compound, fact_key
 
 FORMAT = "rofl-store"
-VERSION = 2
+VERSION = 3
 
 
 def decode(value):
@@ -56,11 +72,51 @@ def _key(rel: str, row: tuple) -> tuple:
     return (rel, fact_key(row))
 
 
-def body_of(store: Store, result=None) -> dict:
-    base = []
+def _base_columns(store: Store) -> tuple[list, list, list]:
+    """The base facts column by column: ``(strings, metas, base)`` of the version 3 body."""
+    strings: dict[str, int] = {}
+    metas: dict[tuple, int] = {}
+    base: list = []
     for rel in store.relations():
-        for row, meta in store.sorted_rows(rel).items():
-            base.append([rel, row, meta.who, meta.tick])
+        facts = store.sorted_rows(rel)
+        values = list(facts.values())
+        ids = set(map(id, values))  # the store shares one FactMeta per (who, tick)
+        by_id = {id(values[0]): values[0]} if len(ids) == 1 else dict(zip(map(id, values), values))
+        index = {}
+        for key, m in by_id.items():
+            index[key] = metas.setdefault((m.who, m.tick), len(metas))
+        meta = index.popitem()[1] if len(index) == 1 else list(map(index.__getitem__, map(id, values)))
+        rows = list(facts)
+        widths = set(map(len, rows))
+        if len(widths) != 1:
+            base.append([rel, meta, "r", rows])
+            continue
+        kinds = []
+        columns: list = []
+        for c in range(widths.pop()):
+            col = list(map(itemgetter(c), rows))  # zip(*rows) would make an iterator a row
+            types = set(map(type, col))
+            if len(col) > 1 and (types == {str} or types == {int}) and len(set(col)) == 1:
+                kinds.append("c")  # one value in every row: a perspective, usually
+                columns.append(col[0])
+            elif types == {str}:
+                for text in dict.fromkeys(col):
+                    if text not in strings:
+                        strings[text] = len(strings)
+                kinds.append("s")
+                columns.append(list(map(strings.__getitem__, col)))
+            elif types == {int}:
+                kinds.append("i")
+                columns.append(col)
+            else:
+                kinds.append("t")
+                columns.append(col)
+        base.append([rel, meta, "".join(kinds), columns])
+    return list(strings), [list(key) for key in metas], base
+
+
+def body_of(store: Store, result=None) -> dict:
+    strings, metas, base = _base_columns(store)
     prov = []
     if result is not None:
         for rel, row, p in result.derived():
@@ -68,6 +124,8 @@ def body_of(store: Store, result=None) -> dict:
     return {
         "tick": store.tick,
         "counters": dict(sorted(store.counters.items())),
+        "strings": strings,
+        "metas": metas,
         "base": base,
         "history": store.history.canonical(),
         "past": [
@@ -127,7 +185,7 @@ def loads(data: bytes, source: str = "<store>") -> Store:
         )
     try:
         return _build(doc["body"], version)
-    except (KeyError, TypeError, ValueError, AttributeError, StoreFormatError) as exc:
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, StoreFormatError) as exc:
         raise StoreFormatError(f"{source}: the store file is malformed ({exc}); save it again") from None
 
 
@@ -144,19 +202,90 @@ def load(path: str | Path) -> Store:
     return loads(data, str(path))
 
 
+def _only(values: list, kinds: set) -> bool:
+    return set(map(type, values)) <= kinds
+
+
+def _column_rows(kinds, columns, strings: list) -> list:
+    """The rows of one relation of a version 3 body, from its columns."""
+    if kinds == "r":
+        if type(columns) is not list:
+            raise StoreFormatError("a relation's rows must be a list")
+        return [_unrow(row) for row in columns]
+    if type(kinds) is not str or type(columns) is not list or len(kinds) != len(columns) or kinds[:1] not in ("s", "c"):
+        raise StoreFormatError("a relation's columns must match its kinds, the perspective first")
+    if kinds[0] == "c" and type(columns[0]) is not str:
+        raise StoreFormatError("a row must start with its perspective")
+    decoded: list = []
+    constants = []
+    for c, (kind, col) in enumerate(zip(kinds, columns)):
+        if kind == "c":
+            if type(col) is not int and type(col) is not str:
+                raise StoreFormatError("a constant column must hold an integer or a string")
+            constants.append((c, col))
+            continue
+        if type(col) is not list:
+            raise StoreFormatError("a column must be a list")
+        if kind == "s":
+            if min(col, default=0) < 0:
+                raise StoreFormatError("a string column must hold indices into the string table")
+            decoded.append(list(map(strings.__getitem__, col)))  # a non-integer index raises TypeError
+        elif kind == "i":
+            if not _only(col, {int}):
+                raise StoreFormatError("an integer column must hold integers")
+            decoded.append(col)
+        elif kind == "t":
+            decoded.append([v if type(v) is int or type(v) is str else decode(v) for v in col])
+        else:
+            raise StoreFormatError(f"unknown column kind {kind!r}")
+    if len(set(map(len, decoded))) > 1 or (not decoded and constants):
+        raise StoreFormatError("a relation's columns differ in length")
+    if not constants:
+        return list(zip(*decoded))
+    n = len(decoded[0]) if decoded else 0
+    for c, value in constants:
+        decoded.insert(c, repeat(value, n))
+    return list(zip(*decoded))
+
+
+def _base_v3(store: Store, body: dict) -> None:
+    strings = body["strings"]
+    if type(strings) is not list or not _only(strings, {str}):
+        raise StoreFormatError("the string table must be a list of strings")
+    metas = []
+    for who, tick in body["metas"]:
+        if (who is not None and type(who) is not str) or (tick is not None and type(tick) is not int):
+            raise StoreFormatError("a fact's metadata must be [who or null, tick or null]")
+        metas.append(store.meta(who, tick))
+    for rel, meta, kinds, columns in body["base"]:
+        if type(rel) is not str or rel in store.base:
+            raise StoreFormatError("a relation name must be a string, given once")
+        rows = _column_rows(kinds, columns, strings)
+        if type(meta) is int:
+            facts = dict.fromkeys(rows, metas[meta])
+        elif type(meta) is list and len(meta) == len(rows) and min(meta, default=0) >= 0:
+            facts = dict(zip(rows, map(metas.__getitem__, meta)))
+        else:
+            raise StoreFormatError("a relation's metadata must be one index or one index a row")
+        store.base[rel] = facts
+
+
 def _build(body: dict, version: int = VERSION) -> Store:
     store = Store()
     store.tick = int(body["tick"])
     store.counters = {str(k): int(v) for k, v in body["counters"].items()}
-    metas: dict = {}
-    for rel, row, who, tick in body["base"]:
-        facts = store.base.get(rel)
-        if facts is None:
-            facts = store.base[str(rel)] = {}
-        meta = metas.get((who, tick))
-        if meta is None:
-            meta = metas[(who, tick)] = store.meta(who, tick)
-        facts[_unrow(row)] = meta
+    if version >= 3:
+        _base_v3(store, body)
+    else:
+        metas: dict = {}
+        for rel, row, who, tick in body["base"]:
+            facts = store.base.get(rel)
+            if facts is None:
+                facts = store.base[str(rel)] = {}
+            meta = metas.get((who, tick))
+            if meta is None:
+                meta = metas[(who, tick)] = store.meta(who, tick)
+            facts[_unrow(row)] = meta
     from . import vocabulary as V
     from .reflect import well_formed
 

@@ -13,6 +13,13 @@ repetitions such as ``a{1000}{1000}``).
 does.  ``glob`` is gitignore's pattern language over ``/``-separated paths (``*``, ``?``, ``[...]``,
 ``**``, a leading or middle ``/`` anchoring at the root, a trailing ``/`` for folders only), and a
 pattern that matches a folder matches everything under it, as in a ``.gitignore``.
+
+When Google's RE2 (``google-re2``, import name ``re2``, also linear-time) is installed, a pattern whose
+meaning RE2 shares exactly is also translated, from ``re``'s parse tree, into RE2 syntax, and RE2 runs
+the matches (in C); the automaton stays the reference and runs what RE2 would read differently: case
+folding, the classes ``\\d``, ``\\w``, ``\\s`` (Unicode classes in Python), a ``$`` that is not at the pattern's end, a
+text with a lone surrogate (RE2 reads UTF-8).  Without RE2 the automaton runs everything: ``engine``
+needs the standard library only.
 """
 
 from __future__ import annotations
@@ -23,6 +30,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import RoflError
+
+try:  # optional: Google's RE2, linear-time matching in C (PyPI google-re2)
+    re2: Any = importlib.import_module("re2")
+except ImportError:  # pragma: no cover - depends on the installation
+    re2 = None
 
 try:  # re's own parser and constants (Python >= 3.11 names, then 3.10's)
     C: Any = importlib.import_module("re._constants")
@@ -288,7 +300,100 @@ class Automaton:
         return any(self.kinds[s] == ACCEPT for s in states)
 
 
-def _compile(source: str, what: str) -> Automaton:
+@dataclass(frozen=True, slots=True)
+class Matcher:
+    """A compiled pattern: the automaton, and the same pattern compiled by RE2 when RE2 reads it alike."""
+
+    automaton: Automaton
+    fast: Any = None  # an re2 pattern object, or None
+
+    def search(self, text: str) -> bool:
+        """Does some substring of ``text`` match (``re.search``)?  Linear in ``len(text)``."""
+        fast = self.fast
+        if fast is not None:
+            try:
+                return fast.search(text) is not None
+            except UnicodeEncodeError:  # a lone surrogate (an undecodable file name): the automaton reads it
+                pass
+        return self.automaton.search(text)
+
+
+class _Untranslatable(Exception):
+    """A pattern RE2 would read differently from ``re``: the automaton runs it."""
+
+
+def _re2_char(code: int) -> str:
+    if 0xD800 <= code <= 0xDFFF:
+        raise _Untranslatable()  # RE2 reads UTF-8, where a lone surrogate cannot be written
+    ch = chr(code)
+    return ch if ch.isascii() and (ch.isalnum() or ch == "_") else f"\\x{{{code:x}}}"
+
+
+def _re2_items(items, flags: int, tail: bool) -> str:
+    """RE2 syntax for a parsed sequence; ``tail``: nothing follows it in the pattern."""
+    items = list(items)
+    return "".join(_re2_item(op, av, flags, tail and i == len(items) - 1) for i, (op, av) in enumerate(items))
+
+
+def _re2_item(op, av, flags: int, tail: bool) -> str:
+    if op is C.LITERAL:
+        return _re2_char(av)
+    if op is C.NOT_LITERAL:
+        return "[^" + _re2_char(av) + "]"
+    if op is C.ANY:
+        return "(?s:.)" if flags & C.SRE_FLAG_DOTALL else "."
+    if op is C.IN:
+        negate = ""
+        parts = []
+        for sub, val in av:
+            if sub is C.NEGATE:
+                negate = "^"
+            elif sub is C.LITERAL:
+                parts.append(_re2_char(val))
+            elif sub is C.RANGE:
+                parts.append(_re2_char(val[0]) + "-" + _re2_char(val[1]))
+            else:
+                raise _Untranslatable()  # a category: Unicode in re, ASCII in RE2
+        return "[" + negate + "".join(parts) + "]"
+    if op is C.SUBPATTERN:
+        _group, add_flags, del_flags, sub = av
+        if (add_flags | del_flags) & ~C.SRE_FLAG_DOTALL:
+            raise _Untranslatable()
+        return "(?:" + _re2_items(sub, (flags | add_flags) & ~del_flags, tail) + ")"
+    if op is C.BRANCH:
+        return "(?:" + "|".join(_re2_items(alt, flags, tail) for alt in av[1]) + ")"
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT):  # greedy or lazy: the same set of matches
+        low, high, sub = av
+        bound = f"{{{low},}}" if high is C.MAXREPEAT else f"{{{low},{high}}}"
+        return "(?:" + _re2_items(sub, flags, False) + ")" + bound
+    if op is C.AT:
+        if av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING):
+            return "\\A"
+        if av is C.AT_END_STRING:
+            return "\\z"
+        if av is C.AT_END and tail:  # $: the end, or before a final newline; at the end, eating it is alike
+            return "(?:\\n?\\z)"
+    raise _Untranslatable()
+
+
+def _re2_compile(parsed, flags: int) -> Any:
+    """The RE2 form of a parsed pattern, or None when RE2 is missing or would read it differently."""
+    if re2 is None or flags & (C.SRE_FLAG_IGNORECASE | C.SRE_FLAG_LOCALE | C.SRE_FLAG_MULTILINE):
+        return None
+    try:
+        source = _re2_items(parsed, flags, True)
+    except (_Untranslatable, RecursionError):
+        return None
+    options = re2.Options()
+    options.log_errors = False  # a refused pattern falls back to the automaton, silently
+    options.never_capture = True
+    try:
+        return re2.compile(source, options)
+    except re2.error:  # e.g. a repetition count over RE2's 1000
+        return None
+
+
+def _compile(source: str, what: str) -> Matcher:
     if len(source) > MAX_PATTERN:
         raise PatternError(f"{what} is {len(source)} characters long; the limit is {MAX_PATTERN}")
     try:
@@ -305,17 +410,18 @@ def _compile(source: str, what: str) -> Automaton:
         raise PatternError(f"{what} {source!r} nests too deeply") from None
     accept = b.state(ACCEPT)
     b.patch(ends, accept)
-    return Automaton(tuple(b.kinds), tuple(b.sets), tuple(tuple(o) for o in b.outs), start)
+    automaton = Automaton(tuple(b.kinds), tuple(b.sets), tuple(tuple(o) for o in b.outs), start)
+    return Matcher(automaton, _re2_compile(parsed, flags))
 
 
 @functools.lru_cache(maxsize=CACHED_PATTERNS)
-def regex(source: str) -> Automaton:
+def regex(source: str) -> Matcher:
     """The compiled form of a regex (cached per pattern); PatternError when refused."""
     return _compile(source, "regex")
 
 
 @functools.lru_cache(maxsize=CACHED_PATTERNS)
-def glob_automaton(pattern: str) -> Automaton:
+def glob_automaton(pattern: str) -> Matcher:
     """The compiled form of a gitignore-style glob (cached per pattern); PatternError when refused."""
     return _compile(glob_regex(pattern), f"glob {pattern!r} as the regex")
 

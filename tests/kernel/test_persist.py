@@ -144,7 +144,7 @@ def test_corrupt_store_is_refused(tmp_path):
 
 
 def test_newer_version_is_refused(tmp_path):
-    data = _saved(tmp_path).replace(b'"version":2', b'"version":99', 1)
+    data = _saved(tmp_path).replace(b'"version":%d' % persist.VERSION, b'"version":99', 1)
     with pytest.raises(StoreFormatError, match="newer"):
         persist.loads(data)
 
