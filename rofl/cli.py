@@ -24,6 +24,7 @@ COMMANDS = {
     "impact": ("impact", "Files a change affects, each with its chain of imports."),
     "report": ("report", "Write one self-contained HTML report: graph by folder, cycles, findings, impact."),
     "cycles": ("cycles", "Import cycles as paths, and the fewest imports to remove to break them; exit 1 on cycles."),
+    "summary": ("summary", "Counts per file and package: imports, importers, instability; the top of each, leaves."),
     "export": ("export", "Write a binary relation as GraphML, GEXF, JSON, DOT or Mermaid."),
     "relations": ("relations", "List every relation: perspective, arity, rows, where defined, what it means."),
     "run": ("run", "Run a program tick by tick until it goes quiet."),

@@ -11,7 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 
 FORBIDDEN = ("forbidden", "forbidden_runtime", "forbidden_package")  # presets.rofl's rules without a join
-PACKAGE_PRESETS = frozenset({"no_dev_dependencies", "no_undeclared_packages", "no_deep_workspace_imports"})
+PACKAGE_PRESETS = frozenset(
+    {
+        "no_dev_dependencies",
+        "no_undeclared_packages",
+        "no_deep_workspace_imports",
+        "unused_dependency",
+        "unused_dev_dependency",
+    }
+)
 
 
 def presets_file() -> Path:

@@ -82,28 +82,64 @@ def _leaves(value: object) -> list[str]:
     return []
 
 
-def package_targets(f: Facts, folder: str) -> set[str]:
+def _subpath_leaves(pkg: dict) -> list[tuple[str, str]]:
+    """(exports key, path) for each path of the import fields: the key of an exports map of subpaths
+    (keys starting with "."), else "." (main, module, types, typings, a string, a map of conditions)."""
+    out = []
+    for fld in IMPORT_FIELDS:
+        value = pkg.get(fld)
+        if fld == "exports" and isinstance(value, dict) and any(str(k).startswith(".") for k in value):
+            out += [(k, leaf) for k, v in value.items() if str(k).startswith(".") for leaf in _leaves(v)]
+        else:
+            out += [(".", leaf) for leaf in _leaves(value)]
+    return out
+
+
+def subpath_matches(key: str, subpath: str) -> bool:
+    """Whether an exports key names ``subpath`` ("./x" of `@w/kit/x`, "." of `@w/kit`), as Node reads
+    exports: the key itself, a key with one "*" (any text, "/" included), a key ending in "/" (below it)."""
+    if "*" in key:
+        head, _, tail = key.partition("*")
+        return len(subpath) >= len(head) + len(tail) and subpath.startswith(head) and subpath.endswith(tail)
+    return subpath == key or (key.endswith("/") and subpath.startswith(key))
+
+
+def package_targets(f: Facts, folder: str, spec: str | None = None) -> set[str]:
     """The files a package-wide dependency on the package in ``folder`` stands for: the files of its
     own (not a nested package's) that its package.json names in an import field; when it names none
-    of them, its own files whose path inside the package is no test, fixture or config file."""
+    of them, its own files whose path inside the package is no test, fixture or config file.  For an
+    import ``spec`` (`@w/kit/sub/x`), only the named files under the exports keys its subpath matches,
+    when there are any."""
     own = {p for p in f.files if f.owner(p) == folder}
     pkg = f.packages.get(folder, {})
     base = "" if folder == "." else folder + "/"
-    named = {posixpath.normpath(base + leaf) for fld in IMPORT_FIELDS for leaf in _leaves(pkg.get(fld))}
-    entries = own & named
+    keyed = {(k, posixpath.normpath(base + leaf)) for k, leaf in _subpath_leaves(pkg)}
+    entries = own & {p for _, p in keyed}
     if entries:
+        name = pkg.get("name", "")
+        if spec is not None and (spec == name or spec.startswith(name + "/")):
+            subpath = "." + spec[len(name) :]
+            narrowed = {p for k, p in keyed if p in entries and subpath_matches(k, subpath)}
+            if narrowed:
+                return narrowed
         return entries
     return {p for p in own if not name_matches(p[len(base) :], PACKAGE_NONSOURCE_NAMES, PACKAGE_NONSOURCE_FOLDERS)}
 
 
-def package_wide(f: Facts, runtime: bool = False) -> set[tuple[str, str]]:
-    """(A, B): A imports a workspace package by a specifier that led to no file, and B stands for it."""
-    out: set[tuple[str, str]] = set()
+def package_wide_edges(f: Facts, runtime: bool = False) -> set[tuple[str, str, str]]:
+    """(A, B, D): A imports the workspace package in D by a specifier that led to no file, and B stands
+    for it (for that specifier)."""
+    out: set[tuple[str, str, str]] = set()
     for a, s, d in f.workspace_imports:
         if runtime and not f.kinds.get((a, s), set()) - {"type"}:
             continue
-        out |= {(a, b) for b in package_targets(f, d) if b != a and not (runtime and b in f.declarations)}
+        out |= {(a, b, d) for b in package_targets(f, d, s) if b != a and not (runtime and b in f.declarations)}
     return out
+
+
+def package_wide(f: Facts, runtime: bool = False) -> set[tuple[str, str]]:
+    """(A, B): A imports a workspace package by a specifier that led to no file, and B stands for it."""
+    return {(a, b) for a, b, _ in package_wide_edges(f, runtime)}
 
 
 def unfollowed_workspace_imports(f: Facts) -> set[tuple[str, str, str]]:
@@ -306,4 +342,98 @@ def presets(f: Facts) -> set[tuple[str, str, str]]:
         prod = any(declared(d, pkg, RUNTIME_SECTIONS) for d in above)
         if dev and not prod and not types_only and production(f, a):
             out.add(("no_dev_dependencies", a, pkg))
+    return out
+
+
+# -- unused dependencies (presets unused_dependency, unused_dev_dependency) ------------------------
+
+# presets.rofl's package_bin table: bins not named after their package
+KNOWN_BINS = {"typescript": {"tsc", "tsserver"}, "@playwright/test": {"playwright"}, "@changesets/cli": {"changeset"}}
+
+
+def npm_name(spec: str) -> str | None:
+    """The package a bare specifier imports (``@s/p/x`` -> ``@s/p``, ``p/x`` -> ``p``)."""
+    if spec.startswith((".", "/", "#", "~")):
+        return None
+    if spec.startswith("node:"):
+        return spec
+    parts = spec.split("/")
+    name = "/".join(parts[:2]) if spec.startswith("@") else parts[0]
+    return name if NPM_NAME.match(name) else None
+
+
+def unused_dependencies(
+    f: Facts,
+    imports: set[tuple[str, str]],
+    scripts: dict[str, list[str]],
+    mentions: dict[str, set[str]],
+) -> set[tuple[str, str, str]]:
+    """(Rule, package.json, Package) for each declared dependency nothing of its package uses, as
+    presets.rofl's comment says: ``imports`` the (file, specifier) rows, ``scripts`` each folder's
+    script commands, ``mentions`` the strings each folder's config files hold."""
+    sections = {"dependencies": "unused_dependency", "optionalDependencies": "unused_dependency"}
+    sections["devDependencies"] = "unused_dev_dependency"
+    kinds = (*sections, "peerDependencies")
+    owners = {d for d, pkg in f.packages.items() if d == "." or pkg.get("name") or any(k in pkg for k in kinds)}
+
+    def owner(path: str) -> str:
+        d = posixpath.dirname(path)
+        while (d or ".") not in owners and d:
+            d = posixpath.dirname(d)
+        return d or "."
+
+    def declares(d: str, name: str) -> bool:
+        return any(name in (f.packages[d].get(k) or {}) for k in kinds)
+
+    def below(path: str, d: str) -> bool:
+        return d == "." or path.startswith(d + "/")
+
+    imported: dict[str, set[str]] = {}  # file -> packages it imports
+    for path, spec in imports:
+        name = npm_name(spec)
+        if name:
+            imported.setdefault(path, set()).add(name)
+
+    def words(d: str) -> set[str]:
+        out: set[str] = set()
+        for command in scripts.get(d, []):
+            for part in re.split(r"&&|\|\||;|\|", command):
+                tokens = [t for t in part.split() if not re.match(r"^[A-Za-z_]\w*=", t)]
+                if tokens and tokens[0] in ("npx", "pnpm") and len(tokens) > 1:
+                    tokens = tokens[2:] if tokens[1] == "exec" else tokens[1:]
+                if tokens:
+                    out.add(tokens[0])
+        return out
+
+    def used(d: str, name: str, seen: frozenset = frozenset()) -> bool:
+        if name in ("typescript", "knip"):  # knip's IGNORED_DEPENDENCIES
+            return True
+        mine = {p for path, ps in imported.items() if owner(path) == d for p in ps}
+        nested = {
+            p
+            for path, ps in imported.items()
+            if below(path, d) and owner(path) != d
+            for p in ps
+            if not declares(owner(path), p)
+        }
+        if name in mine or (declares(d, name) and name in nested):
+            return True
+        if name.startswith("@types/"):
+            target = name[len("@types/") :]
+            target = "@" + target.replace("__", "/", 1) if "__" in target else target
+            if target in mine or (declares(d, target) and target not in seen and used(d, target, seen | {name})):
+                return True
+            if target in ("node", "bun", "jest"):  # global types: knip never reports them
+                return True
+        commands = words(d)
+        if name in commands or name.rsplit("/", 1)[-1] in commands or KNOWN_BINS.get(name, set()) & commands:
+            return True
+        return any(npm_name(m) == name for m in mentions.get(d, set()))
+
+    out: set[tuple[str, str, str]] = set()
+    for d, pkg in f.packages.items():
+        for section, rule in sections.items():
+            for name in pkg.get(section) or {}:
+                if not used(d, name):
+                    out.add((rule, "package.json" if d == "." else d + "/package.json", name))
     return out
