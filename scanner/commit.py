@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scanner import layout, manifest, state
-from scanner.tsconfig import SCOPE_DEP
 from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION
 
 if TYPE_CHECKING:
@@ -83,6 +82,8 @@ def build_manifest(
     run: ScanRun, listing: Listing, preamble: dict[str, str], packages: dict[str, str], extracted: Extracted
 ) -> dict[str, Any]:
     """The manifest of this scan (without ``package_entries``, which the caller adds)."""
+    from scanner.tsconfig import SCOPE_DEP  # here: a no-change rescan never imports the config readers
+
     entries = extracted.entries
     referenced: set[str] = set(listing.packages)
     for entry in entries.values():
