@@ -17,7 +17,7 @@ def loads(text: str):
     return run_deep(lambda: json.loads(text))
 
 
-SIZES = [20_000, pytest.param(100_000, marks=pytest.mark.slow)]
+SIZES = [5_000, pytest.param(100_000, marks=pytest.mark.slow)]
 
 
 def cons_list(n: int) -> str:

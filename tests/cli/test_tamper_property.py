@@ -195,7 +195,7 @@ def test_every_tampering_is_detected(world, kind, a, b, n):
 
 
 @pytest.mark.slow
-@settings(max_examples=500, deadline=None, suppress_health_check=QUIET, database=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=QUIET, database=None)
 @given(**TAMPERING)
 def test_every_tampering_is_detected_500(world, kind, a, b, n):
     check(world, kind, a, b, n, reextract=True)

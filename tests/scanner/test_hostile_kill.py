@@ -28,7 +28,8 @@ from tests.scanner.hostile import corpus, make_tree, snapshot
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="fork-based kills")
 
-KILLS = 20
+KILLS = 8
+KILLS_ALL = 20  # `make test-all` (the slow cases) kills more
 FILES = 60  # over scanner.pool.MIN_FILES_FOR_POOL: helpers are forked
 
 
@@ -130,12 +131,14 @@ def run_rescan_kills(tmp_path: Path, kills: int) -> None:
     assert landed == kills
 
 
-def test_kill_a_cold_scan_20_times(tmp_path):
-    run_cold_kills(tmp_path, KILLS)
+@pytest.mark.parametrize("kills", [KILLS, pytest.param(KILLS_ALL, marks=pytest.mark.slow)])
+def test_kill_a_cold_scan_many_times(tmp_path, kills):
+    run_cold_kills(tmp_path, kills)
 
 
-def test_kill_a_rescan_20_times(tmp_path):
-    run_rescan_kills(tmp_path, KILLS)
+@pytest.mark.parametrize("kills", [KILLS, pytest.param(KILLS_ALL, marks=pytest.mark.slow)])
+def test_kill_a_rescan_many_times(tmp_path, kills):
+    run_rescan_kills(tmp_path, kills)
 
 
 @pytest.mark.slow
