@@ -22,7 +22,9 @@ scan: $(STAMP)
 	$(BIN)/rofl impact --facts facts/generated --changed src/domain/money.ts
 
 # `make test` leaves out the full-size cases marked `slow`; `make test-all` runs everything.
-test: $(STAMP) lint oracles
+# lint (CPU) and the oracles' install (network) run side by side, then the suite
+test: $(STAMP)
+	$(MAKE) -j2 lint oracles
 	$(BIN)/python -m pytest -n 2 -m "not slow" tests
 
 # Lint and format are checked, never rewritten, in CI; types are checked by mypy ([tool.mypy] in pyproject).

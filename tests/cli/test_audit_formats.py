@@ -204,7 +204,7 @@ findings = st.builds(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(reported=st.lists(findings, max_size=6), known=st.lists(findings, max_size=3), baseline=st.booleans())
 def test_any_findings_render_valid_sarif(reported, known, baseline):
     report = Report("audit", tuple(reported), tuple(known) if baseline else (), baseline=baseline)
@@ -316,7 +316,7 @@ def inline_text(children: list) -> str:
     return "".join(out)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(text=cell_text)
 def test_markdown_code_cells_keep_pipes_and_newlines_inside_the_cell(text):
     table = f"| a | b |\n|---|---|\n| {code(text)} | end |\n"
@@ -331,7 +331,7 @@ def test_markdown_code_cells_keep_pipes_and_newlines_inside_the_cell(text):
     assert inline_text(rows[1][1]) == "end"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(text=cell_text)
 def test_markdown_prose_is_literal_in_a_cell_and_a_paragraph(text):
     table = f"| a | b |\n|---|---|\n| x{prose(text)}x | end |\n"  # x...x: a cell's edge spaces are trimmed

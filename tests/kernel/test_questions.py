@@ -24,7 +24,7 @@ def load(text: str) -> Kernel:
     return k
 
 
-@pytest.mark.parametrize("seed", range(25))
+@pytest.mark.parametrize("seed", [*range(10), *(pytest.param(s, marks=pytest.mark.slow) for s in range(10, 25))])
 def test_a_conjunctive_question_answers_what_the_same_body_as_a_rule_derives(seed):
     prog = generate(seed)
     for i, rule in enumerate(prog.rules):

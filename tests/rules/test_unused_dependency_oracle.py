@@ -106,7 +106,7 @@ def check(tree: dict[str, str]) -> None:
         )
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(monorepos())
 def test_unused_dependencies_agree_with_the_oracle(tree):
     check(tree)
