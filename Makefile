@@ -25,7 +25,7 @@ scan: $(STAMP)
 # lint (CPU) and the oracles' install (network) run side by side, then the suite
 test: $(STAMP)
 	$(MAKE) -j2 lint oracles
-	$(BIN)/python -m pytest -n 2 -m "not slow" tests
+	$(BIN)/python -m pytest -n 2 --dist worksteal -m "not slow" tests
 
 # Lint and format are checked, never rewritten, in CI; types are checked by mypy ([tool.mypy] in pyproject).
 TYPED := $(wildcard engine scanner rofl rules adapters servers)

@@ -134,7 +134,7 @@ WRAPPERS = (
 )
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(
     st.lists(st.tuples(st.sampled_from(STATEMENTS), st.sampled_from(SEPARATORS)), min_size=1, max_size=14),
     st.lists(st.sampled_from(WRAPPERS), max_size=3),
