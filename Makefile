@@ -8,7 +8,6 @@ STAMP := $(VENV)/.installed-dev
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
 
 # a new top-level package (its __init__.py) needs the editable install to map it: reinstall then too
 $(STAMP): pyproject.toml $(wildcard */__init__.py) | $(BIN)/python
@@ -40,7 +39,7 @@ oracles:
 	-@$(PY) bench/corpora.py --oracles
 
 test-all: $(STAMP) lint oracles
-	$(BIN)/python -m pytest -n 2 tests
+	ROFL_HYPOTHESIS=full $(BIN)/python -m pytest -n 2 tests
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'

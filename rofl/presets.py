@@ -22,6 +22,14 @@ PACKAGE_PRESETS = frozenset(
 )
 
 
+def preset_names() -> frozenset[str]:
+    """The names of the shipped presets: the ``rule(Name, Severity, Message)`` facts of rules/presets.rofl."""
+    import re
+
+    text = presets_file().read_text(encoding="utf-8")
+    return frozenset(re.findall(r"^rule\((\w+),", text, flags=re.MULTILINE))
+
+
 def presets_file() -> Path:
     """Where the shipped rules/presets.rofl is (the source tree, or site-packages in a wheel)."""
     from rules import path as shipped

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests that name no example count run 40 examples in `make test` and hypothesis's 100 in
+# `make test-all` (ROFL_HYPOTHESIS=full); tests that name their count keep it in both.
+settings.register_profile("quick", max_examples=40)
+settings.register_profile("full", max_examples=100)
+settings.load_profile(os.environ.get("ROFL_HYPOTHESIS", "quick"))
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOT = ROOT / "rules" / "boot.rofl"

@@ -15,13 +15,13 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..findings import Finding, RuleInfo
+from ..presets import preset_names
 from . import AUDIT_DESCRIPTIONS, FINGERPRINT, Report, message, project_url
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"
 LEVELS = {"error": "error", "warn": "warning", "info": "note"}
 SRCROOT = "%SRCROOT%"
-# where docs/commands.md explains a rule that ships with rofl (helpUri, when the metadata has a docs URL)
 PRESETS = (
     "no_circular",
     "no_runtime_circular",
@@ -66,7 +66,11 @@ def _descriptor(rule: RuleInfo) -> dict:
     }
     docs = project_url("Documentation")
     anchor = (
-        "presets" if rule.name in PRESETS else "how-forged-facts-surface" if rule.name in AUDIT_DESCRIPTIONS else None
+        "presets"
+        if rule.name in preset_names()
+        else "how-forged-facts-surface"
+        if rule.name in AUDIT_DESCRIPTIONS
+        else None
     )
     if docs is not None and anchor is not None:
         out["helpUri"] = f"{docs}#{anchor}"

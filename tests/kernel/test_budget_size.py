@@ -106,7 +106,9 @@ def test_integers_multiplied_without_end_in_an_audit_of_an_untrusted_rules_file(
     assert printed < 64 * 2**20  # the findings name every fact the usurping rule derived
 
 
-@pytest.mark.parametrize(("budget", "most"), [(["--budget", "20000"], 2 * 2**20), ([], 8 * 2**20)])
+@pytest.mark.parametrize(
+    ("budget", "most"), [(["--budget", "20000"], 2 * 2**20), pytest.param([], 8 * 2**20, marks=pytest.mark.slow)]
+)
 def test_a_term_nested_without_end_prints_a_bounded_answer(tmp_path, budget, most):
     code, printed, peak, err = rofl(tmp_path, "ask", "r(X)", program(tmp_path, DEEP), *budget)
     assert code == 3, err
