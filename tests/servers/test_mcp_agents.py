@@ -15,6 +15,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -312,9 +313,17 @@ def test_impact_reports_progress_and_a_cancelled_scan_gets_no_response_and_the_s
         raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3, "reason": "agent"}})
         raw.send({"jsonrpc": "2.0", "id": 4, "method": "ping"})
         raw.until(lambda m: m.get("id") == 4, seen)
-        # the scan stopped: a new one is not refused as "a scan of this folder is running", and it ends
-        raw.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "scan", "arguments": {}}})
-        again = raw.until(lambda m: m.get("id") == 5, seen)
+        # the scan stops: a new one is soon no longer refused as "a scan of this folder is running" (the
+        # cancel is a notification, so the old scan may still be winding down for a moment), and it ends
+        for attempt in range(40):
+            request = 5 + attempt
+            raw.send(
+                {"jsonrpc": "2.0", "id": request, "method": "tools/call", "params": {"name": "scan", "arguments": {}}}
+            )
+            again = raw.until(lambda m, r=request: m.get("id") == r, seen)
+            if "is running" not in json.dumps(again):
+                break
+            time.sleep(0.25)
     finally:
         raw.close()
     assert impact_progress and all(m["params"]["progressToken"] == 7 for m in impact_progress)
