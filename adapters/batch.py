@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from engine.terms import format_term
+from rofl.engine.terms import format_term
 
 from .books import Book, Capability
 from .event_time import Instant, normalise

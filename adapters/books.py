@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from engine.errors import RoflError
-from engine.result import Result
-from engine.terms import format_fact, format_term
+from rofl.engine.errors import RoflError
+from rofl.engine.result import Result
+from rofl.engine.terms import format_fact, format_term
 
 from .policy import CLASSES
 

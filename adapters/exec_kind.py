@@ -18,18 +18,22 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from engine.clauses import NOW
-from engine.errors import RoflSyntaxError
-from engine.parse import parse_program
-from engine.terms import format_term
+from rofl.engine.clauses import NOW
+from rofl.engine.errors import RoflSyntaxError
+from rofl.engine.parse import parse_program
+from rofl.engine.terms import format_term
 
-from .answer_cache import AnswerCache
+from .answer_cache import AnswerCache, cache_root
 from .batch import Batch, Reply
 from .policy import HOST_CALL_FAILED, NO_MATCHING_ADAPTER, why
 from .process import spawn, stop
 from .secrets import Scrubber
 from .wants import ANSWERED, FAILED, Want
+
+if TYPE_CHECKING:
+    from .kinds import KindContext
 
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 MAX_OUTPUT_LINES = 200_000
@@ -252,3 +256,9 @@ def _parse_cached(batch: Batch, want: Want, lines: list[str]) -> tuple[tuple, ..
     if isinstance(result, str) or want in result[1]:
         return None
     return tuple(result[0].get(want, ()))
+
+
+def make_adapter(context: KindContext) -> ExecAdapter:
+    """The exec kind's adapter for one session (its answers cached unless the session says not)."""
+    cache = AnswerCache(cache_root(context.environ)) if context.use_cache else None
+    return ExecAdapter(cache, context.scrubber)

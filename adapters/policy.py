@@ -17,15 +17,6 @@ CLASSES = ("reads", "shows", "does")
 # The word of --allow that lets adapters start programs (or open sockets): never a class a book claims.
 EXEC = "exec"
 ALLOWS = (*CLASSES, EXEC)
-# What each kind can serve (a table lookup, never a call): a rofl world only answers questions.
-KIND_CLASSES: Mapping[str, frozenset[str]] = {
-    "exec": frozenset(CLASSES),
-    "sql": frozenset(("reads", "does")),
-    "rofl": frozenset(("reads",)),
-}
-# Kinds that run in this process and open nothing but files: every other kind (exec, a rofl world served
-# by a command, mcp, openapi, any kind added later) starts a program or opens a socket.
-IN_PROCESS_KINDS = frozenset(("sql",))
 
 
 def why(code: str, detail: str) -> str:
@@ -37,16 +28,6 @@ def is_files(address: str) -> bool:
     """Whether a rofl adapter's address names world files (every word ends in .rofl or .rofl.md), not a command."""
     words = address.split()
     return bool(words) and all(w.endswith((".rofl", ".rofl.md")) for w in words)
-
-
-def runs_program(kind: str, address: str) -> bool:
-    """Whether an adapter of ``kind`` at ``address`` starts a process or opens a socket (deny by default:
-    a kind not known to stay in this process does)."""
-    if kind in IN_PROCESS_KINDS:
-        return False
-    if kind == "rofl":
-        return not is_files(address)
-    return True
 
 
 @dataclass(frozen=True, slots=True)

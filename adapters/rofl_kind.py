@@ -23,21 +23,24 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from engine.clauses import Literal, var
-from engine.errors import RoflError
-from engine.kernel import Kernel
-from engine.lexer import NAME
-from engine.namespace import qualify_literal
-from engine.parse import parse_literal
-from engine.terms import format_term
+from rofl.engine.clauses import Literal, var
+from rofl.engine.errors import RoflError
+from rofl.engine.kernel import Kernel
+from rofl.engine.lexer import NAME
+from rofl.engine.namespace import qualify_literal
+from rofl.engine.parse import parse_literal
+from rofl.engine.terms import format_term
 
 from .batch import Batch, Reply
 from .policy import HOST_CALL_FAILED, NO_MATCHING_ADAPTER, is_files, why
 from .process import spawn, stop
 from .secrets import Scrubber
 from .wants import Want
+
+if TYPE_CHECKING:
+    from .kinds import KindContext
 
 WorldFactory = Callable[[Sequence[Path]], Kernel]
 MAX_LINE = 16 * 1024 * 1024
@@ -251,3 +254,8 @@ def serve_loop(
 def _reply(out: IO[str], data: dict) -> None:
     out.write(json.dumps(data) + "\n")
     out.flush()
+
+
+def make_adapter(context: KindContext) -> RoflAdapter:
+    """The rofl kind's adapter for one session: worlds from files through the session's factory."""
+    return RoflAdapter(context.world_factory, context.scrubber)

@@ -19,33 +19,29 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from engine import events
-from engine import vocabulary as V
-from engine.errors import RoflError
-from engine.kernel import Kernel, RunReport
-from engine.terms import format_fact
-from engine.vocabulary import TIMELESS_RELATIONS
+from rofl.engine import events
+from rofl.engine import vocabulary as V
+from rofl.engine.errors import RoflError
+from rofl.engine.kernel import Kernel, RunReport
+from rofl.engine.terms import format_fact
+from rofl.engine.vocabulary import TIMELESS_RELATIONS
 
-from .answer_cache import AnswerCache, cache_root
 from .batch import Batch, Reply, shape
 from .books import DECLARATIONS, Capability, Catalog, read_catalog
-from .exec_kind import ExecAdapter
+from .kinds import KINDS, Adapter, KindContext, runs_program
 from .policy import (
     CAPABILITY_DENIED,
     HOST_CALL_FAILED,
-    KIND_CLASSES,
     NO_MATCHING_ADAPTER,
     UNSUPPORTED_CAPABILITY,
     Negotiation,
     Policy,
     negotiate,
     program_refusal,
-    runs_program,
     why,
 )
-from .rofl_kind import RoflAdapter, WorldFactory
+from .rofl_kind import WorldFactory
 from .secrets import Scrubber, child_environment, missing_env
-from .sql_kind import SqlAdapter
 from .wants import (
     ANSWERED,
     FAILED,
@@ -234,15 +230,17 @@ class Session:
             return why(
                 NO_MATCHING_ADAPTER, f"the world does not import book {book.name}; add imports(main, {book.name})"
             )
-        if book.kind not in KIND_CLASSES:
-            kinds = ", ".join(sorted(KIND_CLASSES))
+        kind = KINDS.get(book.kind)
+        if kind is None:
+            kinds = ", ".join(sorted(KINDS))
             return why(NO_MATCHING_ADAPTER, f"adapter {book.name}: kind {book.kind} is not served here (only {kinds})")
-        if cap.klass not in KIND_CLASSES[book.kind]:
+        if cap.klass not in kind.classes:
             return why(UNSUPPORTED_CAPABILITY, f"a {book.kind} adapter cannot serve a {cap.klass} capability ({name})")
         if cap.answer_rel is None:
             return why(UNSUPPORTED_CAPABILITY, f"capability {name} declares no answers({name}, Relation, Arity)")
-        if book.kind == "sql" and cap.query is None:
-            return why(UNSUPPORTED_CAPABILITY, f'capability {name} has no query({name}, "SELECT ...") for its sql book')
+        problem = kind.check(cap, book)
+        if problem is not None:
+            return problem
         return None
 
     def _declare(self) -> None:
@@ -412,17 +410,11 @@ class Session:
         batch = Batch(cap, book, tuple(ready), tuple(args), environ)
         self._accept(cap, batch, self._kind(book.kind).ask(batch))
 
-    def _kind(self, kind: str):
+    def _kind(self, kind: str) -> Adapter:
         adapter = self.kinds.get(kind)
         if adapter is None:
-            if kind == "exec":
-                cache = AnswerCache(cache_root(self.environ)) if self.use_cache else None
-                adapter = ExecAdapter(cache, self.scrubber)
-            elif kind == "sql":
-                adapter = SqlAdapter()
-            else:
-                adapter = RoflAdapter(self.world_factory, self.scrubber)
-            self.kinds[kind] = adapter
+            context = KindContext(self.environ, self.scrubber, self.use_cache, self.world_factory)
+            adapter = self.kinds[kind] = KINDS[kind].make(context)
         return adapter
 
     def _accept(self, cap: Capability, batch: Batch, reply: Reply) -> None:

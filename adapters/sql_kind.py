@@ -17,10 +17,14 @@ import sqlite3
 import time
 import urllib.parse
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .batch import Batch, Reply
 from .policy import HOST_CALL_FAILED, NO_MATCHING_ADAPTER, why
 from .wants import Want
+
+if TYPE_CHECKING:
+    from .kinds import KindContext
 
 # What a reads capability may do: each authorizer action code it allows.
 _READ_ACTIONS = frozenset(
@@ -145,3 +149,8 @@ def _row(row: tuple) -> tuple | None:
         else:
             return None
     return tuple(out)
+
+
+def make_adapter(_context: KindContext) -> SqlAdapter:
+    """The sql kind's adapter for one session."""
+    return SqlAdapter()

@@ -10,13 +10,13 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine import vocabulary as V
-from engine.builtins import substitute
-from engine.clauses import Literal, Negated
-from engine.errors import RoflError
-from engine.kernel import Kernel
-from engine.reflect import WANTS, item_from_term, literal_from_term
-from engine.terms import Term, format_term, quote, sort_key
+from rofl.engine import vocabulary as V
+from rofl.engine.builtins import substitute
+from rofl.engine.clauses import Literal, Negated
+from rofl.engine.errors import RoflError
+from rofl.engine.kernel import Kernel
+from rofl.engine.reflect import WANTS, item_from_term, literal_from_term
+from rofl.engine.terms import Term, format_term, quote, sort_key
 
 from .books import Capability
 from .event_time import normalise

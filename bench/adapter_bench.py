@@ -27,9 +27,9 @@ print("\\n".join(out))
 
 
 def session(text: str):
-    from adapters.policy import Policy
-    from adapters.rounds import Session
-    from engine.kernel import Kernel
+    from rofl.adapters.policy import Policy
+    from rofl.adapters.rounds import Session
+    from rofl.engine.kernel import Kernel
 
     kernel = Kernel(BOOT, budget=10_000_000)
     kernel.load_text(text, "bench.rofl")

@@ -120,10 +120,10 @@ class BuildMapping:
 
     def needed(self, importer: str, spec: str, target: str) -> bool:
         if self._resolver is None:
-            from scanner.configs import ConfigStore
-            from scanner.files import PathFilter, list_files
-            from scanner.resolve import Resolver
-            from scanner.workspaces import workspace_packages
+            from rofl.scanner.configs import ConfigStore
+            from rofl.scanner.files import PathFilter, list_files
+            from rofl.scanner.resolve import Resolver
+            from rofl.scanner.workspaces import workspace_packages
 
             src = str(self.root)
             listing = list_files(src, PathFilter())

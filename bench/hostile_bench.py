@@ -101,7 +101,7 @@ def measure(src: Path, out: Path, *args: str) -> dict:
 
 def _measure_here(src: str, out: str, args: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
-    from scanner.api import scan
+    from rofl.scanner.api import scan
 
     max_bytes = int(float(args[args.index("--max-bytes") + 1])) if "--max-bytes" in args else 2 * 1024 * 1024
     jobs = int(args[args.index("--jobs") + 1]) if "--jobs" in args else None
@@ -161,7 +161,7 @@ def main(big_rows: tuple[tuple[str, int], ...] = BIG_ROWS) -> None:
             print(
                 f"| {name} | {cold['seconds']:.2f} | {cold['peak_mib']:.0f} | {warm['seconds']:.3f} | {cold['files']} | {cold['errors']} |"
             )
-        from scanner.materialize import PEAK_FACTOR
+        from rofl.scanner.materialize import PEAK_FACTOR
 
         print(
             f"\nOne large file under --max-bytes 1e8 (--jobs 1): peak memory over its size (bounded by {PEAK_FACTOR})\n"

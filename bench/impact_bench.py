@@ -24,9 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from rofl.scanner.manifest import read as read_manifest
+
 from bench.corpora import ensure, node_bin
 from bench.scan_compare import madge_edges, measure, precompile, rofl_argv
-from scanner.manifest import read as read_manifest
 
 CHANGED = ("math/Vector3.js", "core/Object3D.js", "renderers/WebGLRenderer.js", "constants.js", "math/MathUtils.js")
 REPEAT = 3

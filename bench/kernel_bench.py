@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.kernel import Kernel  # noqa: E402
+from rofl.engine.kernel import Kernel  # noqa: E402
 
 BOOT = ROOT / "rules" / "boot.rofl"
 RULES = "path(X, Y) :- edge(X, Y).\npath(X, Z) :- edge(X, Y), path(Y, Z).\n"

@@ -31,7 +31,7 @@ class RoflFacts:
 
 
 def read(out: Path) -> RoflFacts:
-    from engine.parse import parse_program
+    from rofl.engine.parse import parse_program
 
     manifest = json.loads((out / "manifest.json").read_text())
     facts = RoflFacts(files=set(manifest["files"]))

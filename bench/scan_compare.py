@@ -88,7 +88,7 @@ def precompile() -> None:
 
 
 def our_facts(out: Path) -> dict[str, Any]:
-    from engine.parse import parse_program
+    from rofl.engine.parse import parse_program
 
     manifest = json.loads((out / "manifest.json").read_text())
     edges: set[tuple[str, str]] = set()

@@ -145,7 +145,7 @@ def _impact(facts: Path, changed: str, symbols: bool) -> set[str]:
 
 def _sample(facts: Path, count: int, seed: int, resolves: dict[str, dict[str, list[str]]]) -> list[tuple[str, str]]:
     """Exports with a declaration behind them, in imported non-test sources, seeded."""
-    from engine.parse import parse_program
+    from rofl.engine.parse import parse_program
 
     manifest = json.loads((facts / "manifest.json").read_text())
     exports: dict[str, set[tuple[str, str]]] = {}

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.kernel import Kernel  # noqa: E402
+from rofl.engine.kernel import Kernel  # noqa: E402
 
 BOOT = ROOT / "rules" / "boot.rofl"
 COUNTER_TICKS = 10_000

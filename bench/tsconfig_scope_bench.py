@@ -73,8 +73,9 @@ def main() -> int:
     parser.add_argument("--list", action="append", default=[], help="a config to compare with --listFilesOnly")
     parser.add_argument("--link-workspace", action="store_true")
     args = parser.parse_args()
+    from rofl.scanner.configs import ConfigStore
+
     from rofl.tsconfig_scope import ScopeFinder
-    from scanner.configs import ConfigStore
 
     manifest = json.loads((args.facts / "manifest.json").read_text())
     scanned = set(manifest["files"])

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import click
 
-from adapters.policy import ALLOWS
-from engine.errors import RoflError
-from engine.kernel import Kernel
-from engine.safe_write import MAX_PROGRAM_BYTES, read_regular
+from rofl.adapters.policy import ALLOWS
+from rofl.engine.errors import RoflError
+from rofl.engine.kernel import Kernel
+from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
 
 from .locate import declared_at
 from .session import BOOT, fail
@@ -93,12 +93,12 @@ def open_session(kernel: Kernel, allow: tuple = (), rounds: int | None = None, f
     """The started adapter session of a world that has want rules (None when it has none).  A world
     whose required capabilities are not granted exits 2 naming them (and the FILES line that declares
     the first)."""
-    from adapters.wants import has_wants
+    from rofl.adapters.wants import has_wants
 
     if not has_wants(kernel):
         return None
-    from adapters.policy import Policy
-    from adapters.rounds import DEFAULT_ROUNDS, Refused, Session
+    from rofl.adapters.policy import Policy
+    from rofl.adapters.rounds import DEFAULT_ROUNDS, Refused, Session
 
     try:
         policy = Policy.command_line(allow)

@@ -14,9 +14,9 @@ import marshal
 import os
 from pathlib import Path
 
-import engine
-from engine import safe_write
-from engine.store import Store
+import rofl.engine as engine
+from rofl.engine import safe_write
+from rofl.engine.store import Store
 
 MAGIC = b"rofl-store-cache 2\n"  # 2: the tag is an HMAC in the header (1 had an unkeyed digest)
 CACHE_NAME = ".rofl-store.cache"
@@ -81,7 +81,7 @@ def read(root: Path, key: str, secret: bytes | None = None) -> tuple[Store, tupl
 
 
 def _timeless(rel: str, n: int) -> list[bool]:
-    from engine import vocabulary as V
+    from rofl.engine import vocabulary as V
 
     return [rel in V.TIMELESS_RELATIONS] * n
 
@@ -102,7 +102,7 @@ def write(root: Path, key: str, store: Store, warnings: tuple, secret: bytes | N
     try:
         payload = marshal.dumps((*head, tuple(base), tuple(warnings)))
     except ValueError:  # a deep term is an engine.terms.Compound, which marshal takes as plain tuples only
-        from engine.terms import plain
+        from rofl.engine.terms import plain
 
         base = [(rel, tuple(plain(row) for row in rows), whos) for rel, rows, whos in base]
         try:

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scanner.configs import ConfigStore
-from scanner.files import inside, is_source
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.files import inside, is_source
 
 from .gitrefs import Git
 from .lockfiles import (
@@ -150,7 +150,7 @@ class CodeFacts:
             inner = path if package in (".", "") else path[len(package) + 1 :]
         if (package if package != "." else "") != folder:
             return False
-        from engine.text_builtins import glob
+        from rofl.engine.text_builtins import glob
 
         return not any(glob(inner, pattern) for pattern in self.nonsource_globs)
 
@@ -193,7 +193,7 @@ class Context:
     def store(self) -> ConfigStore:
         """The scanner's bounded config reader over SRC (configs read as the scan reads them)."""
         if self._store is None:
-            from scanner.files import git_top
+            from rofl.scanner.files import git_top
 
             self._store = ConfigStore(str(self.src), git_top(str(self.src)))
         return self._store
@@ -232,7 +232,7 @@ class Context:
         return self._old[path]
 
     def new_bytes(self, path: str) -> bytes | None:
-        from engine.safe_write import read_regular
+        from rofl.engine.safe_write import read_regular
 
         if not inside(os.path.realpath(self.src / path), os.path.realpath(self.src)):
             return None  # a link out of SRC: what it points at is not the repository's to declare
@@ -496,8 +496,8 @@ def _config_change(path: str, ctx: Context, readers: list[str]) -> Change:
 def _config_at_ref(path: str, ctx: Context) -> dict | None:
     """The tsconfig at ``path`` as it was at --git-base REF, parsed as tsc parses it; None without a
     REF, when it did not exist there or does not parse, or when it is unchanged."""
-    from scanner.configs import MAX_NESTING, nesting_depth
-    from scanner.jsonc import parse_tsconfig
+    from rofl.scanner.configs import MAX_NESTING, nesting_depth
+    from rofl.scanner.jsonc import parse_tsconfig
 
     old = ctx.old_bytes(path)
     if old is None or old == ctx.new_bytes(path) or nesting_depth(old) > MAX_NESTING:
@@ -514,7 +514,7 @@ def _package_json_notes(path: str, ctx: Context, touched: dict[str, str]) -> lis
     for when it is a workspace member (a package.json outside the member globs is no target of its
     name: a test fixture named ``typescript`` is not what ``import ts from "typescript"`` means), and
     the importers in its scope of the dependencies it declares that changed."""
-    from scanner.workspaces import membership
+    from rofl.scanner.workspaces import membership
 
     folder = _folder_of(path)
     deps = ctx.deps_index()

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.cycles import strong_components
+from rofl.engine.cycles import strong_components
 
 EXACT_STEPS = 50_000  # branch steps of the exact search per component before the greedy order is used
 EXACT_MAX_IMPORTS = 500  # a component with more imports than this gets the greedy order without a search

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import RoflError
-from engine.terms import quote
+from rofl.engine.errors import RoflError
+from rofl.engine.terms import quote
 
 CONFIG_NAMES = (
     ".dependency-cruiser.json",
@@ -416,7 +416,7 @@ def _rule_key(value_path: str, body: str, pos: int) -> str:
 
 def js_regex(source: str, flags: str = "") -> str:
     """A JS regex in the ``matches`` builtin's syntax; ``ValueError`` saying what cannot be translated."""
-    from engine.text_builtins import PatternError, regex
+    from rofl.engine.text_builtins import PatternError, regex
 
     if set(flags) - set("iu"):
         raise ValueError(f"regex flags {flags!r} (only i and u translate)")

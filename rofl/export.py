@@ -10,14 +10,14 @@ import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from engine.errors import RoflError
-from engine.terms import Term, canonical_rows, format_term
+from rofl.engine.errors import RoflError
+from rofl.engine.terms import Term, canonical_rows, format_term
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
-    from engine.kernel import Kernel
-    from engine.result import Result
+    from rofl.engine.kernel import Kernel
+    from rofl.engine.result import Result
 
 # per-file facts from the scanner that become node attributes: relation -> attribute name
 # the kinds an edge can carry, most significant first: `import_kind` is the first one an edge has
@@ -37,7 +37,7 @@ def node_id(term: Term) -> str:
 
 def parse_relation(text: str) -> tuple[str, str | None]:
     """``NAME`` or ``NAME[PERSPECTIVE]`` (both names as the lexer reads them, engine.lexer.is_name)."""
-    from engine.lexer import is_name  # imported here: `rofl --help` reads FORMATS without loading the engine
+    from rofl.engine.lexer import is_name  # imported here: `rofl --help` reads FORMATS without loading the engine
 
     rel, bracket, rest = text.partition("[")
     persp = rest[:-1] if bracket and rest.endswith("]") else None
@@ -61,7 +61,7 @@ def xml_safe(value: object) -> object:
 def build_graph(kernel: Kernel, relation: str) -> nx.DiGraph:
     import networkx as nx
 
-    from engine.namespace import stored_name
+    from rofl.engine.namespace import stored_name
 
     rel, persp = parse_relation(relation)
     result = kernel.evaluate(goals={stored_name(rel, persp)})

@@ -28,15 +28,15 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import RoflError
-from engine.safe_write import read_nofollow, read_regular
-from scanner.errors import shown
-from scanner.factfile import is_fact_name, named_digest
-from scanner.hashing import hash_bytes
-from scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
-from scanner.manifest import MAX_MANIFEST_BYTES
-from scanner.manifest import read as read_manifest  # the one manifest reader, shared with the scanner
-from scanner.worklist import MAX_FACT_FILE_BYTES
+from rofl.engine.errors import RoflError
+from rofl.engine.safe_write import read_nofollow, read_regular
+from rofl.scanner.errors import shown
+from rofl.scanner.factfile import is_fact_name, named_digest
+from rofl.scanner.hashing import hash_bytes
+from rofl.scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
+from rofl.scanner.manifest import MAX_MANIFEST_BYTES
+from rofl.scanner.manifest import read as read_manifest  # the one manifest reader, shared with the scanner
+from rofl.scanner.worklist import MAX_FACT_FILE_BYTES
 
 SCANNER = "scanner"
 UNVERIFIED = "unverified"
@@ -178,8 +178,8 @@ def damaged_files(root: Path) -> list[str]:
     """The sources (relative to SRC) whose fact file in ``root`` no longer has the bytes the manifest
     records (edited, truncated, gone or replaced by a link): what ``rofl scan --verify`` re-extracts.
     Empty when there is no readable manifest yet."""
-    from scanner.manifest import ManifestError
-    from scanner.worklist import fact_file_intact
+    from rofl.scanner.manifest import ManifestError
+    from rofl.scanner.worklist import fact_file_intact
 
     try:
         manifest = read_manifest(root)

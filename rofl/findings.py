@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import RoflError
+from rofl.engine.errors import RoflError
 
 SEVERITIES = ("error", "warn", "info")  # most severe first
 RANK = {name: i for i, name in enumerate(SEVERITIES)}
@@ -116,7 +116,7 @@ def _atom(term) -> bool:
 
 def _plain(term) -> str:
     """A violation end as text: a string as is, an atom by its name, anything else by its ROFL text."""
-    from engine.terms import format_term
+    from rofl.engine.terms import format_term
 
     if type(term) is str:
         return term
@@ -158,7 +158,7 @@ def import_lines(kernel, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], i
 
 def code_rows(kernel, rel: str, arity: int) -> list[tuple]:
     """The base rows of a scanner relation in [code] (read from the store: no evaluation needed)."""
-    from engine.namespace import stored_name
+    from rofl.engine.namespace import stored_name
 
     table = kernel.store.base.get(stored_name(rel, "code"), ())
     return [row[1:] for row in table if row[0] == "code" and len(row) == arity + 1]

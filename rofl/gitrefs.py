@@ -7,8 +7,8 @@ import posixpath
 import tempfile
 from pathlib import Path
 
-from engine.errors import RoflError
-from scanner.files import git_top, run_git
+from rofl.engine.errors import RoflError
+from rofl.scanner.files import git_top, run_git
 
 GIT_MISSING = 127  # what run_git answers when git cannot be started
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.kernel import Kernel
-from engine.namespace import stored_name
+from rofl.engine.kernel import Kernel
+from rofl.engine.namespace import stored_name
 
 from .changes import Change
 
@@ -123,7 +123,7 @@ def hop_labeller(kernel: Kernel, result, runtime: bool) -> Callable[[tuple[str, 
     """A function from a chain to its package-wide hops: each hop (A, B) that no import of A resolves to
     B (at runtime, no import that is not type-only, of a B that is no declaration file) but a
     package-wide dependency of A on B makes."""
-    from scanner.resolve import package_name
+    from rofl.scanner.resolve import package_name
 
     wide: dict[tuple[str, str], set[str]] = {}
     for row in result.rows(PACKAGE_WIDE, "code"):
@@ -212,7 +212,7 @@ def scanned_changed(result: Impact, scanned: set[str], exists) -> list[str]:
 
 def test_filter(globs: tuple[str, ...] | None):
     """A predicate over paths: the given globs, or the usual test conventions."""
-    from scanner.files import glob_to_regex
+    from rofl.scanner.files import glob_to_regex
 
     patterns = [glob_to_regex(g) for g in (globs or TEST_GLOBS)]
     return lambda path: any(p.match(path) for p in patterns)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.kernel import Kernel
-from engine.namespace import stored_name
+from rofl.engine.kernel import Kernel
+from rofl.engine.namespace import stored_name
 
 DEPENDENCY = "dependency"
 RUNTIME_DEPENDENCY = "runtime_dependency"

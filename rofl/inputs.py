@@ -7,9 +7,9 @@ says what is missing instead of "does not hold".
 
 from __future__ import annotations
 
-from engine import vocabulary as V
-from engine.kernel import Kernel
-from engine.namespace import display_name
+from rofl.engine import vocabulary as V
+from rofl.engine.kernel import Kernel
+from rofl.engine.namespace import display_name
 
 # what to give for an input rofl knows, by relation name
 HINTS: dict[str, str] = {

@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from engine.namespace import display_name
-from engine.terms import Term
+from rofl.engine.namespace import display_name
+from rofl.engine.terms import Term
 
 # A lone surrogate (an undecodable file-name byte, a rofl string "\u{D800}") is not UTF-8: JSON text
 # writes it as its \udXXX escape, which parses back to the same value and always encodes.

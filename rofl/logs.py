@@ -14,7 +14,7 @@ from typing import TextIO
 import click
 
 # the packages whose loggers the command line configures (a module's logger is named after it)
-PACKAGES = ("rofl", "engine", "scanner", "adapters", "servers")
+PACKAGES = ("rofl",)
 FORMAT = "rofl: %(relativeCreated)7.0f ms %(name)s: %(message)s"
 
 

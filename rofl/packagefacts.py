@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from scanner.configs import ConfigStore
+    from rofl.scanner.configs import ConfigStore
 
 KINDS = {
     "dependencies": "prod",
@@ -186,8 +186,8 @@ def _tool_strings(name: str, data: object, text: str | None) -> list[str]:
 def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -> PackageFacts:
     """The facts for the scanned ``files`` (paths relative to ``src``) and the workspace ``packages``
     (name -> folder relative to ``src``, ``""`` for the root) the manifest lists."""
-    from engine.terms import format_fact
-    from scanner.configs import ConfigStore
+    from rofl.engine.terms import format_fact
+    from rofl.scanner.configs import ConfigStore
 
     root = str(src)
     if not os.path.isdir(root):
@@ -276,7 +276,7 @@ def _owner(path: str, owners: set[str]) -> str | None:
 def _config_mentions(store: ConfigStore, root: str, files: list[str], owners: set[str]) -> list[str]:
     """pkg_mention facts from the config files of each package: the scanned ``*.config.*`` files and
     the dot-files and tsconfigs read by name in each package folder."""
-    from engine.terms import format_fact
+    from rofl.engine.terms import format_fact
 
     found: set[tuple[str, str]] = set()
     candidates = [f for f in files if re.match(r"^[^/]*\.config\.[^/]+$", posixpath.basename(f))]
@@ -314,7 +314,7 @@ def _shared_config_mentions(store: ConfigStore, root: str, packages: dict[str, s
     """A workspace package that a config field names (``"prettier": "@acme/prettier-config"``) is a
     shared config: the strings of its entry file (``exports["."]``, ``main``, else ``index.js``) name
     plugins its own package.json declares, as if its config file held them."""
-    from engine.terms import format_fact
+    from rofl.engine.terms import format_fact
 
     named: set[str] = set()
     for d in packages.values():

@@ -32,7 +32,7 @@ def preset_names() -> frozenset[str]:
 
 def presets_file() -> Path:
     """Where the shipped rules/presets.rofl is (the source tree, or site-packages in a wheel)."""
-    from rules import path as shipped
+    from rofl.rules import path as shipped
 
     return shipped("presets.rofl")
 
@@ -77,7 +77,7 @@ def _refuse_unknown(kernel, used: set[str], files: tuple) -> None:
     refuse it, naming the closest rule names."""
     import difflib
 
-    from engine.errors import RoflError
+    from rofl.engine.errors import RoflError
 
     from .locate import declared_at
 

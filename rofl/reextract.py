@@ -16,8 +16,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import RoflError
-from scanner.layout import MANIFEST_NAME
+from rofl.engine.errors import RoflError
+from rofl.scanner.layout import MANIFEST_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +35,8 @@ class Difference:
 
 def _read(path: Path) -> bytes | None:
     """A fact file's bytes; None for a link, FIFO, device or huge file at the name, or none at all."""
-    from engine.safe_write import read_nofollow
-    from scanner.worklist import MAX_FACT_FILE_BYTES
+    from rofl.engine.safe_write import read_nofollow
+    from rofl.scanner.worklist import MAX_FACT_FILE_BYTES
 
     try:
         return read_nofollow(str(path), MAX_FACT_FILE_BYTES)
@@ -91,9 +91,9 @@ def _versions_moved(ours: dict, fresh: dict) -> str:
 def reextract(root: str | Path, src: str | Path) -> list[Difference]:
     """Scan ``src`` into a temporary folder with the options ``root`` was scanned with and list every
     difference from the fact files in ``root``."""
-    from engine import events
-    from scanner.api import ScanError, scan
-    from scanner.manifest import options_of
+    from rofl.engine import events
+    from rofl.scanner.api import ScanError, scan
+    from rofl.scanner.manifest import options_of
 
     from . import __version__
     from .factdir import read_manifest

@@ -6,12 +6,12 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from engine.clauses import Literal
-from engine.errors import RoflError
-from engine.kernel import Kernel
-from engine.parse import parse_literal, parse_program
-from engine.terms import format_fact, format_term, is_ground, sort_key
-from engine.vocabulary import ANY_PERSP, NAMESPACES
+from rofl.engine.clauses import Literal
+from rofl.engine.errors import RoflError
+from rofl.engine.kernel import Kernel
+from rofl.engine.parse import parse_literal, parse_program
+from rofl.engine.terms import format_fact, format_term, is_ground, sort_key
+from rofl.engine.vocabulary import ANY_PERSP, NAMESPACES
 
 HELP = """\
 commands:

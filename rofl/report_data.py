@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import RoflError
-from engine.kernel import Kernel
+from rofl.engine.errors import RoflError
+from rofl.engine.kernel import Kernel
 
 from .cycles_report import CycleComponent, components
 from .imports_graph import ImportGraph, import_graph
@@ -116,7 +116,7 @@ def impact_view(
     from .impact import impact
 
     facts_dir = Path(facts)
-    from scanner.manifest import read, src_of
+    from rofl.scanner.manifest import read, src_of
 
     manifest = read(facts_dir)
     src = Path(src_of(manifest)).resolve()

@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-import rules as shipped_rules
-from engine import vocabulary as V
-from engine.errors import RoflError
-from engine.kernel import DEFAULT_BUDGET, Kernel
-from engine.parse import parse_literal
+import rofl.rules as shipped_rules
+from rofl.engine import vocabulary as V
+from rofl.engine.errors import RoflError
+from rofl.engine.kernel import DEFAULT_BUDGET, Kernel
+from rofl.engine.parse import parse_literal
 
 if TYPE_CHECKING:
     from .factdir import FactFolder
     from .freshness import SourceWatch
-from scanner.errors import ExtractorFailure
-from scanner.layout import FACTS_FOLDER, MANIFEST_NAME
+from rofl.scanner.errors import ExtractorFailure
+from rofl.scanner.layout import FACTS_FOLDER, MANIFEST_NAME
 
 BOOT = shipped_rules.path("boot.rofl")
 CODE_RULES = shipped_rules.path("code.rofl")
@@ -92,7 +92,7 @@ def warn_partial(kernel: Kernel, command: str) -> bool:
     current = kernel.current
     if current is not None and current.partial:
         if current.out_of_memory:
-            from engine.costs import MEMORY_ENV, memory_limit
+            from rofl.engine.costs import MEMORY_ENV, memory_limit
 
             limit = (memory_limit() or 0) // (1024 * 1024)
             reason = f"the evaluation grew past {limit} MiB; the answer is partial, raise {MEMORY_ENV} (MiB)"
@@ -139,7 +139,7 @@ def user_errors(fn: Callable) -> Callable:
 
 
 def who_name(who: str) -> str:
-    from engine.lexer import is_name
+    from rofl.engine.lexer import is_name
 
     if not is_name(who):
         raise RoflError(f"--load-as: '{who}' is not an atom; use a lowercase name such as sensor_net")
@@ -219,7 +219,7 @@ def loaded_code_kernel(
     folder_key = stat_key(root)
     parts = [__version__.encode(), cache.engine_fingerprint(), folder_key.encode(), BOOT.read_bytes()]
     parts.append(CODE_RULES.read_bytes())
-    from engine.safe_write import MAX_PROGRAM_BYTES, read_regular
+    from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
 
     for r in rules:
         try:
@@ -228,7 +228,7 @@ def loaded_code_kernel(
             raise RoflError(f"{r}: no such rule file; check the --rules path") from None
         except OSError as exc:
             raise RoflError(f"{r}: cannot read ({exc.strerror}); pass a readable UTF-8 .rofl file as --rules") from None
-    from scanner.hashing import hash_key
+    from rofl.scanner.hashing import hash_key
 
     key = hash_key(b"\0\0".join(parts))
     from . import cachemac
@@ -278,7 +278,7 @@ def declare_vocabulary(kernel: Kernel) -> None:
     """Tell the kernel every relation of the scanner's vocabulary (``scanner.schema.RELATIONS``): one
     no file of this scan has rows of (``src_parse_error`` of a clean repository) answers "no", not "no
     relation"."""
-    from scanner.schema import FACTS_PERSPECTIVE, RELATIONS
+    from rofl.scanner.schema import FACTS_PERSPECTIVE, RELATIONS
 
     kernel.declare((r.name, FACTS_PERSPECTIVE, r.arity) for r in RELATIONS)
     kernel.declare(LOADER_VOCABULARY)
@@ -326,7 +326,7 @@ FORGERY_FINDINGS = (
 
 def refuse_if_forged(kernel: Kernel) -> None:
     """Exit 1 (one line on stderr) when any forgery finding holds over the loaded scan."""
-    from engine.errors import UnknownRelation
+    from rofl.engine.errors import UnknownRelation
 
     for question in FORGERY_FINDINGS:
         try:
@@ -343,7 +343,7 @@ def refuse_if_forged(kernel: Kernel) -> None:
 def incomplete_fact_files(kernel: Kernel) -> list[str]:
     """The listed fact files the loader found missing (its missing_fact_file[audit] facts): an answer
     over this scan is incomplete while there is one.  Empty for a kernel that loaded no scan."""
-    from engine.errors import UnknownRelation
+    from rofl.engine.errors import UnknownRelation
 
     try:  # declared by declare_vocabulary for a scan's kernel; any other kernel may not know it
         rows = kernel.query("missing_fact_file[audit](F)").rows
@@ -356,7 +356,7 @@ def loader_facts(missing: list[str], unsigned: str | None = None) -> str:
     """What the loader itself asserts over a scan: the scanner's authority over [code] (never taken
     from a file), one missing_fact_file[audit] finding per listed fact file that is gone, and an
     unsigned[audit] finding when the signature check failed."""
-    from engine.terms import format_term
+    from rofl.engine.terms import format_term
 
     lines = [f"authority(code, {SCANNER})."]
     if unsigned:
@@ -367,7 +367,7 @@ def loader_facts(missing: list[str], unsigned: str | None = None) -> str:
 
 def ground_fact(text: str):
     """Parse FACT arguments of why/whynot/excise: a ground literal."""
-    from engine.terms import is_ground
+    from rofl.engine.terms import is_ground
 
     lit = parse_literal(text, "<fact>")
     if not (isinstance(lit.persp, str) and all(is_ground(a) for a in lit.args)):

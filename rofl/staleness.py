@@ -11,16 +11,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine.errors import RoflError
+from rofl.engine.errors import RoflError
 
 
 def stale_sources(manifest: dict[str, Any], src: str | Path, out: str | Path | None = None) -> list[tuple[str, str]]:
     """``(path, reason)`` for every source (or config file resolution read) whose facts no longer
     match it, sorted by path.  ``out``, the fact folder, is never listed as a source."""
-    from scanner import layout
-    from scanner.api import ScanError, scan_listing
-    from scanner.manifest import options_of
-    from scanner.worklist import Previous, make_worklist
+    from rofl.scanner import layout
+    from rofl.scanner.api import ScanError, scan_listing
+    from rofl.scanner.manifest import options_of
+    from rofl.scanner.worklist import Previous, make_worklist
 
     root = Path(src)
     if not root.is_dir():
@@ -54,8 +54,8 @@ def warn_if_stale(manifest: dict[str, Any], facts: str | Path, command: str) -> 
     command that answers from the facts as they are must not pass old answers off as current."""
     import click
 
-    from scanner.errors import shown
-    from scanner.manifest import src_of
+    from rofl.scanner.errors import shown
+    from rofl.scanner.manifest import src_of
 
     src = src_of(manifest)
     if not os.path.isdir(src):

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from engine.kernel import Kernel
+    from rofl.engine.kernel import Kernel
 
     from .changes import Change
     from .gitrefs import Git
@@ -170,7 +170,7 @@ class SymbolFacts:
     def from_kernel(kernel: Kernel) -> SymbolFacts:
         """The base rows and the package-wide edges of rules/code.rofl (the evaluation `rofl impact`
         made is reused: it covers them)."""
-        from engine.namespace import stored_name
+        from rofl.engine.namespace import stored_name
 
         rows: dict[str, Iterable[tuple]] = {rel: kernel.base_rows(rel, "code") for rel in RELATIONS}
         rows[PACKAGE_WIDE] = kernel.evaluate(goals={stored_name(PACKAGE_WIDE, "code")}).rows(PACKAGE_WIDE, "code")
@@ -443,10 +443,10 @@ def hunks(diff: str) -> tuple[set[int], set[int]]:
 
 def old_symbols(path: str, data: bytes) -> SymbolFacts | None:
     """The file at REF, extracted as the scan extracts (its exports, spans and bindings); None when it cannot be."""
-    from engine.errors import RoflError
-    from engine.parse import parse_program
-    from scanner.extract import Extractor
-    from scanner.files import grammar_for
+    from rofl.engine.errors import RoflError
+    from rofl.engine.parse import parse_program
+    from rofl.scanner.extract import Extractor
+    from rofl.scanner.files import grammar_for
 
     try:
         data.decode("utf-8")
@@ -505,7 +505,7 @@ def answer(
 ) -> SymbolImpact:
     """The symbol impact of the classified ``changes`` (rofl.changes.Change), with ``FILE:NAME`` names
     and, under ``--git-base``, the changed lines of each scanned source."""
-    from engine.errors import RoflError
+    from rofl.engine.errors import RoflError
 
     from .changes import SOURCE
 
@@ -574,7 +574,7 @@ def via_text(via: tuple[str, ...], symbols: tuple[str, ...], escape: Callable[[s
 def as_affected(result: SymbolImpact, kernel: Kernel, runtime: bool) -> list:
     """The affected files as ``rofl.impact.Affected`` (chains of files), for the command's filters, each
     hop the walk took package-wide (``WIDE``) labelled as ``rofl impact`` labels it (``package_wide``)."""
-    from engine.namespace import stored_name
+    from rofl.engine.namespace import stored_name
 
     from .impact import PACKAGE_WIDE_TARGET, Affected, hop_labeller
 

@@ -28,9 +28,9 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from scanner.configs import ConfigStore
-from scanner.tsconfig import TSCONFIG, TsConfig, Workspace, load
-from scanner.tsconfig_inputs import Inputs
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.tsconfig import TSCONFIG, TsConfig, Workspace, load
+from rofl.scanner.tsconfig_inputs import Inputs
 
 MAX_REFERENCE_DEPTH = 16
 MAX_CONFIGS_LISTED_PER_FOLDER = 200  # tsconfig*.json entries read from one folder (real ones: a handful)

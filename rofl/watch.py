@@ -65,7 +65,7 @@ def watch(
     """
     import watchfiles
 
-    from scanner.api import ScanError
+    from rofl.scanner.api import ScanError
 
     src_abs, out_abs = Path(os.path.abspath(src)), Path(os.path.abspath(out))
     stop = stop or threading.Event()
@@ -130,7 +130,7 @@ def watch_command(src: str, out: str, finish: Callable[[Any], None], options: di
     ``options`` and handed to ``finish`` (sign, print the summary); a line on stderr says what changed."""
     import click
 
-    from scanner.api import scan
+    from rofl.scanner.api import scan
 
     click.echo(f"rofl scan --watch: watching {src} (Ctrl-C to stop)", err=True)
 

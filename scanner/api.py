@@ -24,18 +24,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from engine import safe_write
-from scanner import layout, manifest, state
-from scanner.commit import Extracted, Found, commit, remove_stale_temporaries
-from scanner.errors import ScanError, shown
-from scanner.files import Listing, PathFilter, list_files
-from scanner.lock import LockHeld, acquire
-from scanner.manifest import DEFAULT_MAX_BYTES, ScanOptions
-from scanner.run import UNKNOWN_TOOL, ScanRun, never_cancelled
-from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
+from rofl.engine import safe_write
+from rofl.scanner import layout, manifest, state
+from rofl.scanner.commit import Extracted, Found, commit, remove_stale_temporaries
+from rofl.scanner.errors import ScanError, shown
+from rofl.scanner.files import Listing, PathFilter, list_files
+from rofl.scanner.lock import LockHeld, acquire
+from rofl.scanner.manifest import DEFAULT_MAX_BYTES, ScanOptions
+from rofl.scanner.run import UNKNOWN_TOOL, ScanRun, never_cancelled
+from rofl.scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
 
 if TYPE_CHECKING:  # the modules that do the work load only when there is work
-    from scanner.worklist import Previous, Worklist
+    from rofl.scanner.worklist import Previous, Worklist
 
 __all__ = ["DEFAULT_MAX_BYTES", "ScanError", "ScanSummary", "scan", "scan_listing"]
 
@@ -238,7 +238,7 @@ def _current_check() -> Callable[[], None]:
     """The running call's cancellation check (``engine.events.current()``).  Nobody can have set a
     reporter unless ``engine.events`` is loaded, so it is not imported for the answer (a no-change
     rescan stays cheap)."""
-    loaded = sys.modules.get("engine.events")
+    loaded = sys.modules.get("rofl.engine.events")
     return loaded.current().check if loaded is not None else never_cancelled
 
 
@@ -267,7 +267,7 @@ def _scan_locked(run: ScanRun) -> ScanSummary:
         if quick is not None:
             _log.info("nothing changed since the last scan (its saved state matches): the manifest stays")
             return ScanSummary.unchanged(run, *quick)
-    from scanner.worklist import make_worklist
+    from rofl.scanner.worklist import make_worklist
 
     previous = _previous(run)
     work = make_worklist(run.src, run.out, run.verify, found.listing, set(found.present), previous)
@@ -296,7 +296,7 @@ def _find(run: ScanRun) -> Found:
 
 def _previous(run: ScanRun) -> Previous:
     """The previous manifest and how much of it this scan may trust."""
-    from scanner.worklist import Previous
+    from rofl.scanner.worklist import Previous
 
     old = manifest.load(run.out)
     extraction_valid = old is not None and (
@@ -317,8 +317,8 @@ def _execute(run: ScanRun, work: Worklist, listing: Listing) -> Extracted:
     entries = dict(work.reuse)
     if work.nothing_to_do:
         return Extracted(entries, dict(work.unreadable), dict(work.configs))
-    from scanner.materialize import Materializer, ScanContext
-    from scanner.pool import extract_all
+    from rofl.scanner.materialize import Materializer, ScanContext
+    from rofl.scanner.pool import extract_all
 
     context = ScanContext(
         run.src, run.out, frozenset(work.sizes), work.packages, listing.top, run.options.max_bytes, work.protected

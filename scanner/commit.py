@@ -12,14 +12,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scanner import layout, manifest, state
-from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION
+from rofl.scanner import layout, manifest, state
+from rofl.scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION
 
 if TYPE_CHECKING:
-    from scanner.configs import Signature
-    from scanner.files import Listing
-    from scanner.run import ScanRun
-    from scanner.worklist import Previous, Worklist
+    from rofl.scanner.configs import Signature
+    from rofl.scanner.files import Listing
+    from rofl.scanner.run import ScanRun
+    from rofl.scanner.worklist import Previous, Worklist
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +57,7 @@ def commit(run: ScanRun, found: Found, previous: Previous, work: Worklist, extra
         or not previous.resolution_valid
         or "package_entries" not in old
     ):
-        from scanner.entries import package_entries, write_entries
+        from rofl.scanner.entries import package_entries, write_entries
 
         config_errors: dict[str, str] = {}
         pairs = package_entries(run.src, found.listing.packages, set(extracted.entries), config_errors)
@@ -82,7 +82,7 @@ def build_manifest(
     run: ScanRun, listing: Listing, preamble: dict[str, str], packages: dict[str, str], extracted: Extracted
 ) -> dict[str, Any]:
     """The manifest of this scan (without ``package_entries``, which the caller adds)."""
-    from scanner.tsconfig import SCOPE_DEP  # here: a no-change rescan never imports the config readers
+    from rofl.scanner.tsconfig import SCOPE_DEP  # here: a no-change rescan never imports the config readers
 
     entries = extracted.entries
     referenced: set[str] = set(listing.packages)
@@ -121,7 +121,7 @@ def build_manifest(
 
 
 def _write_preamble(out: str) -> dict[str, str]:
-    from scanner.factfile import write_if_changed
+    from rofl.scanner.factfile import write_if_changed
 
     return write_if_changed(out, layout.PREAMBLE_NAME, layout.PREAMBLE_TEXT.encode("utf-8"))
 

@@ -26,9 +26,9 @@ import re
 import stat
 from typing import Any
 
-from scanner.files import inside
-from scanner.hashing import hash_bytes
-from scanner.jsonc import parse_tsconfig
+from rofl.scanner.files import inside
+from rofl.scanner.hashing import hash_bytes
+from rofl.scanner.jsonc import parse_tsconfig
 
 Signature = list[int | str] | None
 

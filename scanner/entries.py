@@ -23,12 +23,12 @@ import posixpath
 import re
 from html.parser import HTMLParser
 
-from engine.safe_write import read_nofollow
-from scanner import schema
-from scanner.configs import ConfigStore
-from scanner.files import SOURCE_SUFFIXES, inside
-from scanner.layout import ENTRIES_NAME
-from scanner.probe import probe
+from rofl.engine.safe_write import read_nofollow
+from rofl.scanner import schema
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.files import SOURCE_SUFFIXES, inside
+from rofl.scanner.layout import ENTRIES_NAME
+from rofl.scanner.probe import probe
 
 FIELDS = ("main", "module", "types", "typings", "bin", "exports")
 IMPORT_FIELDS = ("main", "module", "types", "typings", "exports")  # what an import of the package's name loads
@@ -98,7 +98,7 @@ def package_entries(
     Those that are refused or do not parse are added to ``errors`` (path -> message).  The result
     also carries each file's package and the files each package offers by name (``PackageEntries``).
     """
-    from scanner.workspaces import package_manifests, workspace_globs
+    from rofl.scanner.workspaces import package_manifests, workspace_globs
 
     found: set[tuple[str, str]] = set()
     store = ConfigStore(src)
@@ -170,7 +170,7 @@ def offered_files(
     scanned file is asked of the resolver: each path as a relative import from the package folder and
     the package's own name from inside it (Field ``name``), which map a build output to its source
     where the resolver does; a package with no such field offers its index file, as Node loads it."""
-    from scanner.probe import probe_index
+    from rofl.scanner.probe import probe_index
 
     out: set[tuple[str, str, str, str]] = set()
     unfound: list[tuple[str, dict, list[tuple[str, str, str]]]] = []
@@ -213,8 +213,8 @@ def _resolved_entries(
 ) -> set[tuple[str, str, str, str]]:
     """What the resolver makes of the paths of packages none of whose paths is a scanned file (the
     configs it reads are no finding of the entries file: the caller took ``store``'s errors before)."""
-    from scanner.resolve import Resolver
-    from scanner.workspaces import workspace_packages
+    from rofl.scanner.resolve import Resolver
+    from rofl.scanner.workspaces import workspace_packages
 
     resolver = Resolver(src, frozenset(files), workspace_packages(src, package_files, store), store)
     out: set[tuple[str, str, str, str]] = set()
@@ -311,7 +311,7 @@ def write_entries(
     unreadable: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """Write ``entries.rofl`` when its content changed; return its manifest record."""
-    from scanner.factfile import write_if_changed
+    from rofl.scanner.factfile import write_if_changed
 
     lines = ["-- rofl scan: files that package.json names as entry points"]
     lines += [schema.SRC_ENTRY.fact(path, field) for path, field in pairs]

@@ -66,11 +66,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from scanner import schema
-from scanner.jsstrings import unescape
-from scanner.repair import IMPORT_PLACEHOLDER, Repair, repair
-from scanner.schema import Relation, quote
-from scanner.sfc import SFC_KINDS, script_texts
+from rofl.scanner import schema
+from rofl.scanner.jsstrings import unescape
+from rofl.scanner.repair import IMPORT_PLACEHOLDER, Repair, repair
+from rofl.scanner.schema import Relation, quote
+from rofl.scanner.sfc import SFC_KINDS, script_texts
 
 KINDS = ("static", "type", "dynamic", "require", "reexport", "side_effect")
 MAX_ERRORS_PER_FILE = 20

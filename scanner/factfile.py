@@ -16,14 +16,14 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from engine import safe_write
-from scanner import schema
-from scanner.hashing import hash_bytes
-from scanner.layout import FACT_FILE_NAME, FACTS_FOLDER
-from scanner.schema import quote
+from rofl.engine import safe_write
+from rofl.scanner import schema
+from rofl.scanner.hashing import hash_bytes
+from rofl.scanner.layout import FACT_FILE_NAME, FACTS_FOLDER
+from rofl.scanner.schema import quote
 
 if TYPE_CHECKING:
-    from scanner.resolve import Resolution
+    from rofl.scanner.resolve import Resolution
 
 RESOLUTION_MARKER = "-- resolution"
 _MARKER_BYTES = b"\n" + RESOLUTION_MARKER.encode() + b"\n"
@@ -137,7 +137,7 @@ def write_atomic(out: str, rel_name: str, data: bytes) -> None:
 
 def write_if_changed(out: str, rel_name: str, data: bytes) -> dict[str, str]:
     """Write a small fixed-name fact file only when its bytes differ; return its manifest record."""
-    from scanner.hashing import hash_bytes
+    from rofl.scanner.hashing import hash_bytes
 
     try:
         current = safe_write.read_nofollow(os.path.join(out, rel_name), len(data))

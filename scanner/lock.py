@@ -18,8 +18,8 @@ import os
 import stat
 import time
 
-from engine.safe_write import UnsafePath, open_nofollow
-from scanner.layout import LOCK_NAME
+from rofl.engine.safe_write import UnsafePath, open_nofollow
+from rofl.scanner.layout import LOCK_NAME
 
 
 class LockHeld(Exception):

@@ -35,9 +35,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from engine import safe_write
-from engine.errors import RoflError
-from scanner.layout import MANIFEST_NAME
+from rofl.engine import safe_write
+from rofl.engine.errors import RoflError
+from rofl.scanner.layout import MANIFEST_NAME
 
 FORMAT = 2  # 2: resolution_deps as indexes into probes
 MAX_MANIFEST_BYTES = 1 << 31  # a manifest larger than this is not one this scanner wrote

@@ -20,16 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import xxhash
-
-from engine import safe_write
-from scanner import factfile, schema
-from scanner.configs import ConfigStore
-from scanner.errors import ExtractorFailure
-from scanner.files import grammar_for
-from scanner.hashing import hash_bytes
-from scanner.resolve import Resolver
-from scanner.versions import EXTRACTOR_VERSION
-from scanner.worklist import MAX_FACT_FILE_BYTES
+from rofl.engine import safe_write
+from rofl.scanner import factfile, schema
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.errors import ExtractorFailure
+from rofl.scanner.files import grammar_for
+from rofl.scanner.hashing import hash_bytes
+from rofl.scanner.resolve import Resolver
+from rofl.scanner.versions import EXTRACTOR_VERSION
+from rofl.scanner.worklist import MAX_FACT_FILE_BYTES
 
 BOM = b"\xef\xbb\xbf"
 
@@ -178,7 +177,7 @@ class Materializer:
 
     def extractor(self) -> Any:
         if self._extractor is None:
-            from scanner.extract import Extractor  # tree-sitter loads only when a file needs parsing
+            from rofl.scanner.extract import Extractor  # tree-sitter loads only when a file needs parsing
 
             self._extractor = Extractor()
         return self._extractor

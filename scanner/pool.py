@@ -20,8 +20,8 @@ import signal
 import struct
 from collections.abc import Iterator
 
-from scanner.errors import ExtractorFailure
-from scanner.materialize import FileResult, Materializer
+from rofl.scanner.errors import ExtractorFailure
+from rofl.scanner.materialize import FileResult, Materializer
 
 MIN_FILES_FOR_POOL = 48
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -117,7 +117,7 @@ def extract_all(
     """
     if not paths:
         return
-    from scanner.files import grammar_for
+    from rofl.scanner.files import grammar_for
 
     # loaded once here rather than once per process: forked helpers share it (less CPU when the
     # machine is busy, the same wall time when it is not)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Collection
 
-from scanner.files import COMPONENT_SUFFIXES
+from rofl.scanner.files import COMPONENT_SUFFIXES
 
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 JS_TO_TS = {

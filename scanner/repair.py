@@ -65,7 +65,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from scanner.jsstrings import unescape
+from rofl.scanner.jsstrings import unescape
 
 IMPORT_PLACEHOLDER = b"_mport"
 

@@ -69,13 +69,13 @@ import os
 import posixpath
 from dataclasses import dataclass
 
-from scanner.configs import ConfigStore
-from scanner.dependencies import declared
-from scanner.files import is_source
-from scanner.package_exports import export_targets, import_targets
-from scanner.probe import DECLARATION_RUNTIME, EXTENSIONS, file_candidates, probe_file, probe_index, with_runtime
-from scanner.tsconfig import PACKAGE_DEP, TsConfig, TsConfigFinder
-from scanner.workspaces import PACKAGE_JSON, PNPM_WORKSPACE, Membership, membership
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.dependencies import declared
+from rofl.scanner.files import is_source
+from rofl.scanner.package_exports import export_targets, import_targets
+from rofl.scanner.probe import DECLARATION_RUNTIME, EXTENSIONS, file_candidates, probe_file, probe_index, with_runtime
+from rofl.scanner.tsconfig import PACKAGE_DEP, TsConfig, TsConfigFinder
+from rofl.scanner.workspaces import PACKAGE_JSON, PNPM_WORKSPACE, Membership, membership
 
 BASE_CONDITIONS = frozenset({"types", "import", "require", "node", "default", "module"})
 # a .cjs/.cts file can only require(), a .mjs/.mts file only import: the other condition does not apply

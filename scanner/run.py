@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from scanner.manifest import ScanOptions
+from rofl.scanner.manifest import ScanOptions
 
 UNKNOWN_TOOL = "unknown"
 

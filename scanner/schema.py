@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from engine.terms import quote as _engine_quote
-from scanner.layout import FACTS_PERSPECTIVE
+from rofl.engine.terms import quote as _engine_quote
+from rofl.scanner.layout import FACTS_PERSPECTIVE
 
 _NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\x7f\ud800-\udfff]')
 

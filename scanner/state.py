@@ -14,12 +14,12 @@ import os
 import stat
 from typing import TYPE_CHECKING, Any
 
-from engine import safe_write
-from scanner import layout
-from scanner.layout import MANIFEST_NAME
+from rofl.engine import safe_write
+from rofl.scanner import layout
+from rofl.scanner.layout import MANIFEST_NAME
 
 if TYPE_CHECKING:
-    from scanner.files import Listing
+    from rofl.scanner.files import Listing
 
 STATE_NAME = ".scan-state.json"
 

@@ -24,8 +24,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scanner.configs import ConfigStore
-from scanner.tsconfig_inputs import Inputs
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.tsconfig_inputs import Inputs
 
 TSCONFIG = "tsconfig.json"
 PACKAGE_DEP = "package:"  # the resolver's token for "the workspace package of this name" (scanner.resolve)

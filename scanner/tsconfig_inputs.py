@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from scanner.tsconfig import TsConfig
+    from rofl.scanner.tsconfig import TsConfig
 
 # compiler/utilities.ts, as TypeScript 5.9 builds its file-matching regular expressions
 _IMPLICIT_EXCLUDE = "(?!(node_modules|bower_components|jspm_packages)(/|$))"

@@ -17,12 +17,12 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scanner import layout
-from scanner.files import Listing, source_stat
-from scanner.tsconfig import SCOPE_DEP  # a config checked and found not to take the file
+from rofl.scanner import layout
+from rofl.scanner.files import Listing, source_stat
+from rofl.scanner.tsconfig import SCOPE_DEP  # a config checked and found not to take the file
 
 if TYPE_CHECKING:
-    from scanner.configs import ConfigStore, Signature
+    from rofl.scanner.configs import ConfigStore, Signature
 
 PACKAGE_DEP = "package:"  # scanner.resolve.PACKAGE_DEP, repeated to keep this module's imports light
 PNPM_WORKSPACE = "pnpm-workspace.yaml"  # scanner.workspaces.PNPM_WORKSPACE, likewise
@@ -92,7 +92,7 @@ class _Resolution:
 
 def _config_changed(src: str, key: str, old: Signature, store: ConfigStore) -> tuple[bool, Signature]:
     """(changed?, current signature) of one recorded config path, re-hashing only on a stat change."""
-    from scanner.configs import signature
+    from rofl.scanner.configs import signature
 
     absolute = os.path.normpath(os.path.join(src, key))
     try:
@@ -135,9 +135,9 @@ MAX_FACT_FILE_BYTES = 1 << 30  # no fact file of a source under --max-bytes come
 def fact_file_intact(out: str, entry: dict[str, Any]) -> bool:
     """True when the entry's fact file still has the bytes its digest names, and its own name carries
     that digest, as the scanner names every fact file (a manifest digest recomputed after an edit fails)."""
-    from engine.safe_write import read_nofollow
-    from scanner.factfile import named_digest
-    from scanner.hashing import hash_bytes
+    from rofl.engine.safe_write import read_nofollow
+    from rofl.scanner.factfile import named_digest
+    from rofl.scanner.hashing import hash_bytes
 
     try:
         data = read_nofollow(os.path.join(out, entry["facts"]), MAX_FACT_FILE_BYTES)
@@ -218,7 +218,7 @@ def _sort_sources(
 ) -> _Sorted:
     """Reuse a source whose size and mtime (or, when they moved or with ``verify``, hash) match its
     entry and whose fact file is present (and, with ``verify``, intact); parse the others."""
-    from scanner.hashing import hash_file
+    from rofl.scanner.hashing import hash_file
 
     unreadable = dict(unreadable)
     sizes: dict[str, int] = {}
@@ -266,7 +266,7 @@ def _resolution_changes(src: str, listing: Listing, sizes: dict[str, int], previ
 
     old_configs: dict[str, Signature] = dict(previous.recorded("configs", {}))
     configs: dict[str, Signature] = {}
-    from scanner.configs import ConfigStore
+    from rofl.scanner.configs import ConfigStore
 
     bounds = ConfigStore(src, listing.top)  # where each config must really lie, as the scan reads it
     for config_key, signature in old_configs.items():
@@ -285,7 +285,7 @@ def _resolution_changes(src: str, listing: Listing, sizes: dict[str, int], previ
         or old_workspace != list(listing.packages)
         or any(k == "package.json" or k.endswith("/package.json") or k == PNPM_WORKSPACE for k in changed)
     ):
-        from scanner.workspaces import workspace_packages
+        from rofl.scanner.workspaces import workspace_packages
 
         store = ConfigStore(src, listing.top)
         packages = workspace_packages(src, listing.packages, store)

@@ -23,8 +23,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from scanner.configs import ConfigStore
-from scanner.files import inside
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.files import inside
 
 PNPM_WORKSPACE = "pnpm-workspace.yaml"
 PACKAGE_JSON = "package.json"

@@ -21,7 +21,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from engine import events
+from rofl.engine import events
+
 from rofl.session import Session
 
 from . import capture

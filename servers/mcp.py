@@ -22,8 +22,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
-
-from engine import events
+from rofl.engine import events
 
 from . import mcp_pages, wiretext
 from .commands import BadRequest, cli_command, schema

@@ -8,9 +8,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import RoflError
+from rofl.engine.errors import RoflError
+from rofl.scanner.layout import MANIFEST_NAME
+
 from rofl.session import CODE_BUDGET, Session, has_scan
-from scanner.layout import MANIFEST_NAME
 
 from .commands import Folders
 
@@ -25,8 +26,9 @@ def folders(facts: str, src: str | None) -> Folders:
     """The fact folder and the sources: --src, else the folder the scan records.  A folder with no scan
     yet is served when --src says what its first scan (the scan command) reads; never one that is SRC
     or holds it (``scanner.api.refuse_unsafe_out``, as `rofl scan --out`)."""
+    from rofl.scanner.api import refuse_unsafe_out
+
     from rofl.factdir import read_manifest
-    from scanner.api import refuse_unsafe_out
 
     root = Path(facts)
     if root.exists() and not root.is_dir():

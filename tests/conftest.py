@@ -32,7 +32,7 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
 
 @pytest.fixture
 def kernel():
-    from engine.kernel import Kernel
+    from rofl.engine.kernel import Kernel
 
     return Kernel(BOOT)
 

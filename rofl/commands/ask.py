@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from engine.terms import format_term
+from rofl.engine.terms import format_term
 
 from ..adapting import adapter_options, at_boundary, rounds_ran_out, run_rounds
 from ..session import (
@@ -62,9 +62,9 @@ def command(
     variables holds; `no` when nothing holds.  A relation that nothing defines in the perspective
     asked, or a variable nothing binds, is an error.
     """
-    from engine.namespace import qualify_literal
-    from engine.parse import parse_body
-    from engine.query import plan
+    from rofl.engine.namespace import qualify_literal
+    from rofl.engine.parse import parse_body
+    from rofl.engine.query import plan
 
     from ..jsonout import term
 
@@ -76,7 +76,7 @@ def command(
         files, load_as, budget, store=store, facts=facts, rules=rules, public_key=public_key, refuse_forged=True
     )
     if facts is not None:  # it answers from the facts as they are: say so when the sources moved on
-        from scanner.manifest import read
+        from rofl.scanner.manifest import read
 
         from ..staleness import warn_if_stale
 

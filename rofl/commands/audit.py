@@ -38,8 +38,8 @@ AUDIT = "audit"
 
 def audit_rows(kernel) -> dict[str, list[str]]:
     """``{relation: [canonical fact text]}`` for every relation with facts in [audit]."""
-    from engine.namespace import display_name
-    from engine.terms import canonical_rows, format_fact
+    from rofl.engine.namespace import display_name
+    from rofl.engine.terms import canonical_rows, format_fact
 
     result = kernel.evaluate(goals=kernel.names_in(AUDIT))  # only what the audits depend on
     found: dict[str, list[str]] = {}
@@ -59,9 +59,9 @@ def usurped_facts(kernel) -> list[tuple[str, str]]:
 
 def _usurped(kernel) -> list[tuple[str, str, tuple[str, tuple]]]:
     """``usurped_facts`` with each fact's ``(stored relation, row)``."""
-    from engine.namespace import stored_name
-    from engine.reflect import fact_term
-    from engine.terms import canonical_rows, format_fact
+    from rofl.engine.namespace import stored_name
+    from rofl.engine.reflect import fact_term
+    from rofl.engine.terms import canonical_rows, format_fact
 
     audits = kernel.names_in(AUDIT)  # the common case, no usurper, evaluates only what audits need
     heads: dict[str, set[str]] = {}  # usurping rule id -> the relations it concludes (stored names)
@@ -91,8 +91,8 @@ def _usurped(kernel) -> list[tuple[str, str, tuple[str, tuple]]]:
 def forged_facts(kernel) -> set[tuple[str, tuple]]:
     """Every forged fact as ``(stored relation, row)``: what boot's ``forged[audit]`` names, and what only
     usurping rules derive (``usurped_facts``); empty for a store without boot's audits."""
-    from engine.errors import UnknownRelation
-    from engine.reflect import fact_from_term
+    from rofl.engine.errors import UnknownRelation
+    from rofl.engine.reflect import fact_from_term
 
     try:
         terms = [d["F"] for d in kernel.query("forged[audit](F)", goals=kernel.names_in(AUDIT)).as_dicts()]
@@ -109,9 +109,9 @@ def finding_objects(kernel, where, extra: dict, facts: str | None = None) -> lis
     by ``rofl.findings.located_violations``.  A missing fact file is named inside ``facts``."""
     from pathlib import Path
 
-    from engine.namespace import display_name
-    from engine.reflect import fact_from_term
-    from engine.terms import canonical_rows, format_fact
+    from rofl.engine.namespace import display_name
+    from rofl.engine.reflect import fact_from_term
+    from rofl.engine.terms import canonical_rows, format_fact
 
     from ..findings import named_violation
     from ..signing import SIG_NAME
@@ -491,7 +491,7 @@ def rules_that_ran(kernel, where, stale: bool, reextracted: bool) -> tuple[RuleI
     rules (a shipped preset only when it is turned on), boot's audits and the checks the options asked for."""
     import re
 
-    from engine.namespace import display_name
+    from rofl.engine.namespace import display_name
 
     from ..findings import declared_rules
     from ..formats import AUDIT_DESCRIPTIONS, audit_rule

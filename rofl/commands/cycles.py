@@ -61,7 +61,7 @@ def command(
     if as_json and output_format not in (None, "json"):
         fail(f"rofl cycles: --json and --format {output_format} disagree; give one of them")
     as_json = as_json or output_format == "json"
-    from scanner.manifest import read
+    from rofl.scanner.manifest import read
 
     from ..staleness import warn_if_stale
 

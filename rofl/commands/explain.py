@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from engine.namespace import qualify_literal
+from rofl.engine.namespace import qualify_literal
 
 if TYPE_CHECKING:
-    from engine.explain import Node
-    from engine.kernel import Kernel
+    from rofl.engine.explain import Node
+    from rofl.engine.kernel import Kernel
 
 from ..adapting import adapter_options, at_boundary, rounds_ran_out, run_rounds
 from ..session import (
@@ -98,7 +98,7 @@ def why_command(
 
 def forged_in(node: Node, kernel: Kernel) -> list[str]:
     """The facts of a derivation tree that are forged (``rofl.commands.audit.forged_facts``), in tree order."""
-    from engine.display import row_text
+    from rofl.engine.display import row_text
 
     from .audit import forged_facts
 

@@ -49,7 +49,7 @@ def command(
     if facts is None and not files:
         fail("rofl export: give --facts DIR (a scan) or program FILES to load")
     if facts is not None:  # it answers from the facts as they are: say when the sources moved on
-        from scanner.manifest import read
+        from rofl.scanner.manifest import read
 
         from ..staleness import warn_if_stale
 

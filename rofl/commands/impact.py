@@ -111,8 +111,8 @@ def command(
     """
     from pathlib import Path
 
-    from engine.errors import RoflError
-    from scanner.manifest import src_of
+    from rofl.engine.errors import RoflError
+    from rofl.scanner.manifest import src_of
 
     from ..changes import OUTSIDE, CodeFacts, Context, classify, in_facts_dir, suggestions
     from ..gitrefs import Git
@@ -298,15 +298,15 @@ def _changed_lines(treated: list) -> None:
 def _rescan(manifest: dict, src, facts_dir, verify: bool = False):
     """Bring the facts up to date with the incremental scan, with the options the manifest records
     (``verify``: every source re-hashed and every fact file checked, the damaged ones re-extracted)."""
-    from engine.errors import RoflError
+    from rofl.engine.errors import RoflError
 
     from ..session import sources_unchanged
 
     # a server watching the sources saw none change since its last scan:
     if not verify and sources_unchanged(facts_dir):
         return True  # up to date, as a rescan that finds nothing to do would leave them
-    from scanner.api import ScanError, scan
-    from scanner.manifest import options_of
+    from rofl.scanner.api import ScanError, scan
+    from rofl.scanner.manifest import options_of
 
     from .. import __version__
 
@@ -339,7 +339,7 @@ def _rescan(manifest: dict, src, facts_dir, verify: bool = False):
 
 def _staleness(manifest: dict, src, facts_dir, incomplete: list[str]) -> list[str]:
     """Whether the facts as they are match the sources, said in one stderr line; the stale paths."""
-    from engine.errors import RoflError
+    from rofl.engine.errors import RoflError
 
     from ..impact import escape
     from ..session import sources_unchanged

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from servers.setup import folder_options, read_timeout_option
+from rofl.servers.setup import folder_options, read_timeout_option
 
 from ..session import examples, user_errors
 
@@ -29,15 +29,15 @@ def command(facts: str, src: str | None, over_http: bool, host: str, port: int, 
     Arguments are named as on the command line (tests, packages, git_base); every answer is bounded
     (limit, default 50 items per list, with totals and a cursor for more; impact adds a summary by
     package); long calls report MCP progress notifications, and a cancelled call stops."""
-    from servers.setup import start
+    from rofl.servers.setup import start
 
     executions, token = start(facts, src, host if over_http else None)
     if not over_http:
-        from servers.mcp import serve_stdio
+        from rofl.servers.mcp import serve_stdio
 
         serve_stdio(executions)
         return
-    from servers.mcp import serve_http
+    from rofl.servers.mcp import serve_http
 
     try:
         serve_http(executions, host, port, token, read_timeout)

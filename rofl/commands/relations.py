@@ -36,10 +36,10 @@ EPILOG = examples(
 def definitions(paths: list[Path]) -> dict[tuple, tuple[str, str]]:
     """``{(rel, persp, arity): (where, comment)}`` for the first clause of each signature in ``paths``
     (rules before facts); ``comment`` is the block of ``--`` lines right above it."""
-    from engine.clauses import is_var
-    from engine.namespace import qualify
-    from engine.parse import parse_program
-    from engine.safe_write import MAX_PROGRAM_BYTES, read_regular
+    from rofl.engine.clauses import is_var
+    from rofl.engine.namespace import qualify
+    from rofl.engine.parse import parse_program
+    from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
 
     found: dict[tuple, tuple[int, str, str]] = {}
     for path in paths:
@@ -92,7 +92,7 @@ def command(
 ) -> None:
     """List every relation of boot.rofl and FILES (or of a scan): perspective, arity, rows that hold,
     where it is defined (file and line, `scanner` or `kernel`) and the comment above its first rule."""
-    from engine.namespace import is_private
+    from rofl.engine.namespace import is_private
 
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
     paths = [BOOT] + ([CODE_RULES] if facts is not None else []) + [Path(f) for f in files]

@@ -41,8 +41,8 @@ def command(
     dead exports, orphans and the impact of a change marked, each finding with its proof."""
     from pathlib import Path
 
-    from engine.errors import RoflError
-    from scanner.manifest import read, src_of
+    from rofl.engine.errors import RoflError
+    from rofl.scanner.manifest import read, src_of
 
     from ..report_data import gather, impact_view
     from ..report_html import render

@@ -55,7 +55,7 @@ def command(
     A world with want rules runs its adapter rounds at every tick before the tick's facts are read
     (--rounds bounds each tick's rounds); a want seen at an earlier tick is answered again from the
     session, never sent again."""
-    from engine.lexer import is_name
+    from rofl.engine.lexer import is_name
 
     for rel in collect:
         if not is_name(rel):

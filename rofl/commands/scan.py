@@ -39,9 +39,9 @@ def drop_signature(out: str | Path) -> bool:
 def _warn_unmatched(src: str, out: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> None:
     """One warning line per --include/--exclude glob that matches no file under SRC: most likely a
     typo, and it changed nothing (a set that leaves no source at all is refused before scanning)."""
-    from scanner.api import ScanError, scan_listing
-    from scanner.errors import shown
-    from scanner.files import glob_to_regex
+    from rofl.scanner.api import ScanError, scan_listing
+    from rofl.scanner.errors import shown
+    from rofl.scanner.files import glob_to_regex
 
     try:
         listing = scan_listing(src, out)
@@ -122,10 +122,10 @@ def command(
         _fail("--out is empty, give the folder for the fact files (default facts/generated)")
     if jobs is not None and jobs < 1:
         _fail(f"--jobs {jobs} is not positive, give 1 or more")
-    from engine.errors import RoflError
-    from scanner import progress as progress_bar
-    from scanner.api import ScanError, scan
-    from scanner.errors import ExtractorFailure
+    from rofl.engine.errors import RoflError
+    from rofl.scanner import progress as progress_bar
+    from rofl.scanner.api import ScanError, scan
+    from rofl.scanner.errors import ExtractorFailure
 
     from .. import __version__, signing
 
@@ -135,7 +135,7 @@ def command(
         except RoflError as err:
             _fail(str(err))
 
-    from engine import events
+    from rofl.engine import events
 
     # progress goes to the call's reporter (a server's execution events); the bar is one listener of it
     reporter = events.current()

@@ -29,7 +29,7 @@ def command(files: tuple, facts: str | None) -> None:
     world answers as it is now.  With --facts DIR the world is that scan (with rules/code.rofl) and
     FILES are rules over it; a new scan is loaded before the next answer too.  This is what `adapter(Book, rofl, "rofl serve FILE...")` starts.
     """
-    from adapters.rofl_kind import serve_loop
+    from rofl.adapters.rofl_kind import serve_loop
 
     from ..adapting import load_world
 
@@ -38,7 +38,7 @@ def command(files: tuple, facts: str | None) -> None:
     if facts is None:
         serve_loop(load_world, [Path(f) for f in files], sys.stdin, sys.stdout)
         return
-    from scanner.layout import MANIFEST_NAME
+    from rofl.scanner.layout import MANIFEST_NAME
 
     manifest = Path(facts) / MANIFEST_NAME
 

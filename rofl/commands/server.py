@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from servers.setup import folder_options, read_timeout_option
+from rofl.servers.setup import folder_options, read_timeout_option
 
 from ..session import examples, user_errors
 
@@ -28,8 +28,8 @@ EPILOG = examples(
 def command(facts: str, src: str | None, host: str, port: int, workers: int, read_timeout: float) -> None:
     """Serve the commands over --facts: POST /executions, GET/DELETE /executions/ID, GET /executions/ID/events
     (Server-Sent Events, resumable with Last-Event-ID), POST /commands/NAME for quick questions."""
-    from servers.http import serve
-    from servers.setup import start
+    from rofl.servers.http import serve
+    from rofl.servers.setup import start
 
     executions, token = start(facts, src, host, workers)
     try:

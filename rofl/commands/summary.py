@@ -15,7 +15,7 @@ import click
 from ..session import BUDGET, FACTS, RULES, build_kernel, emit_json, examples, fail, user_errors
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engine.kernel import Kernel
+    from rofl.engine.kernel import Kernel
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,11 +106,11 @@ def command(facts: str | None, top: int, leaves: bool, as_json: bool, rules: tup
     package.json has a name), its files, the imports inside it, leaving it and entering it, and its
     instability Ce / (Ca + Ce) (Ce: files outside it its files import; Ca: files outside it that
     import its files); the top of each list, and the leaves."""
-    from rules import path as shipped
+    from rofl.rules import path as shipped
 
     if facts is None:
         fail("rofl summary: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
-    from scanner.manifest import read
+    from rofl.scanner.manifest import read
 
     from ..staleness import warn_if_stale
 

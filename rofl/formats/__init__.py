@@ -123,7 +123,7 @@ def repository_paths(
     import os
     from pathlib import Path
 
-    from scanner.files import git_top
+    from rofl.scanner.files import git_top
 
     scanned = src
     if scanned is None and facts is not None:
@@ -181,7 +181,7 @@ def render(name: str, report: Report) -> str:
     """``report`` in format ``name`` (one of ``NAMES``)."""
     fmt = FORMATS.get(name)
     if fmt is None:
-        from engine.errors import RoflError
+        from rofl.engine.errors import RoflError
 
         raise RoflError(f"unknown format '{name}'; use one of {', '.join(NAMES)}")
     return fmt.render(report)

@@ -57,7 +57,7 @@ def echo_book(tmp_path: Path, klass: str = "reads", extra: str = "", cmd: str | 
 
 
 def quote(text: str) -> str:
-    from engine.terms import quote as q
+    from rofl.engine.terms import quote as q
 
     return q(text)
 
@@ -73,9 +73,10 @@ def calls(tmp_path: Path) -> list:
 def session(text: str, allow: tuple = (), rounds: int = 100, environ: dict | None = None, programs: bool = True, **kw):
     """A kernel loaded with ``text`` and a Session over it (not started); its adapters may start programs
     (``--allow exec``) unless ``programs`` is False."""
-    from adapters.policy import Policy
-    from adapters.rounds import Session
-    from engine.kernel import Kernel
+    from rofl.adapters.policy import Policy
+    from rofl.adapters.rounds import Session
+    from rofl.engine.kernel import Kernel
+
     from rofl.adapting import load_world
 
     kernel = Kernel(BOOT)

@@ -7,10 +7,10 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rofl.adapters.books import BookError, read_catalog
+from rofl.adapters.wants import Want, wire_args
+from rofl.engine.kernel import Kernel
 
-from adapters.books import BookError, read_catalog
-from adapters.wants import Want, wire_args
-from engine.kernel import Kernel
 from tests.adapters.conftest import calls, echo_book, rows, session
 from tests.conftest import BOOT
 
@@ -91,7 +91,7 @@ TERMS = st.one_of(
 
 @given(st.sampled_from(["text", "number", "atom", "time", "json"]), TERMS)
 def test_an_argument_is_sent_only_when_it_has_its_declared_type(kind, value):
-    from adapters.books import Arg, Capability
+    from rofl.adapters.books import Arg, Capability
 
     cap = Capability("c", "b", "reads", (Arg(1, "v", kind),), "r", 2, 10, None, None, "c", (), False)
     sent, problem = wire_args(Want("c", (value,)), cap)
@@ -116,7 +116,7 @@ def _is_json(text: str) -> bool:
 
 
 def test_time_and_json_arguments_are_sent_normalised(adapter_env):
-    from adapters.books import Arg, Capability
+    from rofl.adapters.books import Arg, Capability
 
     cap = Capability(
         "c", "b", "reads", (Arg(1, "at", "time"), Arg(2, "q", "json")), "r", 2, 10, None, None, "c", (), False

@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 from hypothesis import given
 from hypothesis import strategies as st
+from rofl.adapters.event_time import normalise
 
-from adapters.event_time import normalise
 from tests.adapters.conftest import python_adapter, quote, rows, session
 
 

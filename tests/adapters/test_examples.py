@@ -12,8 +12,8 @@ import subprocess
 import sys
 
 import pytest
+from rofl.adapters.event_time import normalise
 
-from adapters.event_time import normalise
 from tests.conftest import EXAMPLES
 
 HERE = EXAMPLES / "adapters"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from rofl.adapters.policy import CLASSES, Policy, negotiate
 
-from adapters.policy import CLASSES, Policy, negotiate
 from tests.adapters.conftest import calls, echo_book, rows, session
 
 CAPS = st.sampled_from(["a", "b", "c", "d", "e"])

@@ -115,8 +115,7 @@ def test_answers_land_in_the_book_with_its_authority_and_no_audit_finds_them_for
 
 def test_rounds_report_progress_and_stop_between_rounds_when_cancelled(adapter_env):
     import pytest
-
-    from engine import events
+    from rofl.engine import events
 
     db = adapter_env / "chain.db"
     write_tree(db, [0, 1, 2, 3])
@@ -157,7 +156,8 @@ BEHAVING = """
     st.integers(1, 8),
 )
 def test_whatever_the_adapter_does_each_want_ends_once_and_only_answers_have_rows(adapter_env, asks, limit):
-    from engine.terms import quote as q
+    from rofl.engine.terms import quote as q
+
     from tests.adapters.conftest import python_adapter
 
     cmd = python_adapter(adapter_env / "behaving.py", BEHAVING)

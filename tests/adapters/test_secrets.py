@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
-from adapters.books import Secret
-from adapters.secrets import Scrubber
+from rofl.adapters.books import Secret
+from rofl.adapters.secrets import Scrubber
+
 from tests.adapters.conftest import python_adapter, quote, rows, session
 
 SECRET = "s3cr3t-VALUE-4f9a1c77e2"

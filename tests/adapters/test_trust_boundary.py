@@ -17,11 +17,11 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from rofl.adapters.books import Secret
+from rofl.adapters.policy import Policy
+from rofl.adapters.rounds import Refused
+from rofl.adapters.secrets import Scrubber
 
-from adapters.books import Secret
-from adapters.policy import Policy
-from adapters.rounds import Refused
-from adapters.secrets import Scrubber
 from tests.adapters.conftest import calls, echo_book, python_adapter, quote, rows, session
 
 PY = shlex.quote(sys.executable)
@@ -132,8 +132,9 @@ def test_an_adapter_gets_only_the_essentials_and_the_secrets_its_book_names(adap
 
 
 def _kernel_session(trusted: str, untrusted: str, who: str = "unverified"):
-    from adapters.rounds import Session
-    from engine.kernel import Kernel
+    from rofl.adapters.rounds import Session
+    from rofl.engine.kernel import Kernel
+
     from rofl.adapting import load_world
     from tests.conftest import BOOT
 
@@ -402,8 +403,9 @@ def test_an_adapter_cannot_print_its_secret_back_in_disguise(adapter_env, mode):
 
 
 def test_a_server_never_runs_an_adapter_program(adapter_env, rofl):
+    from rofl.servers.executions import Executions, result_of
+
     from rofl.session import Session
-    from servers.executions import Executions, result_of
 
     (adapter_env / "src").mkdir()
     (adapter_env / "src" / "a.ts").write_text("export const a = 1;\n")

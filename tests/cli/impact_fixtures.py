@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 import networkx as nx
+from rofl.engine.parse import parse_program
 
-from engine.parse import parse_program
 from tests.conftest import write_tree
 
 

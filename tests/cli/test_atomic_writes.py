@@ -9,8 +9,7 @@ import stat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine import safe_write
+from rofl.engine import safe_write
 
 
 def _names(folder) -> set[str]:
@@ -70,7 +69,7 @@ def test_keygen_that_cannot_write_is_one_line_and_leaves_no_key_and_no_temporary
 
 
 def test_the_adapter_answer_cache_leaves_no_temporary_when_its_entry_cannot_be_written(tmp_path):
-    from adapters.answer_cache import AnswerCache
+    from rofl.adapters.answer_cache import AnswerCache
 
     cache = AnswerCache(tmp_path / "cache")
     source = tmp_path / "read.txt"
@@ -84,7 +83,7 @@ def test_the_adapter_answer_cache_leaves_no_temporary_when_its_entry_cannot_be_w
 
 
 def _book_and_want():
-    from adapters.books import Book
-    from adapters.wants import Want
+    from rofl.adapters.books import Book
+    from rofl.adapters.wants import Want
 
     return Book("files", "exec", "./answer.sh", "v1", 5.0, False), Want("lines", ("a.txt",))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from rofl.scanner.entries import script_paths, script_sources
 
-from scanner.entries import script_paths, script_sources
 from tests.cli.impact_fixtures import run, scan_tree
 
 APP = {

@@ -220,7 +220,8 @@ def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
 def test_the_cache_tag_is_in_the_bytes_read(tmp_path):
     """The tag is checked on the very bytes parsed (one read): a cache tagged under another secret, or whose
     payload changed under a kept tag, is not read."""
-    from engine.store import Store
+    from rofl.engine.store import Store
+
     from rofl import cache
 
     mine, theirs = b"\x02" * 32, b"\x03" * 32
@@ -306,7 +307,8 @@ def test_the_cache_secret_is_private_to_its_user(tmp_path, monkeypatch):
     import os
     import stat
 
-    from engine.store import Store
+    from rofl.engine.store import Store
+
     from rofl import cache, cachemac
 
     monkeypatch.setenv("ROFL_CONFIG_DIR", str(tmp_path / "config"))

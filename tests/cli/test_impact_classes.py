@@ -11,8 +11,8 @@ import json
 import shutil
 
 import pytest
+from rofl.scanner.manifest import read as read_manifest
 
-from scanner.manifest import read as read_manifest
 from tests.cli.impact_fixtures import affected_of, commit_all, git, import_graph, write_tree
 
 LOCK = """lockfileVersion: '9.0'

@@ -369,7 +369,7 @@ def oracle(m: Model, changed: int, names: set[str]) -> set[str]:
 
 @pytest.fixture(scope="module")
 def extractor():
-    from scanner.extract import Extractor
+    from rofl.scanner.extract import Extractor
 
     return Extractor()
 
@@ -377,7 +377,7 @@ def extractor():
 def extracted_rows(extractor, files: dict[str, str]) -> dict[str, list[tuple]]:
     """The [code] rows of ``files`` as the scanner extracts them, each `./fJ` resolved to `fJ.ts` (the
     resolver's part is tested elsewhere; this keeps the examples fast)."""
-    from engine.parse import parse_program
+    from rofl.engine.parse import parse_program
 
     rows: dict[str, list[tuple]] = {}
     for path, text in files.items():

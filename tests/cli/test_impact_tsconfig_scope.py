@@ -105,7 +105,7 @@ def affected(data: dict) -> set[str]:
 
 def readers(facts: Path, path: str) -> set[str]:
     """Files whose resolution consulted ``path`` (the manifest's resolution_deps)."""
-    from scanner.manifest import read
+    from rofl.scanner.manifest import read
 
     return {f for f, e in read(facts)["files"].items() if path in e.get("resolution_deps", ())}
 
@@ -349,10 +349,11 @@ def test_governed_files_equal_typescripts_own_file_list(oracle, child, base, ext
     ``fileNames`` TypeScript's parseJsonConfigFileContent gives, and so are the files the resolver's
     matcher (``Inputs.holds``, which picks the tsconfig that governs a file) takes, one file at a time
     against the file system: ``a.d.ts`` beside ``a.ts``, ``b.tsx`` beside ``b.ts``, ``e.min.js``."""
+    from rofl.scanner.configs import ConfigStore
+    from rofl.scanner.tsconfig import load
+    from rofl.scanner.tsconfig_inputs import Inputs
+
     from rofl.changes import CodeFacts, Context, classify_one
-    from scanner.configs import ConfigStore
-    from scanner.tsconfig import load
-    from scanner.tsconfig_inputs import Inputs
 
     root, ask = oracle
     src = root / "tree"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from rofl.engine.errors import RoflError
+from rofl.engine.lexer import ATOM, is_name, tokenize
 
-from engine.errors import RoflError
-from engine.lexer import ATOM, is_name, tokenize
 from tests.conftest import EXAMPLES
 
 # the `rofl` fixture is a stateless function: sharing it between examples is safe

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rofl.engine.kernel import Kernel
 
-from engine.kernel import Kernel
 from rofl.repl import Repl
 from tests.conftest import BOOT
 

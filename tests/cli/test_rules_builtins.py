@@ -8,8 +8,7 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine.text_builtins import PatternError, glob, glob_regex, matches
+from rofl.engine.text_builtins import PatternError, glob, glob_regex, matches
 
 # -- matches: the same answers as re.search --------------------------------------------------------
 

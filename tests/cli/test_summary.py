@@ -97,10 +97,11 @@ def expected(kernel) -> dict:
     )
 )
 def test_summary_agrees_with_networkx_on_generated_monorepos(case):
+    from rofl.rules import path as shipped
+    from rofl.scanner.api import scan
+
     from rofl.commands.summary import summarize
     from rofl.session import build_kernel
-    from rules import path as shipped
-    from scanner.api import scan
 
     places, edges = case
     with tempfile.TemporaryDirectory() as tmp:

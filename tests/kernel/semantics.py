@@ -5,8 +5,9 @@ Each test file beside this one checks one part of the kernel against kernel.md a
 
 from __future__ import annotations
 
-from engine.kernel import Kernel
-from engine.rulebook import RuleBook
+from rofl.engine.kernel import Kernel
+from rofl.engine.rulebook import RuleBook
+
 from tests.conftest import BOOT
 
 # Compiled join code is a pure function of the rule; sharing a RuleBook only saves compile time.

@@ -12,13 +12,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.engine.costs import int_steps
+from rofl.engine.errors import LoadRejected, RoflSyntaxError
+from rofl.engine.kernel import Kernel
+from rofl.engine.parse import parse_program
+from rofl.engine.reflect import item_from_term, item_term
+from rofl.engine.rulebook import RuleBook
 
-from engine.costs import int_steps
-from engine.errors import LoadRejected, RoflSyntaxError
-from engine.kernel import Kernel
-from engine.parse import parse_program
-from engine.reflect import item_from_term, item_term
-from engine.rulebook import RuleBook
 from tests.conftest import BOOT, EXAMPLES
 from tests.kernel.semantics import boot
 from tests.kernel.test_differential import clingo_models
@@ -318,7 +318,7 @@ def test_aggregate_work_counts_against_the_budget():
 
 # ------------------------------------------------------------------------------------------ rules as data
 def test_an_aggregate_rule_round_trips_through_the_store(tmp_path):
-    from engine.clauses import Aggregate
+    from rofl.engine.clauses import Aggregate
 
     (clause,) = [c for c in parse_program(AGG_PROGRAM) if c.body and c.head.rel == "s"]
     agg = clause.body[1]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from engine.errors import UnknownRelation
-from engine.reflect import literal_term
+from rofl.engine.errors import UnknownRelation
+from rofl.engine.reflect import literal_term
 
 AUDITS = ("malformed", "breach", "leak", "forged", "unmoded")
 
@@ -67,7 +66,7 @@ def test_a_rule_with_no_premise_is_malformed(kernel):
 
 
 def test_breach_reports_reflection_asserted_as_facts(kernel):
-    lit = literal_term(__import__("engine.clauses", fromlist=["Literal"]).Literal("edb", "main", (("$var", "X"),)))
+    lit = literal_term(__import__("rofl.engine.clauses", fromlist=["Literal"]).Literal("edb", "main", (("$var", "X"),)))
     kernel.assert_fact("rule", "main", (("rx",),))
     kernel.assert_fact("concludes", "main", (("rx",), ("edb",)))
     kernel.assert_fact("conclusion_lit", "main", (("rx",), 1, lit))

@@ -6,8 +6,8 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.engine.kernel import Kernel
 
-from engine.kernel import Kernel
 from tests.kernel.program_gen import generate
 from tests.kernel.semantics import LEN, a, cons_list, load, rows
 

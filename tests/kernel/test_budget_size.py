@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.engine.kernel import Kernel
+from rofl.engine.terms import format_term
 
-from engine.kernel import Kernel
-from engine.terms import format_term
 from tests.conftest import BOOT
 
 FREE_BITS, ROW_FREE, ROW_STEP = 64, 256, 32  # engine.costs, written out: the original has no such module

@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 
 import pytest
+from rofl.engine import builtins as B
+from rofl.engine.kernel import Kernel
+from rofl.engine.result import Hole
 
-from engine import builtins as B
-from engine.kernel import Kernel
-from engine.result import Hole
 from tests.conftest import BOOT
 
 HOLE = (Hole(("$load", 1), "budget_exhausted"),)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from rofl.engine.kernel import Kernel
 
-from engine.kernel import Kernel
 from tests.kernel.semantics import a, canon, load, rows
 
 

@@ -4,9 +4,9 @@ follow engine.builtins.TABLE, so every builtin means the same everywhere."""
 from __future__ import annotations
 
 import pytest
+from rofl.engine import builtins as B
+from rofl.engine.kernel import Kernel
 
-from engine import builtins as B
-from engine.kernel import Kernel
 from tests.conftest import BOOT
 
 VALUES = 'v(1). v(2). v(-3). v("a"). v("b"). v(f(1)). v(g).'
@@ -39,7 +39,7 @@ def test_a_test_builtin_means_the_same_bottom_up_top_down_and_asked(op):
 
 
 def test_modes_decide_safety():
-    from engine.clauses import var
+    from rofl.engine.clauses import var
 
     X, Y = var("X"), var("Y")
     assert B.binds("=", X, ("f", Y), {"X"}, {"Y"}, {"X"}) == {"Y"}  # io: the right pattern is bound

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from rofl.engine.kernel import Kernel
 
-from engine.kernel import Kernel
 from tests.conftest import BOOT, ROOT
 
 CLOSURE = "path(A, B) :- e(A, B).\npath(A, C) :- e(A, B), path(B, C).\ncyc(F) :- path(F, F).\n"

@@ -18,10 +18,10 @@ import clingo  # the oracle: a dev dependency; a missing clingo must fail loudly
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.engine.errors import LoadRejected
+from rofl.engine.kernel import Kernel
+from rofl.engine.rulebook import RuleBook
 
-from engine.errors import LoadRejected
-from engine.kernel import Kernel
-from engine.rulebook import RuleBook
 from tests.conftest import BOOT
 from tests.kernel.program_gen import Lit, Neg, Program, Rule, generate, unstratify
 
@@ -369,7 +369,7 @@ def test_harness_detects_a_wrong_model():
 
 def test_harness_detects_seminaive_that_stops_early(monkeypatch):
     """A semi-naive loop that skips its delta rounds is caught by the naive comparison and by clingo."""
-    import engine.evaluate as ev
+    import rofl.engine.evaluate as ev
 
     original = ev.run_rules
 
@@ -395,7 +395,7 @@ def test_harness_detects_seminaive_that_stops_early(monkeypatch):
 
 def test_harness_detects_double_counted_support(monkeypatch):
     """Running each semi-naive delta variant twice keeps the facts but doubles support counts: caught."""
-    from engine.rulebook import RuleBook
+    from rofl.engine.rulebook import RuleBook
 
     original = RuleBook.variant
 

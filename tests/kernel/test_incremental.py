@@ -12,10 +12,10 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rofl.engine import persist
+from rofl.engine.kernel import Kernel
+from rofl.engine.parse import parse_program
 
-from engine import persist
-from engine.kernel import Kernel
-from engine.parse import parse_program
 from tests.conftest import BOOT
 from tests.kernel.program_gen import generate
 

@@ -19,10 +19,11 @@ import sys
 import tokenize
 from pathlib import Path
 
-from engine import vocabulary as V
-from engine.builtins import TABLE
-from engine.clauses import Literal, Negated
-from engine.parse import parse_program
+from rofl.engine import vocabulary as V
+from rofl.engine.builtins import TABLE
+from rofl.engine.clauses import Literal, Negated
+from rofl.engine.parse import parse_program
+
 from tests.conftest import ROOT
 
 WHITELIST = set(V.RESERVED_RELATIONS) | {V.STRATUM, V.UNSTRATIFIED}
@@ -73,9 +74,9 @@ def outside_relation_names() -> set[str]:
     """The relation names the project defines outside the kernel: rules/ (boot's helpers, the audits,
     the code rules), the scanner's [code] schema, the adapter runtime (book declarations, want status),
     and the distinctive names (with an underscore) of examples/ (whose p, q, n are any code's words)."""
-    from adapters.books import DECLARATIONS
-    from adapters.wants import STATUS_ARITY
-    from scanner import schema
+    from rofl.adapters.books import DECLARATIONS
+    from rofl.adapters.wants import STATUS_ARITY
+    from rofl.scanner import schema
 
     names = _names(sorted(ROOT.glob("rules/**/*.rofl")))
     names |= {n for n in _names(sorted(ROOT.glob("examples/**/*.rofl"))) if "_" in n}

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from rofl.engine.errors import LoadRejected, RoflSyntaxError, UnknownRelation
+from rofl.engine.parse import parse_program
 
-from engine.errors import LoadRejected, RoflSyntaxError, UnknownRelation
-from engine.parse import parse_program
 from tests.conftest import EXAMPLES
 
 
@@ -95,7 +95,7 @@ def test_a_syntax_error_loads_nothing(kernel, tmp_path):
 
 
 def test_string_escapes_round_trip(kernel):
-    from engine.terms import quote
+    from rofl.engine.terms import quote
 
     weird = 'a"b\\c\nd\te\x01f\u00e9'
     kernel.load_text(f"s({quote(weird)}).")
@@ -177,8 +177,8 @@ def test_demand_relation_without_bindings_answers_nothing_and_does_not_crash(ker
 
 
 def _full_parse(text):
-    from engine import lexer
-    from engine.parse import _Parser
+    from rofl.engine import lexer
+    from rofl.engine.parse import _Parser
 
     try:
         return _Parser(lexer.tokenize(text, "f.rofl"), "f.rofl").program()
@@ -198,7 +198,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 _names = st.sampled_from(["p", "src_file", "x1", "not", "is", "want", "a_b"])
 _args = st.one_of(
-    st.text(max_size=8).map(lambda s: __import__("engine.terms", fromlist=["quote"]).quote(s)),
+    st.text(max_size=8).map(lambda s: __import__("rofl.engine.terms", fromlist=["quote"]).quote(s)),
     st.integers(-50, 50).map(str),
     st.sampled_from(
         [
@@ -249,7 +249,7 @@ _terms = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(st.integers(1, 3).flatmap(lambda w: st.lists(st.tuples(*[_terms] * w), max_size=12)))
 def test_fast_canonical_sort_equals_the_keyed_sort(rows):
-    from engine.terms import canonical_rows, fact_key
+    from rofl.engine.terms import canonical_rows, fact_key
 
     assert canonical_rows(rows) == sorted(rows, key=fact_key)
 
@@ -262,6 +262,6 @@ _column_kinds = st.sampled_from(
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_column_kinds, min_size=1, max_size=3).flatmap(lambda cols: st.lists(st.tuples(*cols), max_size=20)))
 def test_fast_canonical_sort_on_uniform_columns(rows):
-    from engine.terms import canonical_rows, fact_key
+    from rofl.engine.terms import canonical_rows, fact_key
 
     assert canonical_rows(rows) == sorted(rows, key=fact_key)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rofl.engine.kernel import Kernel
+from rofl.engine.terms import format_term
 
-from engine.kernel import Kernel
-from engine.terms import format_term
 from tests.conftest import BOOT
 from tests.kernel.program_gen import generate
 

@@ -4,12 +4,12 @@ and gets exactly their own answers, while boot goes on stratifying and auditing.
 from __future__ import annotations
 
 import pytest
+from rofl.engine import vocabulary as V
+from rofl.engine.clauses import Literal, Negated
+from rofl.engine.errors import LoadRejected
+from rofl.engine.kernel import Kernel
+from rofl.engine.parse import parse_program
 
-from engine import vocabulary as V
-from engine.clauses import Literal, Negated
-from engine.errors import LoadRejected
-from engine.kernel import Kernel
-from engine.parse import parse_program
 from tests.conftest import BOOT
 
 

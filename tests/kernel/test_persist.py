@@ -9,11 +9,11 @@ import subprocess
 import sys
 
 import pytest
+from rofl.engine import persist
+from rofl.engine.errors import StoreFormatError
+from rofl.engine.kernel import Kernel
+from rofl.engine.parse import parse_program
 
-from engine import persist
-from engine.errors import StoreFormatError
-from engine.kernel import Kernel
-from engine.parse import parse_program
 from tests.conftest import BOOT, EXAMPLES, ROOT
 
 PROGRAMS = ["sensors.rofl", "tc.rofl", "append.rofl", "arith.rofl", "counter.rofl"]
@@ -48,8 +48,8 @@ def test_same_program_in_many_insertion_orders_saves_identically(orders):
 
 SAVE_SCRIPT = """
 import random, sys
-from engine.kernel import Kernel
-from engine.parse import parse_program
+from rofl.engine.kernel import Kernel
+from rofl.engine.parse import parse_program
 k = Kernel(sys.argv[1])
 clauses = parse_program(open(sys.argv[2]).read())
 random.Random(int(sys.argv[4])).shuffle(clauses)
@@ -79,14 +79,14 @@ def test_hash_seed_does_not_change_the_saved_store(tmp_path, seed):
 
 RESTORE_SCRIPT = """
 import sys
-import engine.lexer, engine.parse
+import rofl.engine.lexer, rofl.engine.parse
 def refuse(*a, **k):
     raise SystemExit("source was parsed")
-engine.lexer.tokenize = refuse
-engine.parse.parse_program = refuse
-engine.parse.parse_literal = refuse
-from engine.kernel import Kernel
-from engine.clauses import Literal
+rofl.engine.lexer.tokenize = refuse
+rofl.engine.parse.parse_program = refuse
+rofl.engine.parse.parse_literal = refuse
+from rofl.engine.kernel import Kernel
+from rofl.engine.clauses import Literal
 k = Kernel.restore(sys.argv[1])
 print(k.query(Literal("verified", "main", (("$var", "V"),))).rows)
 k.save(sys.argv[2])

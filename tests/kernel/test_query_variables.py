@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from rofl.engine.errors import UnknownRelation
 
-from engine.errors import UnknownRelation
 from tests.kernel.semantics import a, canon, load, rows
 
 

@@ -4,12 +4,12 @@ unknown relations and unsafe questions are errors, never an empty answer."""
 from __future__ import annotations
 
 import pytest
+from rofl.engine.errors import UnknownRelation, UnsafeQuery
+from rofl.engine.kernel import Kernel
+from rofl.engine.parse import parse_body
+from rofl.engine.query import plan
+from rofl.engine.rulebook import RuleBook
 
-from engine.errors import UnknownRelation, UnsafeQuery
-from engine.kernel import Kernel
-from engine.parse import parse_body
-from engine.query import plan
-from engine.rulebook import RuleBook
 from tests.conftest import BOOT
 from tests.kernel.program_gen import generate
 

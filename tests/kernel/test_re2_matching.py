@@ -13,8 +13,7 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine import text_builtins as T
+from rofl.engine import text_builtins as T
 
 pytest.importorskip("re2")
 

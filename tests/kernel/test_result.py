@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from rofl.engine.kernel import Kernel
+from rofl.engine.result import Hole, Provenance
 
-from engine.kernel import Kernel
-from engine.result import Hole, Provenance
 from tests.conftest import BOOT, EXAMPLES
 
 TC = (EXAMPLES / "tc.rofl").read_text()

@@ -13,11 +13,10 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine import persist
-from engine.errors import StoreFormatError
-from engine.store import Store
-from engine.terms import compound
+from rofl.engine import persist
+from rofl.engine.errors import StoreFormatError
+from rofl.engine.store import Store
+from rofl.engine.terms import compound
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)) | st.sampled_from(["\udcff", "\n", '"', "\\"]), max_size=6)
 ATOMIC = st.integers() | TEXT | st.sampled_from(["a", "b"]).map(lambda n: compound(n))

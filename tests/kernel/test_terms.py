@@ -8,9 +8,9 @@ import pickle
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rofl.engine.kernel import Kernel
+from rofl.engine.terms import DEEP, Compound, compound, plain, sort_key
 
-from engine.kernel import Kernel
-from engine.terms import DEEP, Compound, compound, plain, sort_key
 from tests.conftest import BOOT
 
 scalars = st.one_of(st.integers(-5, 5), st.sampled_from(["a", "b", ""]), st.sampled_from([("x",), ("nil",)]))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from engine.kernel import Kernel
+from rofl.engine.kernel import Kernel
+
 from tests.conftest import EXAMPLES
 from tests.kernel.semantics import a, boot, load, rows
 

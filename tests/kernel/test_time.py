@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from engine.kernel import Kernel
+from rofl.engine.kernel import Kernel
+
 from tests.conftest import BOOT, EXAMPLES
 
 BUSY_BEAVER = {  # (state, read) -> (write, move, next), the table of examples/tm.rofl
@@ -125,8 +126,7 @@ def test_negation_in_an_next_rule_reads_the_finished_tick(kernel):
 
 def test_same_tick_negative_cycle_is_still_rejected(kernel):
     import pytest
-
-    from engine.errors import LoadRejected
+    from rofl.engine.errors import LoadRejected
 
     with pytest.raises(LoadRejected, match="unstratified"):
         kernel.load_text("stock(a). sold(X) :- stock(X), order(X). stock(X) :- item(X), not sold(X).")

@@ -22,15 +22,26 @@ COPY_IGNORE = shutil.ignore_patterns(
 
 
 def project_packages() -> list[str]:
-    """Every package of the checkout (a folder with ``__init__.py``, subpackages too), as dotted names."""
+    """Every package of the checkout (a folder with ``__init__.py``, subpackages too), as the dotted name it
+    installs under: ``rofl/commands`` is ``rofl.commands``, the top-level ``engine/`` is ``rofl.engine``."""
     found = []
     for top in sorted(ROOT.iterdir()):
         if top.name in NOT_SHIPPED or top.name.startswith(".") or not (top / "__init__.py").is_file():
             continue
         for init in sorted(top.rglob("__init__.py")):
             if "__pycache__" not in init.parts:
-                found.append(".".join(init.parent.relative_to(ROOT).parts))
+                parts = init.parent.relative_to(ROOT).parts
+                found.append(".".join(parts if parts[0] == "rofl" else ("rofl", *parts)))
     return found
+
+
+def declared_packages() -> list[str]:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+
+
+def test_pyproject_lists_every_package():
+    assert sorted(declared_packages()) == sorted(project_packages())
 
 
 @pytest.fixture(scope="module")
@@ -60,11 +71,13 @@ def wheel(tmp_path_factory) -> Path:
 def test_wheel_ships_every_package_and_the_rule_files(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     packages = project_packages()
-    assert {"engine", "scanner", "rofl", "rofl.commands", "rules"} <= set(packages)
+    assert {"rofl.engine", "rofl.scanner", "rofl", "rofl.commands", "rofl.rules"} <= set(packages)
     missing = [p for p in packages if p.replace(".", "/") + "/__init__.py" not in names]
     assert missing == [], f"packages left out of the wheel: {missing}"
     rule_files = sorted(p.name for p in (ROOT / "rules").glob("*.rofl"))
-    assert rule_files and all(f"rules/{name}" in names for name in rule_files)
+    assert rule_files and all(f"rofl/rules/{name}" in names for name in rule_files)
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
+    assert tops == {"rofl"}, f"the wheel's only top-level module is rofl, not {sorted(tops - {'rofl'})}"
     assert not any(n.startswith(("tests/", "bench/", "examples/")) for n in names)
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     assert "rofl = rofl.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
@@ -112,7 +125,13 @@ def check_installed(bin_dir: Path, tmp_path: Path) -> None:
     """The installed ``rofl`` imports its own copy, scans a repository and answers impact as the checkout does."""
     work = tmp_path / "elsewhere"
     shutil.copytree(ROOT / "examples" / "shop", work / "shop")
-    where = run(bin_dir, work, "python", "-c", "import engine, rofl, rules, scanner; print(rules.path('boot.rofl'))")
+    where = run(
+        bin_dir,
+        work,
+        "python",
+        "-c",
+        "import rofl.engine, rofl.rules, rofl.scanner; print(rofl.rules.path('boot.rofl'))",
+    )
     assert where.returncode == 0, where.stderr
     assert Path(where.stdout.strip()).is_file()
     assert Path(where.stdout.strip()).is_relative_to(bin_dir.parent), where.stdout  # not the checkout
@@ -136,7 +155,13 @@ def check_installed(bin_dir: Path, tmp_path: Path) -> None:
 
 
 def test_installed_wheel_scans_and_answers_impact_outside_the_checkout(wheel, tmp_path):
-    check_installed(fresh_venv(tmp_path, wheel, "borrowed"), tmp_path)
+    """Beside top-level packages named like rofl's folders (PyPI has a ``rules``), nothing collides."""
+    bin_dir = fresh_venv(tmp_path, wheel, "borrowed")
+    purelib = run(bin_dir, tmp_path, "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+    for name in ("rules", "engine", "scanner", "adapters", "servers"):
+        (Path(purelib.stdout.strip()) / name).mkdir()
+        (Path(purelib.stdout.strip()) / name / "__init__.py").write_text(f"raise ImportError('another {name}')\n")
+    check_installed(bin_dir, tmp_path)
 
 
 @pytest.mark.slow

@@ -229,7 +229,7 @@ def strings(row: tuple) -> tuple:
 def rows(kernel, query: str) -> set[tuple]:
     """The answers to ``query``; none when no fact and no rule defines its relation (a scan without
     declaration files has no src_declaration rows)."""
-    from engine.errors import UnknownRelation
+    from rofl.engine.errors import UnknownRelation
 
     try:
         return {strings(r) for r in kernel.query(query).rows}
@@ -271,9 +271,10 @@ PRESETS = (
 
 
 def compare(repo: Repo) -> None:
+    from rofl.scanner.api import scan
+
     from rofl.presets import load_presets
     from rofl.session import loaded_code_kernel
-    from scanner.api import scan
 
     tree = sources(repo)
     with tempfile.TemporaryDirectory() as tmp:

@@ -69,9 +69,10 @@ def monorepos(draw) -> dict[str, str]:
 
 
 def check(tree: dict[str, str]) -> None:
+    from rofl.scanner.api import scan
+
     from rofl.presets import load_presets
     from rofl.session import loaded_code_kernel
-    from scanner.api import scan
 
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "src", Path(tmp) / "facts"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from rofl.engine.parse import parse_program
 
-from engine.parse import parse_program
 from tests.conftest import write_tree
 
 Facts = set[tuple]

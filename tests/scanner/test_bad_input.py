@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from scanner import materialize
+from rofl.scanner import materialize
+
 from tests.scanner.conftest import load_manifest, parse_fact_file, read_facts, rel, run_scan, scan_json
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.resolve import Resolver
+from rofl.scanner.workspaces import workspace_packages
 
-from scanner.configs import ConfigStore
-from scanner.resolve import Resolver
-from scanner.workspaces import workspace_packages
 from tests.conftest import write_tree
 from tests.scanner.conftest import read_facts, rel, scan_json
 
@@ -177,7 +177,7 @@ def test_workspace_protocol_names_the_member_its_alias_or_its_path(repo, out):
 
 
 def test_declared_dependencies_name_a_folder_a_member_or_the_registry():
-    from scanner.dependencies import Declared, declared
+    from rofl.scanner.dependencies import Declared, declared
 
     manifest = {
         "dependencies": {"a": "^1", "b": "file:../b", "c": "workspace:*", "d": "workspace:@s/d@^2", "e": 3},

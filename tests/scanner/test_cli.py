@@ -79,7 +79,7 @@ def test_real_process_has_no_progress_bar_when_piped(repo, out):
 def test_progress_bar_only_on_a_terminal_without_ci(monkeypatch):
     import io
 
-    from scanner import progress
+    from rofl.scanner import progress
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
@@ -99,7 +99,7 @@ def test_progress_bar_only_on_a_terminal_without_ci(monkeypatch):
 def test_full_disk_is_one_line_and_keeps_the_previous_manifest(repo, out, monkeypatch):
     import errno
 
-    from scanner import factfile
+    from rofl.scanner import factfile
 
     src = repo({"a.ts": "export const a = 1;\n"})
     assert run_scan(src, out).exit_code == 0

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from rofl.scanner import extract
 
-from scanner import extract
 from tests.scanner.conftest import read_facts, rel, run_scan, scan_json
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from scanner.sfc import ScriptBlock, blank_outside, script_blocks, script_texts
+from rofl.scanner.sfc import ScriptBlock, blank_outside, script_blocks, script_texts
+
 from tests.scanner.conftest import read_facts, rel, scan_json
 
 # modelled on TanStack query's examples/vue: a plain <script> beside <script setup lang="ts">

@@ -15,9 +15,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from scanner import extract
-from scanner.extract import Extractor, slice_bounds
+from rofl.scanner import extract
+from rofl.scanner.extract import Extractor, slice_bounds
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = (1, 2, 3)

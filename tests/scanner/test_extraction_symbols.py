@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine.parse import parse_program
-from scanner.extract import Extractor
+from rofl.engine.parse import parse_program
+from rofl.scanner.extract import Extractor
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from click.testing import CliRunner
+from rofl.scanner.versions import EXTRACTOR_VERSION, grammar_versions
 
 from rofl.cli import main
-from scanner.versions import EXTRACTOR_VERSION, grammar_versions
 from tests.scanner.conftest import load_manifest, scan_json
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from scanner.factfile import fact_name, is_fact_name
+from rofl.scanner.factfile import fact_name, is_fact_name
 
 
 @settings(max_examples=200, deadline=None)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from rofl.scanner.files import PathFilter, glob_to_regex, list_files
 
-from scanner.files import PathFilter, glob_to_regex, list_files
 from tests.scanner.conftest import git, load_manifest, scan_json, write_tree
 
 TREE = {

@@ -19,9 +19,9 @@ import subprocess
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.scanner import extract
+from rofl.scanner.repair import repair
 
-from scanner import extract
-from scanner.repair import repair
 from tests.scanner.conftest import atom, read_facts, rel, scan_json
 from tests.scanner.test_resolution_typescript import _typescript
 

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from rofl.scanner import configs
 
-from scanner import configs
 from tests.scanner.conftest import rel, run_scan, scan_json
 from tests.scanner.hostile import CLEAN, facts_by_file, files_outside, make_tree, no_hang
 
@@ -344,7 +344,7 @@ def test_nothing_is_written_outside_out(tmp_path):
 
 
 def test_scan_summary_paths_are_escaped(tmp_path, monkeypatch):
-    from scanner import materialize
+    from rofl.scanner import materialize
 
     src = make_tree(tmp_path / "src", {"a\x1b[2Jb.ts": "export const a = 1;\n"})
     real = materialize.read_source
@@ -391,7 +391,7 @@ def test_a_file_that_could_exhaust_memory_is_refused_and_retried(tmp_path, clean
     """Peak memory is bounded by PEAK_FACTOR times the largest file parsed: a file whose bound exceeds
     the memory free is not parsed (a clear finding, no facts lost elsewhere) and is tried again next
     scan, even when nothing changed."""
-    from scanner import materialize
+    from rofl.scanner import materialize
 
     big = "export function f() { return g(); }\n" * ((materialize.GUARDED_FROM // 36) + 1)
     src = make_tree(tmp_path / "src", {**CLEAN, "src/big.js": big})
@@ -413,7 +413,7 @@ def test_a_file_that_could_exhaust_memory_is_refused_and_retried(tmp_path, clean
 
 
 def test_small_files_are_never_refused_for_memory():
-    from scanner.materialize import GUARDED_FROM, memory_refusal
+    from rofl.scanner.materialize import GUARDED_FROM, memory_refusal
 
     assert memory_refusal(GUARDED_FROM - 1, 0) is None
     assert memory_refusal(GUARDED_FROM, None) is None  # the system says nothing: parsed

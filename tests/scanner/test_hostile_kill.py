@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 import pytest
+from rofl.scanner import lock
+from rofl.scanner.api import scan
 
 from rofl.factdir import open_folder
-from scanner import lock
-from scanner.api import scan
 from tests.scanner.hostile import corpus, make_tree, snapshot
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="fork-based kills")

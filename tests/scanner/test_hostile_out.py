@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from rofl.engine import safe_write
 
-from engine import safe_write
 from rofl.factdir import open_folder
 from tests.scanner.conftest import run_scan, scan_json
 from tests.scanner.hostile import CLEAN, make_tree, snapshot
@@ -144,7 +144,7 @@ def test_ask_works_beside_a_half_written_leftover(tmp_path):
 
 
 def test_a_live_holder_is_named_by_its_live_pid(tmp_path):
-    from scanner import lock
+    from rofl.scanner import lock
 
     out = tmp_path / "out"
     out.mkdir()
@@ -160,8 +160,9 @@ def test_a_live_holder_is_named_by_its_live_pid(tmp_path):
 
 
 def test_store_and_cache_writes_never_follow_a_planted_link(tmp_path, victim):
-    from engine import persist
-    from engine.store import Store
+    from rofl.engine import persist
+    from rofl.engine.store import Store
+
     from rofl import cache
 
     (tmp_path / cache.CACHE_NAME).symlink_to(victim)

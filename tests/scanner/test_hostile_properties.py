@@ -10,8 +10,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.scanner.api import scan
 
-from scanner.api import scan
 from tests.scanner.conftest import rel
 from tests.scanner.hostile import CLEAN, facts_by_file, make_tree
 

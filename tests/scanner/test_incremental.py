@@ -187,7 +187,7 @@ def test_verify_repairs_an_edited_fact_file_whose_manifest_digest_was_recomputed
     """The manifest's digest is public and unkeyed: an attacker who edits a fact file can recompute it.
     The name the scanner gave the file still carries the digest of what it wrote, so --verify
     re-extracts the file and the injected fact is gone."""
-    from scanner.hashing import hash_bytes
+    from rofl.scanner.hashing import hash_bytes
 
     src = repo(BASE)
     scan_json(src, out)
@@ -256,7 +256,7 @@ def test_no_change_rescan_with_configs_takes_the_state_fast_path(repo, out, monk
     scan_json(src, out)
     (src / "a.ts").write_text('import "lib/b";\nexport const a = 2;\n')
     assert scan_json(src, out)["parsed"] == 1  # the full path, reading and recording the tsconfig
-    from scanner import manifest
+    from rofl.scanner import manifest
 
     def no_manifest(out_dir: str) -> None:
         raise AssertionError("a no-change rescan must not read manifest.json")

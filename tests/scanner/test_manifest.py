@@ -6,10 +6,10 @@ import json
 import os
 
 import pytest
+from rofl.scanner.hashing import hash_bytes
+from rofl.scanner.manifest import ManifestError
+from rofl.scanner.manifest import read as manifest_read
 
-from scanner.hashing import hash_bytes
-from scanner.manifest import ManifestError
-from scanner.manifest import read as manifest_read
 from tests.scanner.conftest import load_manifest, scan_json
 
 FILE_KEYS = {"hash", "facts", "digest", "size", "mtime_ns", "extractor", "resolution_deps"}
@@ -98,8 +98,9 @@ def test_scan_loads_with_scanner_authority(repo, out):
 
 def test_the_manifest_records_the_version_of_the_tool_that_scanned(repo, out, tmp_path):
     """The scanner takes the tool version from its caller (it imports nothing of the command line)."""
+    from rofl.scanner.api import scan
+
     from rofl import __version__
-    from scanner.api import scan
 
     src = repo({"a.ts": "export {};\n"})
     scan_json(src, out)

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from rofl.engine.parse import parse_program
+from rofl.scanner.extract import Extractor
 
-from engine.parse import parse_program
-from scanner.extract import Extractor
 from tests.scanner.conftest import read_facts, rel, scan_json
 from tests.scanner.test_resolve import answers
 

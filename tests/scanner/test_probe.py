@@ -6,11 +6,10 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from scanner.configs import ConfigStore
-from scanner.entries import package_entries
-from scanner.probe import probe
-from scanner.resolve import Resolver
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.entries import package_entries
+from rofl.scanner.probe import probe
+from rofl.scanner.resolve import Resolver
 
 STEMS = ("x", "lib/x", "lib/x/index", "index")
 SUFFIXES = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.mts", ".d.cts")

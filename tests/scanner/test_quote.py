@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from engine.parse import parse_program
-from engine.terms import quote as engine_quote
-from scanner.schema import quote
+from rofl.engine.parse import parse_program
+from rofl.engine.terms import quote as engine_quote
+from rofl.scanner.schema import quote
 
 
 @given(st.text())

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.tsconfig import Inputs, load
 
-from scanner.configs import ConfigStore
-from scanner.tsconfig import Inputs, load
 from tests.scanner.conftest import scan_json
 from tests.scanner.test_resolution_incremental import rescan
 from tests.scanner.test_resolve import answers, imports

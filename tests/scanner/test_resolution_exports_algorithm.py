@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cmp_to_key
 
-from scanner.package_exports import export_targets, import_targets, pattern_key_compare
+from rofl.scanner.package_exports import export_targets, import_targets, pattern_key_compare
 
 CONDITIONS = frozenset({"types", "import", "require", "node", "default", "module"})
 

@@ -51,7 +51,7 @@ def test_no_change_rescan_with_assets_symlinks_and_packages_reads_no_manifest(re
     os.symlink("real.ts", src / "link.ts")
     os.makedirs(src / "folder.css")  # a folder with an asset's name: not a file
     scan_json(src, out)
-    from scanner import manifest
+    from rofl.scanner import manifest
 
     def no_manifest(out_dir: str) -> None:
         raise AssertionError("a no-change rescan must not read manifest.json")
@@ -226,7 +226,7 @@ def test_a_config_checked_and_rejected_is_a_scope_token_and_changing_it_re_resol
     """test/a.test.ts's lookup checks packages/a and packages/c before tsconfig.tests.json takes it:
     those two are recorded as ``tsconfig-scope:`` tokens, the governing config plainly; changing c's
     config (read by no file plainly) re-resolves the test file, which c now governs."""
-    from scanner.manifest import read
+    from rofl.scanner.manifest import read
 
     src = repo(SOLUTION)
     scan_json(src, out)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scanner.workspaces import glob_regex, pnpm_globs
+from rofl.scanner.workspaces import glob_regex, pnpm_globs
 
 QUERY_YAML = """cleanupUnusedCatalogs: true
 trustPolicyExclude:

@@ -6,10 +6,10 @@ import os
 from pathlib import Path
 
 import pytest
+from rofl.scanner import factfile, lock
+from rofl.scanner.api import scan
+from rofl.scanner.hashing import hash_bytes
 
-from scanner import factfile, lock
-from scanner.api import scan
-from scanner.hashing import hash_bytes
 from tests.scanner.conftest import load_manifest, parse_fact_file, read_facts, rel, run_scan, scan_json
 
 BASE = {f"m{i}.ts": f'import "./m{(i + 1) % 6}";\nexport const v{i} = {i};\n' for i in range(6)}
@@ -75,7 +75,7 @@ def test_interrupted_manifest_write_keeps_the_old_one(repo, out, monkeypatch):
     scan_json(src, out)
     before = (out / "manifest.json").read_bytes()
     (src / "m5.ts").write_text("export const five = 5;\n")
-    from scanner import manifest
+    from rofl.scanner import manifest
 
     def dying(out_dir: str, data: dict) -> None:
         with open(os.path.join(out_dir, "manifest.json.4242.tmp"), "wb") as handle:
@@ -172,7 +172,7 @@ def test_stale_lock_from_a_dead_process_is_taken_over(repo, out):
 def test_a_helper_process_dying_costs_no_facts(repo, out, monkeypatch):
     files = {f"m{i}.ts": f"export const v{i} = {i};\n" for i in range(60)}
     src = repo(files)
-    from scanner import materialize
+    from rofl.scanner import materialize
 
     parent = os.getpid()
     real_extract = materialize.Materializer.extract

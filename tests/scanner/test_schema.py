@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rofl.engine.clauses import Literal, Negated
+from rofl.engine.parse import parse_program
+from rofl.scanner import schema
+from rofl.scanner.factfile import RESOLUTION_MARKER
+from rofl.scanner.hashing import hash_bytes
+from rofl.scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
 
-from engine.clauses import Literal, Negated
-from engine.parse import parse_program
-from scanner import schema
-from scanner.factfile import RESOLUTION_MARKER
-from scanner.hashing import hash_bytes
-from scanner.versions import EXTRACTOR_VERSION, RESOLVER_VERSION, grammar_versions
 from tests.conftest import ROOT
 from tests.scanner.conftest import parse_fact_file, scan_json
 

@@ -31,7 +31,7 @@ DEPTH = 256  # scanner.configs.MAX_NESTING
 
 
 def _jsonc():  # imported where used: the module is new, the other tests of this file need none of it
-    from scanner import jsonc
+    from rofl.scanner import jsonc
 
     return jsonc
 
@@ -308,7 +308,7 @@ FRONT_LINES = st.lists(
 
 @given(FRONT_LINES, st.sampled_from(["astro", "vue", "svelte"]), st.booleans())
 def test_line_endings_do_not_change_what_a_component_imports(lines, kind, typed):
-    from scanner.sfc import script_texts
+    from rofl.scanner.sfc import script_texts
 
     body = "\n".join(lines)
     lang = ' lang="ts"' if typed else ""

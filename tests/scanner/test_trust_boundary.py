@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from rofl.scanner import files
 
-from scanner import files
 from tests.scanner.conftest import parse_fact_file, read_facts, rel, run_scan, scan_json
 from tests.scanner.hostile import make_tree, no_hang
 

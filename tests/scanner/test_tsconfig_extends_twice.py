@@ -11,9 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from rofl.scanner.configs import ConfigStore
+from rofl.scanner.tsconfig import TsConfigFinder, load
 
-from scanner.configs import ConfigStore
-from scanner.tsconfig import TsConfigFinder, load
 from tests.conftest import write_tree
 
 TYPESCRIPT = Path(

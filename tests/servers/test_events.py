@@ -7,8 +7,7 @@ import threading
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine.events import (
+from rofl.engine.events import (
     CancelToken,
     Event,
     ExecutionCancelled,
@@ -81,7 +80,8 @@ COUNTER = "count(1)@init.\ncount(Y)@next :- count(X), X < 1000, Y is X + 1.\n"
 
 
 def test_a_run_reports_each_tick_and_stops_between_ticks_when_cancelled():
-    from engine.kernel import Kernel
+    from rofl.engine.kernel import Kernel
+
     from tests.conftest import BOOT
 
     kernel = Kernel(BOOT)
@@ -108,7 +108,7 @@ def test_a_run_reports_each_tick_and_stops_between_ticks_when_cancelled():
 def test_the_command_lines_progress_bar_is_a_listener_of_the_events():
     import io
 
-    from scanner.progress import BarListener
+    from rofl.scanner.progress import BarListener
 
     screen = io.StringIO()
     bar = BarListener("scanning", screen)

@@ -25,8 +25,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from rofl.servers import mcp_pages
 
-from servers import mcp_pages
 from tests.conftest import write_tree
 
 from .conftest import FILES, generated_tree, module, rofl

@@ -16,9 +16,9 @@ def _files(session: Session) -> int:
 
 def test_fact_files_written_back_are_loaded_again(tmp_path):
     from click.testing import CliRunner
+    from rofl.scanner.api import scan
 
     from rofl.cli import main
-    from scanner.api import scan
 
     src, facts = tmp_path / "src", tmp_path / "facts"
     src.mkdir()

@@ -62,7 +62,7 @@ def test_a_new_scan_is_loaded_for_the_next_call(small, tmp_path):
 
 
 def test_executions_past_the_pending_bound_are_refused_until_some_end(small):
-    from servers.executions import Executions, TooMany, result_of
+    from rofl.servers.executions import Executions, TooMany, result_of
 
     session = Session(small / "facts", small / "src", pool=1)
     executions = Executions(session, workers=2, pending=2)
@@ -98,7 +98,7 @@ def test_a_kernel_kept_for_a_command_holds_only_its_declarations_and_is_exact_fo
 def test_an_impact_on_a_kernel_kept_for_impact_answers_as_the_command_line(small):
     import json
 
-    from servers.executions import Executions, result_of
+    from rofl.servers.executions import Executions, result_of
 
     executions = Executions(Session(small / "facts", small / "src", pool=1))
     try:
