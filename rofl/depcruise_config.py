@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rofl.engine.errors import RoflError
+from rofl.engine.safe_write import read_regular
 from rofl.engine.terms import quote
 
 CONFIG_NAMES = (
@@ -66,10 +67,14 @@ class Translation:
 
 
 def find_config(root: str | Path) -> Path | None:
-    """The dependency-cruiser config at ``root``, if there is one (JSON first, as dependency-cruiser's --init writes one kind)."""
+    """The dependency-cruiser config at ``root``, if there is one (JSON first, as dependency-cruiser's --init
+    writes one kind).  It is repository content: a name that is no regular file, or a link whose real location
+    is outside ``root``, is passed over (the config outside the tree is never read), as the scanner's
+    configs are."""
+    top = Path(root).resolve()
     for name in CONFIG_NAMES:
         p = Path(root) / name
-        if p.is_file():
+        if p.is_file() and p.resolve().is_relative_to(top):
             return p
     return None
 
@@ -77,12 +82,10 @@ def find_config(root: str | Path) -> Path | None:
 def read_config(path: str | Path, allow_js: bool = False) -> dict:
     """The config's value.  JSON and a JS object literal are parsed; Node runs a JS config only with ``allow_js``."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
+    try:  # a regular file only: a FIFO never blocks, /dev/zero is never read
+        data = read_regular(p, MAX_CONFIG_BYTES)
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read the dependency-cruiser config ({exc.strerror})") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{p}: the dependency-cruiser config is over {MAX_CONFIG_BYTES} bytes")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -338,3 +338,38 @@ def test_the_scan_keeps_to_the_tree(hostile_run: dict) -> None:
     text += (out / "preamble.rofl").read_text(errors="replace") if (out / "preamble.rofl").exists() else ""
     assert "outside-secret" not in text
     assert "decoy" not in text
+
+
+def test_a_planted_dependency_cruiser_config_runs_nothing_and_reads_nothing_outside(tmp_path: Path) -> None:
+    """A ``.dependency-cruiser.js`` that is code would run a program if Node evaluated it: rofl reads only a
+    literal without ``--allow-config-js`` and refuses it in one line (exit 2); a ``.dependency-cruiser.json``
+    linked out of the tree, or that is a FIFO, is passed over, never read."""
+    repo, decoy, sentinel = tmp_path / "repo", tmp_path / "decoy", tmp_path / "sentinel"
+    sentinel.mkdir()
+    program = _program(tmp_path / "tools" / "config.sh", sentinel, "config")
+    _write(
+        repo,
+        {
+            "package.json": '{"name": "hostile"}\n',
+            "src/a.ts": 'import "./b";\n',
+            "src/b.ts": "export const b = 1;\n",
+            ".dependency-cruiser.js": (
+                f"require('child_process').execSync({program!r});\nmodule.exports = {{ forbidden: [] }};\n"
+            ),
+        },
+    )
+    _write(decoy, {"rules.json": '{"forbidden": [{"name": "outside-rule", "from": {}, "to": {}}]}\n'})
+    (repo / ".dependency-cruiser.json").symlink_to(decoy / "rules.json")
+    home = tmp_path / "home"
+    home.mkdir()
+    scan = run_step([*ROFL, "scan", ".", "--out", "facts"], repo, home)
+    assert scan.returncode == 0, scan.stderr
+    audit = run_step([*ROFL, "audit", "--facts", "facts"], repo, home)
+    assert audit.returncode == 2 and "Traceback" not in audit.stderr, audit.stderr[-600:]
+    assert ".dependency-cruiser.js" in audit.stderr and "--allow-config-js" in audit.stderr, audit.stderr[-600:]
+    assert "outside-rule" not in audit.stdout + audit.stderr
+    (repo / ".dependency-cruiser.js").unlink()
+    os.mkfifo(repo / ".dependency-cruiser.cjs")
+    quiet = run_step([*ROFL, "audit", "--facts", "facts"], repo, home)
+    assert quiet.returncode in (0, 1) and "outside-rule" not in quiet.stdout + quiet.stderr, quiet.stderr[-600:]
+    assert sorted(p.name for p in sentinel.iterdir()) == [], "the config's program ran"
