@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from rofl.engine.errors import RoflError
 
+from .questions.answer import doc, to_json
+
 SEVERITIES = ("error", "warn", "info")  # most severe first
 RANK = {name: i for i, name in enumerate(SEVERITIES)}
 
@@ -28,15 +30,15 @@ class RuleInfo:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    audit: str  # the [audit] relation: violation, forged, stale, ...
-    fact: str | None  # the audit row's canonical text (None for stale and reextract)
-    file: str | None = None
-    line: int | None = None
-    message: str | None = None
-    rule: str | None = None  # a named rule's name
-    severity: str = "error"
-    source: str | None = None  # a named violation's From
-    target: str | None = None  # a named violation's To
+    audit: str = doc("The audit relation: violation, forged, stale, ...")
+    fact: str | None = doc("The finding as a fact (null for stale and reextract).")
+    file: str | None = doc("The file it is about, when known.", default=None)
+    line: int | None = doc("Its line, when known.", default=None)
+    message: str | None = doc("What is wrong, when the rule says.", omit_none=True, default=None)
+    rule: str | None = doc("A named rule's name.", omit_none=True, default=None)
+    severity: str = doc("error, warn or info.", default="error")
+    source: str | None = doc("A named rule's importing file.", json="from", omit_none=True, default=None)
+    target: str | None = doc("A named rule's imported file.", json="to", omit_none=True, default=None)
 
     @property
     def key(self) -> str:
@@ -59,13 +61,8 @@ class Finding:
         return RANK[self.severity] <= RANK[threshold]
 
     def as_json(self) -> dict:
-        out: dict = {"audit": self.audit, "fact": self.fact, "file": self.file, "line": self.line}
-        if self.message is not None:
-            out["message"] = self.message
-        if self.rule is not None:
-            out.update(rule=self.rule, severity=self.severity, **{"from": self.source, "to": self.target})
-        else:
-            out["severity"] = self.severity
+        out = to_json(self)
+        assert isinstance(out, dict)
         return out
 
     def title(self) -> str:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from rofl.engine.kernel import Kernel
 from rofl.engine.namespace import stored_name
 
+from .questions.answer import doc, to_json
+
 DEPENDENCY = "dependency"
 RUNTIME_DEPENDENCY = "runtime_dependency"
 PACKAGE_WIDE = "package_wide_dependency"  # (importer, file standing for the package, package folder)
@@ -22,11 +24,16 @@ class ImportSite:
     ``package``, the package's folder) an import of a workspace package that led to no file, the edge's
     target standing for the package (a package-wide dependency)."""
 
-    file: str
-    source: str
-    line: int | None
-    kinds: tuple[str, ...]
-    package: str | None = None
+    file: str = doc("The importing file.")
+    source: str = doc("The specifier as written.")
+    line: int | None = doc("Its line, when known.")
+    kinds: tuple[str, ...] = doc("Import kinds: static, dynamic, require, type, reexport, ...")
+    package: str | None = doc(
+        "The package's folder when the import leads to no file of it (a package-wide dependency).",
+        json="package_wide",
+        omit_none=True,
+        default=None,
+    )
 
     def text(self) -> str:
         at = f"{self.file}:{self.line}" if self.line is not None else self.file
@@ -34,9 +41,8 @@ class ImportSite:
         return f"{at} imports {self.source!r} ({', '.join(self.kinds) or 'import'}{wide})"
 
     def as_dict(self) -> dict:
-        out = {"file": self.file, "source": self.source, "line": self.line, "kinds": list(self.kinds)}
-        if self.package is not None:
-            out["package_wide"] = self.package
+        out = to_json(self)
+        assert isinstance(out, dict)
         return out
 
 

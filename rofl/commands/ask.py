@@ -82,7 +82,7 @@ def command(
 
         warn_if_stale(read(facts), facts, "ask")
     if facts is not None and (rules or load_as):  # only a program given here can hold a usurping rule
-        from .audit import usurped_facts
+        from ..questions.forgery import usurped_facts
 
         usurped = usurped_facts(kernel)
         if usurped:

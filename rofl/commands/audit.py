@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..adapting import adapter_options, rounds_ran_out, run_rounds
-from ..findings import RuleInfo
 from ..formats import NAMES as FORMAT_NAMES
 from ..formats import help_text
+from ..questions.answer import answer_json
 from ..session import (
     EXIT_PARTIAL,
     PUBLIC_KEY,
@@ -24,6 +24,9 @@ from ..session import (
     warn_partial,
 )
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..questions.audit import AuditAnswer
+
 FORMAT_HELP = help_text()
 EPILOG = examples(
     "rofl audit --facts facts/generated --rules examples/shop/layers.rofl",
@@ -32,188 +35,6 @@ EPILOG = examples(
     exit_codes="Exit codes: 0 no finding at or above --fail-on (default error), 1 such findings, 2 user error, "
     "3 partial (the budget ran out).",
 )
-
-AUDIT = "audit"
-
-
-def audit_rows(kernel) -> dict[str, list[str]]:
-    """``{relation: [canonical fact text]}`` for every relation with facts in [audit]."""
-    from rofl.engine.namespace import display_name
-    from rofl.engine.terms import canonical_rows, format_fact
-
-    result = kernel.evaluate(goals=kernel.names_in(AUDIT))  # only what the audits depend on
-    found: dict[str, list[str]] = {}
-    for rel in result.relations():
-        for row in canonical_rows(r for r in result.rows(rel) if r[0] == AUDIT):
-            found.setdefault(display_name(rel), []).append(format_fact(rel, row[0], row[1:]))
-    return found
-
-
-def usurped_facts(kernel) -> list[tuple[str, str]]:
-    """Facts whose every derivation is by a rule boot's ``usurp`` audit names (and that no one with
-    authority asserted): reported as ``forged[audit]`` too.  Read from the finished evaluation's
-    provenance, which rules cannot see inside the evaluation that derives it.  Each is ``(fact text,
-    id of a usurping rule that derives it)``."""
-    return [(text, rid) for text, rid, _ in _usurped(kernel)]
-
-
-def _usurped(kernel) -> list[tuple[str, str, tuple[str, tuple]]]:
-    """``usurped_facts`` with each fact's ``(stored relation, row)``."""
-    from rofl.engine.namespace import stored_name
-    from rofl.engine.reflect import fact_term
-    from rofl.engine.terms import canonical_rows, format_fact
-
-    audits = kernel.names_in(AUDIT)  # the common case, no usurper, evaluates only what audits need
-    heads: dict[str, set[str]] = {}  # usurping rule id -> the relations it concludes (stored names)
-    question = "usurp[audit](R, P, _W), concludes(R, Rel)"
-    for d in kernel.query(question, goals=audits).as_dicts():
-        heads.setdefault(d["R"][0], set()).add(stored_name(d["Rel"][0], d["P"][0]))
-    if not heads:
-        return []
-    # one evaluation of what the usurped relations depend on, then each fact's provenance once:
-    # linear in the facts those relations hold, whatever the number of usurped facts
-    rels = set().union(*heads.values())
-    result = kernel.evaluate(goals=audits | rels)
-    found: list[tuple[str, str, tuple[str, tuple]]] = []
-    for rel in sorted(rels):
-        base = kernel.store.base.get(rel, {})
-        for row in canonical_rows(result.rows(rel)):
-            record = result.provenance(rel, row)
-            if record is None or row in base:
-                continue  # not derived, or asserted as well: boot's forged audit judges its asserter
-            if any(r not in heads for r in record.rules):
-                continue  # another rule derives it too
-            text = format_fact("forged", "audit", (fact_term(rel, row),))
-            found.append((text, min(record.rules), (rel, row)))
-    return found
-
-
-def forged_facts(kernel) -> set[tuple[str, tuple]]:
-    """Every forged fact as ``(stored relation, row)``: what boot's ``forged[audit]`` names, and what only
-    usurping rules derive (``usurped_facts``); empty for a store without boot's audits."""
-    from rofl.engine.errors import UnknownRelation
-    from rofl.engine.reflect import fact_from_term
-
-    try:
-        terms = [d["F"] for d in kernel.query("forged[audit](F)", goals=kernel.names_in(AUDIT)).as_dicts()]
-    except UnknownRelation:  # a store without boot's audits
-        return set()
-    out = {ref for t in terms if (ref := fact_from_term(t)) is not None}
-    return out | {ref for _, _, ref in _usurped(kernel)}
-
-
-def finding_objects(kernel, where, extra: dict, facts: str | None = None) -> list[dict]:
-    """Every [audit] row as ``{"audit", "fact", "file", "line"}``: the file and line that asserted the
-    forged or claimed fact, or wrote the usurping rule, where known (null otherwise).  A named
-    ``violation[audit](Rule, From, To)`` is ``{"audit", "fact", "named": (rule, from, to)}``, located
-    by ``rofl.findings.located_violations``.  A missing fact file is named inside ``facts``."""
-    from pathlib import Path
-
-    from rofl.engine.namespace import display_name
-    from rofl.engine.reflect import fact_from_term
-    from rofl.engine.terms import canonical_rows, format_fact
-
-    from ..findings import named_violation
-    from ..signing import SIG_NAME
-
-    out: list[dict] = []
-    result = kernel.current
-    for rel in result.relations() if result is not None else ():
-        for row in canonical_rows(r for r in result.rows(rel) if r[0] == AUDIT):
-            name, args = display_name(rel), row[1:]
-            spot = None
-            if name == "forged" and args:
-                ref = fact_from_term(args[0])
-                spot = where.fact(*ref) if ref is not None else None
-            elif name in ("usurp", "rule_in_facts") and args and isinstance(args[0], tuple):
-                spot = where.rule(args[0][0])
-            elif name == "claimed" and len(args) == 3:
-                spot = where.fact("authority", ("main", args[0], args[1]))
-            elif name == "missing_fact_file" and args:  # a path inside the fact folder
-                spot = (str(Path(facts) / str(args[0])) if facts is not None else str(args[0]), None)
-            elif name == "unsigned":
-                spot = (str(Path(facts) / SIG_NAME) if facts is not None else SIG_NAME, None)
-            elif name == "violation" and (named := named_violation(args)) is not None:
-                out.append({"audit": name, "fact": format_fact(rel, row[0], args), "named": named})
-                continue
-            out.append(
-                {
-                    "audit": name,
-                    "fact": format_fact(rel, row[0], args),
-                    "file": spot[0] if spot else None,
-                    "line": spot[1] if spot else None,
-                }
-            )
-    for name, texts in extra.items():
-        for text in texts:
-            out.append({"audit": name, "fact": text, "file": None, "line": None})
-    return out
-
-
-def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tuple) -> list[Callable[[], list]]:
-    """The files whose assertions the audits judge, as tiers of ``(path, text)`` read on demand: the
-    programs and rule files, then a scan's fact files that did not load as the scanner's (where forged
-    facts are written), then the scanner's own.  A finding is looked up tier by tier, so one in a rule
-    file never parses a scan's hundreds of fact files again."""
-    from functools import cache
-    from pathlib import Path
-
-    from ..factdir import SCANNER
-    from ..locate import read_sources
-
-    tiers: list[Callable[[], list]] = [lambda: read_sources([*files, *[f for _, f in load_as], *rules])]
-    if facts is not None:
-        from ..factdir import open_folder
-
-        @cache
-        def sources() -> tuple:
-            return open_folder(Path(facts)).sources
-
-        tiers.append(lambda: [(p, t) for p, who, t in sources() if who not in (SCANNER, None)])
-        tiers.append(lambda: [(p, t) for p, who, t in sources() if who in (SCANNER, None)])
-    return tiers
-
-
-class LazyWhere:
-    """``rofl.locate.Where`` over tiers of sources, each parsed again only when a lookup reaches it
-    (the first tier that knows the fact or rule answers)."""
-
-    def __init__(self, tiers: list[Callable[[], list]]) -> None:
-        self._tiers = tiers
-        self._built: list = []
-
-    def _lookup(self, find: Callable) -> tuple[str, int] | None:
-        from ..locate import index_sources
-
-        for i, tier in enumerate(self._tiers):
-            if i == len(self._built):
-                self._built.append(index_sources(tier()))
-            spot = find(self._built[i])
-            if spot is not None:
-                return spot
-        return None
-
-    def fact(self, rel: str, row: tuple) -> tuple[str, int] | None:
-        return self._lookup(lambda where: where.fact(rel, row))
-
-    def rule(self, rid: str) -> tuple[str, int] | None:
-        return self._lookup(lambda where: where.rule(rid))
-
-
-def as_findings(kernel, objects: list[dict], where) -> list:
-    """Finding values for ``finding_objects``' dicts, in their order; then the named violations with their
-    rule and import line, most severe first."""
-    from ..findings import Finding, declared_rules, located_violations, sorted_findings
-
-    plain = [
-        Finding(audit=o["audit"], fact=o["fact"], file=o["file"], line=o["line"], message=o.get("message"))
-        for o in objects
-        if "named" not in o
-    ]
-    named = [(o["fact"], *o["named"]) for o in objects if "named" in o]
-    if named:
-        plain += sorted_findings(located_violations(kernel, named, declared_rules(kernel, where)))
-    return plain
 
 
 @click.command("audit", epilog=EPILOG)
@@ -296,13 +117,16 @@ def command(
     allow_config_js: bool = False,
 ) -> None:
     """Run boot's audits, the presets turned on and any [audit] rules; exit 1 on findings at --fail-on or above."""
+    from .. import baseline as baselines
+    from ..questions.audit import AuditOptions, audit
+
     if reextract and (src is None or facts is None):
         fail("rofl audit: --reextract needs --facts DIR and --src SRC (the scan and the sources it came from)")
+    if src is not None and facts is None:
+        fail("rofl audit: --src needs --facts DIR (the scan to compare)")
     if as_json and output_format not in (None, "json"):
         fail(f"rofl audit: --json and --format {output_format} disagree; give one of them")
     output_format = output_format or ("json" if as_json else "text")
-    from .. import baseline as baselines
-
     entries = baselines.read(baseline_file) if baseline_file is not None else None  # a bad baseline fails first
     kernel = build_kernel(
         files, load_as, budget, store=store, facts=facts, rules=rules, use_cache=False, public_key=public_key
@@ -316,99 +140,57 @@ def command(
         click.echo("warning: the presets (use, forbidden) judge a scan; give --facts DIR to run them", err=True)
     depcruise_names = load_depcruise(kernel, facts, src, depcruise_config, allow_config_js)
     wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
-    found = audit_rows(kernel)
-    derived = usurped_facts(kernel)
-    if derived:
-        found.setdefault("forged", []).extend(text for text, _ in derived)
-    from pathlib import Path
-
-    stale: list = []
-    if src is not None:
-        if facts is None:
-            fail("rofl audit: --src needs --facts DIR (the scan to compare)")
-
-        from ..factdir import read_manifest
-        from ..staleness import stale_sources
-
-        stale = stale_sources(read_manifest(Path(facts)), src)
-        if stale:
-            found["stale"] = [f"{path}: {reason}" for path, reason in stale]
-    objects: list[dict] = []
-    where = None
-    if found:
-        from ..presets import presets_file
-
-        presets = [str(presets_file())] if facts is not None else []
-        where = LazyWhere(audited_sources((*files, *presets), load_as, facts, rules))
-        objects = finding_objects(kernel, where, {}, facts)
-        for text, rid in derived:  # where the usurping rule is written
-            spot = where.rule(rid)
-            objects.append(
-                {"audit": "forged", "fact": text, "file": spot[0] if spot else None, "line": spot[1] if spot else None}
-            )
-        objects += [
-            {"audit": "stale", "fact": None, "file": path, "line": None, "message": reason} for path, reason in stale
-        ]
-    if facts is not None:
-        objects = fold_unverified(found, objects, Path(facts))
-    if reextract and facts is not None and src is not None:  # both given: checked above
-        from ..reextract import reextract as rescan
-
-        differences = rescan(Path(facts), src)
-        if differences:
-            found["reextract"] = [d.text() for d in differences]
-            objects += [
-                {"audit": "reextract", "fact": None, "file": d.file, "line": d.line, "message": d.message}
-                for d in differences
-            ]
-    findings = as_findings(kernel, objects, where)
-    if depcruise_names:
-        findings = depcruise_findings(findings, depcruise_names)
-    fixed: tuple[dict, ...] = ()
-    reported = known = findings
-    if entries is not None:
-        comparison = baselines.compare(findings, entries)
-        reported, known, fixed = list(comparison.new), list(comparison.known), comparison.fixed
-        found = {}  # the audit rows still to report, as `found` lists them
-        for f in reported:
-            found.setdefault(f.audit, []).append(f.row_text())
+    options = AuditOptions(
+        files=tuple(files),
+        load_as=tuple(load_as),
+        rules=tuple(rules),
+        facts=facts,
+        src=src,
+        reextract=reextract,
+        baseline=tuple(entries) if entries is not None else None,
+        depcruise_names=depcruise_names,
+        wants=wants.as_json() if wants is not None else None,
+        rounds_partial=bool(wants and wants.partial),
+    )
+    answer = audit(kernel, options)
     if write_baseline is not None:
-        if kernel.current is not None and kernel.current.partial:
+        if answer.partial:
             fail(
                 "rofl audit: the budget ran out, so the findings are incomplete; no baseline written (raise --budget)",
                 3,
             )
-        written = baselines.write(write_baseline, known)
+        written = baselines.write(write_baseline, list(answer.known_findings))
         click.echo(f"rofl audit: {written} finding{'s' if written != 1 else ''} written to {write_baseline}", err=True)
         if entries is None:  # everything just written is known: nothing to report
             sys.exit(0)
-    known_count = len(findings) - len(reported) if entries is not None else None
     if output_format in FORMAT_NAMES:
-        from dataclasses import replace
-
-        from ..formats import Report, render, repository_paths
-
-        report = Report(
-            command="audit",
-            findings=tuple(reported),
-            known=tuple(known) if entries is not None else (),
-            fixed=fixed,
-            baseline=entries is not None,
-            rules=tuple(
-                replace(info, name=depcruise_names[info.name][0]) if info.name in depcruise_names else info
-                for info in rules_that_ran(kernel, where, stale=src is not None, reextracted=reextract)
-            ),
-            paths=repository_paths(findings, facts, src),
-            fail_on=fail_on,
-            partial=bool(kernel.current is not None and kernel.current.partial) or bool(wants and wants.partial),
-        )
-        click.echo(render(output_format, report), nl=False)
+        click.echo(render_format(output_format, answer, fail_on, facts, src), nl=False)
+    elif output_format == "json":
+        emit_json(answer_json(answer))
     else:
-        emit_report(output_format, found, reported, fixed, known_count, wants)
-    failing = any(f.fails(fail_on) for f in reported)
+        print_text(answer)
     if warn_partial(kernel, "audit") | rounds_ran_out(wants):
         sys.exit(EXIT_PARTIAL)  # an audit cut short is not clean, whatever it found so far
-    sys.exit(1 if failing else 0)
+    sys.exit(1 if answer.failing(fail_on) else 0)
+
+
+def render_format(output_format: str, answer: AuditAnswer, fail_on: str, facts: str | None, src: str | None) -> str:
+    """The answer in one of the CI formats (SARIF, JUnit, Markdown, ...)."""
+    from ..formats import Report, render, repository_paths
+
+    baseline = answer.known is not None
+    report = Report(
+        command="audit",
+        findings=answer.findings,
+        known=answer.known_findings if baseline else (),
+        fixed=answer.fixed or (),
+        baseline=baseline,
+        rules=answer.rules_run,
+        paths=repository_paths([*answer.findings, *(answer.known_findings if baseline else ())], facts, src),
+        fail_on=fail_on,
+        partial=answer.partial,
+    )
+    return render(output_format, report)
 
 
 def load_depcruise(
@@ -452,76 +234,6 @@ def load_depcruise(
     return translation.names
 
 
-def depcruise_findings(findings: list, names: dict[str, tuple[str, str]]) -> list:
-    """Findings of translated rules under dependency-cruiser's rule name, so they read (and key a
-    baseline) as dependency-cruiser's do."""
-    from dataclasses import replace
-
-    return [replace(f, rule=names[f.rule][0]) if f.rule in names else f for f in findings]
-
-
-def fold_unverified(found: dict, objects: list[dict], facts: Path) -> list[dict]:
-    """A scan whose signature does not match loads every fact file as unverified, so each of its facts is
-    "forged": one ``unsigned`` finding says so, with one line counting them, instead of one finding per
-    fact.  Forged facts of other files (a rule file, a --load-as file) stay listed.  Changes ``found``."""
-    if "unsigned" not in found or not found.get("forged"):
-        return objects
-    root = str(facts.resolve())
-    folded = {
-        o["fact"]
-        for o in objects
-        if o["audit"] == "forged" and o.get("file") and str(Path(o["file"]).resolve()).startswith(root)
-    }
-    if not folded:
-        return objects
-    summary = f"{len(folded):,} facts of the scan are unverified because the signature does not match"
-    found["forged"] = [t for t in found["forged"] if t not in folded]
-    if not found["forged"]:
-        del found["forged"]
-    found["unverified"] = [summary]
-    kept = [o for o in objects if not (o["audit"] == "forged" and o["fact"] in folded)]
-    for o in kept:
-        if o["audit"] == "unsigned":
-            o["message"] = summary
-    return kept
-
-
-def rules_that_ran(kernel, where, stale: bool, reextracted: bool) -> tuple[RuleInfo, ...]:
-    """Every named rule and audit this run judged, with findings or none, as ``RuleInfo``: the declared
-    rules (a shipped preset only when it is turned on), boot's audits and the checks the options asked for."""
-    import re
-
-    from rofl.engine.namespace import display_name
-
-    from ..findings import declared_rules
-    from ..formats import AUDIT_DESCRIPTIONS, audit_rule
-    from ..presets import presets_file, turned_on
-
-    declared = declared_rules(kernel, where)
-    shipped = set(re.findall(r"^rule\((\w+),", presets_file().read_text(encoding="utf-8"), re.M))
-    off = shipped - turned_on(kernel)
-    audits = {display_name(rel) for rel in kernel.names_in(AUDIT)} & set(AUDIT_DESCRIPTIONS)
-    audits |= {name for name, on in (("stale", stale), ("reextract", reextracted)) if on}
-    named = [info for name, info in sorted(declared.items()) if name not in off]
-    return (*named, *(audit_rule(name) for name in sorted(audits)))
-
-
-def emit_report(output_format: str, found: dict, reported: list, fixed: tuple, known: int | None, wants) -> None:
-    """Print the reported findings as text or JSON (``known`` is None without a baseline)."""
-    if output_format == "json":
-        emit_json(
-            {
-                "audits": found,
-                "clean": not reported,
-                **({"findings": [f.as_json() for f in reported]} if reported else {}),
-                **({"fixed": list(fixed), "known": known} if known is not None else {}),
-                **({"wants": wants.as_json()} if wants is not None else {}),
-            }
-        )
-    else:
-        print_text(found, reported, fixed, known)
-
-
 TEXT_ROWS = 200  # rows of one audit or rule the text output lists; --json lists them all
 
 
@@ -530,9 +242,10 @@ def _more(count: int) -> None:
         click.echo(f"  ... and {count - TEXT_ROWS:,} more (--json lists them all)")
 
 
-def print_text(found: dict, reported: list, fixed: tuple, known: int | None) -> None:
+def print_text(answer: AuditAnswer) -> None:
     """Named rules grouped by rule (severity, message, file:line and the import); the other audits by
     relation, each with its count and at most ``TEXT_ROWS`` rows (a rule file can derive millions)."""
+    found, reported, fixed, known = answer.audits, answer.findings, answer.fixed or (), answer.known
     spots = {f.fact: f.file + (f":{f.line}" if f.line else "") for f in reported if f.fact and f.file and not f.rule}
     named_facts = {f.fact for f in reported if f.rule}
     for rel in sorted(found):

@@ -97,10 +97,10 @@ def why_command(
 
 
 def forged_in(node: Node, kernel: Kernel) -> list[str]:
-    """The facts of a derivation tree that are forged (``rofl.commands.audit.forged_facts``), in tree order."""
+    """The facts of a derivation tree that are forged (``rofl.questions.forgery.forged_facts``), in tree order."""
     from rofl.engine.display import row_text
 
-    from .audit import forged_facts
+    from ..questions.forgery import forged_facts
 
     forged = {row_text(rel, row) for rel, row in forged_facts(kernel)}
     if not forged:

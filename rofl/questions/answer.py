@@ -1,0 +1,141 @@
+"""Answer values: a question returns a frozen dataclass; its JSON and its JSON Schema are derived from the type.
+
+One registry (seed 004): ``--json`` of a command, the servers' answers and the MCP tools' output schemas all
+come from the answer type, never from a second description written by hand.  A field's description is its
+``doc(...)`` metadata; ``json=...`` renames it in JSON and ``omit_none=True`` leaves a None value out;
+``skip()`` marks a field the renderers read that is not part of the JSON.
+Every answer's JSON starts with ``"version"``: the answer type's ``VERSION``, raised when a field changes
+meaning or goes away (a new field is no new version).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, ClassVar, Union
+
+JSON = Any
+
+
+def doc(
+    description: str, *, json: str | None = None, omit_none: bool = False, default: Any = dataclasses.MISSING
+) -> Any:
+    """A dataclass field with its description (and its JSON name, and whether a None value is left out)."""
+    metadata = {"doc": description, "json": json, "omit_none": omit_none}
+    if default is dataclasses.MISSING:
+        return dataclasses.field(metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def skip(default: Any) -> Any:
+    """A field for the renderers (text, CI formats) that the JSON leaves out."""
+    return dataclasses.field(default=default, metadata={"skip": True})
+
+
+class Answer:
+    """What every answer type declares: its question's name, the version of its JSON, and one line on what
+    it holds (the top description of its schema)."""
+
+    __slots__ = ()
+    QUESTION: ClassVar[str]
+    VERSION: ClassVar[int] = 1
+    ABOUT: ClassVar[str] = ""
+
+
+def to_json(value: Any) -> JSON:
+    """``value`` as JSON data: dataclasses as objects (field docs' names and omissions), tuples as lists."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, JSON] = {}
+        for f in dataclasses.fields(value):
+            if f.metadata.get("skip"):  # for the renderers, not part of the JSON
+                continue
+            item = getattr(value, f.name)
+            if item is None and f.metadata.get("omit_none"):
+                continue
+            out[f.metadata.get("json") or f.name] = to_json(item)
+        return out
+    if isinstance(value, (tuple, list, frozenset, set)):
+        items = sorted(value) if isinstance(value, (frozenset, set)) else value
+        return [to_json(v) for v in items]
+    if isinstance(value, Mapping):
+        return {str(k): to_json(v) for k, v in value.items()}
+    return value
+
+
+def answer_json(answer: Answer) -> dict[str, JSON]:
+    """The JSON of a command's answer: ``version`` first, then the answer's fields."""
+    body = to_json(answer)
+    assert isinstance(body, dict)
+    return {"version": type(answer).VERSION, **body}
+
+
+_SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def json_schema(cls: type) -> dict[str, JSON]:
+    """The JSON Schema (2020-12) of an answer type's JSON, every field described."""
+    schema = _object_schema(cls)
+    schema["properties"] = {
+        "version": {
+            "type": "integer",
+            "const": getattr(cls, "VERSION", 1),
+            "description": "The version of this answer's JSON.",
+        },
+        **schema["properties"],
+    }
+    schema["required"] = ["version", *schema.get("required", [])]
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = f"rofl {getattr(cls, 'QUESTION', cls.__name__)} answer"
+    return schema
+
+
+def _object_schema(cls: type) -> dict[str, JSON]:
+    hints = typing.get_type_hints(cls)
+    properties: dict[str, JSON] = {}
+    required: list[str] = []
+    for f in dataclasses.fields(cls):
+        if f.metadata.get("skip"):
+            continue
+        name = f.metadata.get("json") or f.name
+        item = _type_schema(hints[f.name])
+        if f.metadata.get("doc"):
+            item = {**item, "description": f.metadata["doc"]}
+        properties[name] = item
+        if not f.metadata.get("omit_none"):
+            required.append(name)
+    about = getattr(cls, "ABOUT", "") or (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+    out: dict[str, JSON] = {"type": "object", "properties": properties, "required": required}
+    if about:
+        out["description"] = about
+    return out
+
+
+def _type_schema(hint: Any) -> dict[str, JSON]:
+    origin = typing.get_origin(hint)
+    if hint in _SCALARS:
+        return {"type": _SCALARS[hint]}
+    if hint is type(None):
+        return {"type": "null"}
+    if hint is Any or hint is object:
+        return {}
+    if origin in (Union, types.UnionType):
+        options = [_type_schema(a) for a in typing.get_args(hint)]
+        kinds = [o.get("type") for o in options]
+        if all(isinstance(k, str) for k in kinds) and all(len(o) == 1 for o in options):
+            return {"type": kinds}
+        return {"anyOf": options}
+    if origin in (tuple, list, frozenset, set):
+        args = typing.get_args(hint)
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return {"type": "array", "prefixItems": [_type_schema(a) for a in args], "items": False}
+        return {"type": "array", "items": _type_schema(args[0]) if args else {}}
+    if origin in (dict, Mapping) or hint in (dict, Mapping):
+        args = typing.get_args(hint)
+        return {"type": "object", "additionalProperties": _type_schema(args[1]) if args else {}}
+    if typing.get_origin(hint) is typing.Literal:
+        return {"enum": list(typing.get_args(hint))}
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _object_schema(hint)
+    raise TypeError(f"no JSON Schema for {hint!r}: give the field a JSON type")
