@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 import click
 
 from rofl.engine.namespace import qualify_literal
 
-if TYPE_CHECKING:
-    from rofl.engine.explain import Node
-    from rofl.engine.kernel import Kernel
-
-from ..adapting import adapter_options, at_boundary, rounds_ran_out, run_rounds
+from ..adapting import adapter_options, rounds_ran_out, run_rounds
+from ..questions.answer import answer_json
 from ..session import (
     EXIT_PARTIAL,
     build_kernel,
@@ -64,29 +60,27 @@ def why_command(
 ) -> None:
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold, 2 when
     that cannot be known because an input it needs (changed/1 for affected) is not given."""
+    from ..questions.explain import why
+
     lit = ground_fact(fact)
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
     wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
-    node = at_boundary(kernel.why(lit.rel, lit.persp, lit.args, goals={qualify_literal(lit).rel}), wants)
+    answer = why(kernel, fact, lit, wants)
     partial = warn_partial(kernel, "why") | rounds_ran_out(wants)
-    wants_json = {"wants": wants.as_json()} if wants is not None else {}
-    if node is None:
+    if not answer.holds:
         from ..inputs import unknowable
 
         missing = unknowable(kernel, qualify_literal(lit).rel, fact)
         if missing is not None:  # "does not hold" would not be known: say what is missing
             fail(missing)
-        if as_json:
-            emit_json({"fact": fact, "holds": False, **wants_json})
-        else:
-            click.echo(f"{fact} does not hold (try: rofl whynot)")
-        sys.exit(EXIT_PARTIAL if partial else 1)
-    forged = forged_in(node, kernel)
     if as_json:
-        emit_json({**node.as_dict(), **({"forged": forged} if forged else {}), **wants_json})
+        emit_json(answer_json(answer))
+    elif answer.node is None:
+        click.echo(f"{fact} does not hold (try: rofl whynot)")
     else:
-        click.echo("\n".join(node.lines()))
-    if forged:
+        click.echo("\n".join(answer.node.lines()))
+    if answer.forged:
+        forged = answer.forged
         shown = "; ".join(forged[:3]) + (f"; and {len(forged) - 3} more" if len(forged) > 3 else "")
         click.echo(
             f"warning: this derivation rests on {len(forged)} forged fact(s) (forged[audit]: {shown}); run `rofl audit`",
@@ -94,25 +88,8 @@ def why_command(
         )
     if partial:
         sys.exit(EXIT_PARTIAL)
-
-
-def forged_in(node: Node, kernel: Kernel) -> list[str]:
-    """The facts of a derivation tree that are forged (``rofl.questions.forgery.forged_facts``), in tree order."""
-    from rofl.engine.display import row_text
-
-    from ..questions.forgery import forged_facts
-
-    forged = {row_text(rel, row) for rel, row in forged_facts(kernel)}
-    if not forged:
-        return []
-    out: dict[str, None] = {}
-    stack = [node]
-    while stack:  # iterative: a derivation may be deep
-        n = stack.pop()
-        if n.kind in ("base", "derived") and n.text in forged:
-            out[n.text] = None
-        stack.extend(reversed(n.children))
-    return list(out)
+    if not answer.holds:
+        sys.exit(1)
 
 
 @click.command("whynot", epilog=WHYNOT_EPILOG)
@@ -133,17 +110,18 @@ def whynot_command(
 
     Exit 1 when FACT holds after all.
     """
-    lit = ground_fact(fact)
+    from ..questions.explain import whynot
+
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
-    node = kernel.whynot(lit.rel, lit.persp, lit.args, goals={qualify_literal(lit).rel})
+    answer = whynot(kernel, ground_fact(fact))
     partial = warn_partial(kernel, "whynot")
     if as_json:
-        emit_json(node.as_dict())
-    else:
-        click.echo("\n".join(node.lines()))
+        emit_json(answer_json(answer))
+    elif answer.node is not None:
+        click.echo("\n".join(answer.node.lines()))
     if partial:
         sys.exit(EXIT_PARTIAL)
-    if node.kind == "holds":
+    if answer.holds:
         sys.exit(1)
 
 
@@ -162,18 +140,19 @@ def excise_command(
     rules: tuple,
 ) -> None:
     """The facts lost and gained when base fact FACT is removed (recomputed, not read from witnesses)."""
-    lit = ground_fact(fact)
+    from ..questions.explain import excise
+
     kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
-    removed, added = kernel.excise(lit.rel, lit.persp, lit.args)
+    answer = excise(kernel, ground_fact(fact))
     partial = warn_partial(kernel, "excise")
     if as_json:
-        emit_json({"removed": removed, "added": added})
+        emit_json(answer_json(answer))
     else:
-        for f in removed:
+        for f in answer.removed:
             click.echo(f"- {f}")
-        for f in added:
+        for f in answer.added:
             click.echo(f"+ {f}")
-        if not removed and not added:
+        if not answer.removed and not answer.added:
             click.echo("no change")
     if partial:
         sys.exit(EXIT_PARTIAL)

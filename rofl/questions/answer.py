@@ -13,17 +13,23 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Union
 
 JSON = Any
 
 
 def doc(
-    description: str, *, json: str | None = None, omit_none: bool = False, default: Any = dataclasses.MISSING
+    description: str,
+    *,
+    json: str | None = None,
+    omit_none: bool = False,
+    inline: bool = False,
+    default: Any = dataclasses.MISSING,
 ) -> Any:
-    """A dataclass field with its description (and its JSON name, and whether a None value is left out)."""
-    metadata = {"doc": description, "json": json, "omit_none": omit_none}
+    """A dataclass field with its description (and its JSON name, whether a None value is left out, and
+    whether its object's keys join its parent's instead of nesting)."""
+    metadata = {"doc": description, "json": json, "omit_none": omit_none, "inline": inline}
     if default is dataclasses.MISSING:
         return dataclasses.field(metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)
@@ -45,7 +51,10 @@ class Answer:
 
 
 def to_json(value: Any) -> JSON:
-    """``value`` as JSON data: dataclasses as objects (field docs' names and omissions), tuples as lists."""
+    """``value`` as JSON data: dataclasses as objects (field docs' names and omissions), tuples as lists,
+    and a value that knows its JSON (a proof tree, answers built only when asked) by its ``__json__()``."""
+    if hasattr(value, "__json__"):
+        return value.__json__()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, JSON] = {}
         for f in dataclasses.fields(value):
@@ -54,9 +63,12 @@ def to_json(value: Any) -> JSON:
             item = getattr(value, f.name)
             if item is None and f.metadata.get("omit_none"):
                 continue
+            if f.metadata.get("inline"):  # its object's keys join this one's
+                out.update(to_json(item))
+                continue
             out[f.metadata.get("json") or f.name] = to_json(item)
         return out
-    if isinstance(value, (tuple, list, frozenset, set)):
+    if isinstance(value, (tuple, list, frozenset, set)) or (isinstance(value, Sequence) and not isinstance(value, str)):
         items = sorted(value) if isinstance(value, (frozenset, set)) else value
         return [to_json(v) for v in items]
     if isinstance(value, Mapping):
@@ -98,6 +110,11 @@ def _object_schema(cls: type) -> dict[str, JSON]:
     for f in dataclasses.fields(cls):
         if f.metadata.get("skip"):
             continue
+        if f.metadata.get("inline"):
+            inner = _type_schema(hints[f.name])
+            inner = next((o for o in inner.get("anyOf", [inner]) if o.get("type") == "object"), inner)
+            properties.update(inner.get("properties", {}))
+            continue
         name = f.metadata.get("json") or f.name
         item = _type_schema(hints[f.name])
         if f.metadata.get("doc"):
@@ -114,6 +131,8 @@ def _object_schema(cls: type) -> dict[str, JSON]:
 
 def _type_schema(hint: Any) -> dict[str, JSON]:
     origin = typing.get_origin(hint)
+    if isinstance(hint, type) and hasattr(hint, "JSON_SCHEMA"):  # a value that knows its JSON knows its schema
+        return dict(hint.JSON_SCHEMA)
     if hint in _SCALARS:
         return {"type": _SCALARS[hint]}
     if hint is type(None):
@@ -126,7 +145,7 @@ def _type_schema(hint: Any) -> dict[str, JSON]:
         if all(isinstance(k, str) for k in kinds) and all(len(o) == 1 for o in options):
             return {"type": kinds}
         return {"anyOf": options}
-    if origin in (tuple, list, frozenset, set):
+    if origin in (tuple, list, frozenset, set, Sequence):
         args = typing.get_args(hint)
         if origin is tuple and args and args[-1] is not Ellipsis:
             return {"type": "array", "prefixItems": [_type_schema(a) for a in args], "items": False}

@@ -1,0 +1,143 @@
+"""The explanation questions: why a fact holds (a derivation tree), why it does not, and what removing it changes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rofl.engine.explain import Node
+from rofl.engine.kernel import Kernel
+from rofl.engine.namespace import qualify_literal
+
+from .answer import Answer, doc, skip
+
+_NODE_PROPERTIES = {
+    "kind": {
+        "type": "string",
+        "description": "base (asserted), derived (by rule), past (from a finished tick), negation, builtin, aggregate, "
+        "solution, holds, missing (no such base fact), rule (a rule that could conclude the fact) or fails "
+        "(the premise that fails).",
+    },
+    "fact": {"type": "string", "description": "The fact (or premise) this node is about."},
+    "rule": {"type": "string", "description": "The rule's id, for derived and rule nodes."},
+    "rule_text": {"type": "string", "description": "The rule as written."},
+    "who": {"type": "string", "description": "Who asserted a base fact (scanner, a --load-as name, ...)."},
+    "detail": {"type": "string", "description": "What an aggregate aggregated, or why a premise fails."},
+    "children": {"type": "array", "items": {"$ref": "#/$defs/proof_node"}, "description": "The premises."},
+}
+
+
+class ProofTree:
+    """A derivation tree (``engine.explain.Node``) as JSON: nested objects built without recursion."""
+
+    __slots__ = ("node",)
+    JSON_SCHEMA: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "description": "One node of a derivation tree; its children are the premises it rests on.",
+        "properties": _NODE_PROPERTIES,
+        "$defs": {"proof_node": {"type": "object", "properties": _NODE_PROPERTIES}},
+    }
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+
+    def __json__(self) -> dict[str, Any]:
+        return self.node.as_dict()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ProofTree) and other.node == self.node
+
+    def __hash__(self) -> int:
+        return hash(self.node)
+
+
+@dataclass(frozen=True, slots=True)
+class WhyAnswer(Answer):
+    """Why a fact holds: one derivation tree down to base facts, or that it does not hold."""
+
+    QUESTION = "why"
+    fact: str = doc("The fact asked about, as given.")
+    holds: bool = doc("Whether it holds.")
+    proof: ProofTree | None = doc("Its derivation tree (its keys are this object's own).", inline=True, omit_none=True)
+    forged: tuple[str, ...] = doc("Facts of the tree that are forged (forged[audit]).", default=())
+    wants: Mapping[str, Any] | None = doc(
+        "With adapters: how each want of the rounds ended.", omit_none=True, default=None
+    )
+    partial: bool = doc("Whether a budget ran out (a fact that does not hold may hold).", default=False)
+    node: Node | None = skip(None)
+
+
+@dataclass(frozen=True, slots=True)
+class WhynotAnswer(Answer):
+    """Why a fact does not hold: for each rule that could conclude it, the premise that fails."""
+
+    QUESTION = "whynot"
+    proof: ProofTree = doc("The explanation tree (its keys are this object's own).", inline=True)
+    holds: bool = doc("Whether the fact holds after all.")
+    partial: bool = doc("Whether a budget ran out.", default=False)
+    node: Node | None = skip(None)
+
+
+@dataclass(frozen=True, slots=True)
+class ExciseAnswer(Answer):
+    """What removing one base fact changes: the derived facts lost and gained (recomputed)."""
+
+    QUESTION = "excise"
+    removed: tuple[str, ...] = doc("Facts that no longer hold.")
+    added: tuple[str, ...] = doc("Facts that hold only without it (through negation).")
+    partial: bool = doc("Whether a budget ran out.", default=False)
+
+
+def why(kernel: Kernel, fact: str, literal: Any, boundary: Any = None) -> WhyAnswer:
+    """One derivation tree of the ground ``literal`` (``fact`` as the user wrote it); ``boundary`` marks
+    the facts adapters answered (``rofl.adapting.at_boundary``)."""
+    from ..adapting import at_boundary
+
+    node = kernel.why(literal.rel, literal.persp, literal.args, goals={qualify_literal(literal).rel})
+    node = at_boundary(node, boundary) if boundary is not None else node
+    partial = bool(kernel.current is not None and kernel.current.partial)
+    wants = boundary.as_json() if boundary is not None else None
+    if node is None:
+        return WhyAnswer(fact=fact, holds=False, proof=None, wants=wants, partial=partial)
+    return WhyAnswer(
+        fact=fact,
+        holds=True,
+        proof=ProofTree(node),
+        forged=forged_in(node, kernel),
+        wants=wants,
+        partial=partial,
+        node=node,
+    )
+
+
+def whynot(kernel: Kernel, literal: Any) -> WhynotAnswer:
+    """For each rule that could conclude the ground ``literal``, the premise that fails."""
+    node = kernel.whynot(literal.rel, literal.persp, literal.args, goals={qualify_literal(literal).rel})
+    partial = bool(kernel.current is not None and kernel.current.partial)
+    return WhynotAnswer(proof=ProofTree(node), holds=node.kind == "holds", partial=partial, node=node)
+
+
+def excise(kernel: Kernel, literal: Any) -> ExciseAnswer:
+    removed, added = kernel.excise(literal.rel, literal.persp, literal.args)
+    partial = bool(kernel.current is not None and kernel.current.partial)
+    return ExciseAnswer(removed=tuple(removed), added=tuple(added), partial=partial)
+
+
+def forged_in(node: Node, kernel: Kernel) -> tuple[str, ...]:
+    """The facts of a derivation tree that are forged (``forgery.forged_facts``), in tree order."""
+    from rofl.engine.display import row_text
+
+    from .forgery import forged_facts
+
+    forged = {row_text(rel, row) for rel, row in forged_facts(kernel)}
+    if not forged:
+        return ()
+    out: dict[str, None] = {}
+    stack = [node]
+    while stack:  # iterative: a derivation may be deep
+        n = stack.pop()
+        if n.kind in ("base", "derived") and n.text in forged:
+            out[n.text] = None
+        stack.extend(reversed(n.children))
+    return tuple(out)
