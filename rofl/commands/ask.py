@@ -8,7 +8,8 @@ import click
 
 from rofl.engine.terms import format_term
 
-from ..adapting import adapter_options, at_boundary, rounds_ran_out, run_rounds
+from ..adapting import adapter_options, rounds_ran_out, run_rounds
+from ..questions.answer import answer_json
 from ..session import (
     EXIT_ANSWERS,
     EXIT_NO_ANSWER,
@@ -66,7 +67,7 @@ def command(
     from rofl.engine.parse import parse_body
     from rofl.engine.query import plan
 
-    from ..jsonout import term
+    from ..questions.ask import ask
 
     question = plan(parse_body(query, "<query>"))
     whys = [ground_fact(f) for f in why_facts]
@@ -92,43 +93,36 @@ def command(
                 err=True,
             )
     wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
-    answers = kernel.query(question.items, budget, goals=goals)
-    why_nodes = [
-        (f, at_boundary(kernel.why(w.rel, w.persp, w.args, goals=goals), wants)) for f, w in zip(why_facts, whys)
-    ]
-    whynot_nodes = [(f, kernel.whynot(w.rel, w.persp, w.args, goals=goals)) for f, w in zip(whynot_facts, whynots)]
+    answer = ask(
+        kernel,
+        query,
+        question,
+        budget,
+        goals,
+        list(zip(why_facts, whys)),
+        list(zip(whynot_facts, whynots)),
+        wants,
+        incomplete_fact_files(kernel) if facts is not None else None,
+    )
     if as_json:
-        out = {
-            "query": query,
-            "answers": [{v: term(t) for v, t in zip(answers.variables, row)} for row in answers.rows],
-            "partial": answers.partial,
-        }
-        if facts is not None:
-            out["incomplete"] = incomplete_fact_files(kernel)  # listed fact files that are missing
-        if wants is not None:
-            out["wants"] = wants.as_json()
-        if why_nodes:
-            out["why"] = [n.as_dict() if n else {"fact": f, "holds": False} for f, n in why_nodes]
-        if whynot_nodes:
-            out["whynot"] = [n.as_dict() for _, n in whynot_nodes]
-        emit_json(out)
+        emit_json(answer_json(answer))
     else:
-        if not answers.rows:
+        if not answer.rows:
             click.echo("no")
-        elif not answers.variables:
+        elif not answer.variables:
             click.echo("yes")
         else:
-            names = [f"{v} = " for v in answers.variables]  # one write for all rows, not one per row
-            click.echo("\n".join(", ".join(n + format_term(t) for n, t in zip(names, row)) for row in answers.rows))
-        for f, node in why_nodes:
-            click.echo(f"-- why {f}")
-            click.echo("\n".join(node.lines()) if node else f"{f} does not hold (try --whynot)")
-        for f, node in whynot_nodes:
+            names = [f"{v} = " for v in answer.variables]  # one write for all rows, not one per row
+            click.echo("\n".join(", ".join(n + format_term(t) for n, t in zip(names, row)) for row in answer.rows))
+        for why in answer.why or ():
+            click.echo(f"-- why {why.fact}")
+            click.echo("\n".join(why.node.lines()) if why.node else f"{why.fact} does not hold (try --whynot)")
+        for f, tree in zip(whynot_facts, answer.whynot or ()):
             click.echo(f"-- whynot {f}")
-            click.echo("\n".join(node.lines()))
+            click.echo("\n".join(tree.node.lines()))
     if rounds_ran_out(wants):
         sys.exit(EXIT_PARTIAL)
-    if answers.partial:
+    if answer.partial:
         click.echo("-- partial: the budget ran out; raise --budget for a complete answer", err=True)
         sys.exit(EXIT_PARTIAL)
-    sys.exit(EXIT_ANSWERS if answers.rows else EXIT_NO_ANSWER)
+    sys.exit(EXIT_ANSWERS if answer.rows else EXIT_NO_ANSWER)
