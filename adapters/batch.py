@@ -33,10 +33,12 @@ class Batch:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """Per want: its answer rows (the columns after the key), or the Why of its failure."""
+    """Per want: its answer rows (the columns after the key), or the Why of its failure, or the Why
+    it was held (never sent: a login nobody has made)."""
 
     answers: Mapping[Want, tuple[tuple, ...]]
     failed: Mapping[Want, str]
+    held: Mapping[Want, str] = field(default_factory=dict)
 
     @staticmethod
     def failing(wants: tuple[Want, ...], why: str) -> Reply:

@@ -24,6 +24,10 @@ DEFAULT_MAX_WANTS = 1000
 # audits' or the scanner's facts.
 RESERVED_BOOKS = frozenset(("main", "boot", "audit", "code"))
 DEFAULT_TIMEOUT_MS = 30_000
+# The openapi kind's declarations (the openapi/http block at the end of this module reads them).
+HTTP_DECLARATIONS = ("http_op", "http_in", "http_field", "http_rows", "http_page")
+# The mcp kind's declarations (the mcp block at the end of this module reads them); mcp_version is the book's.
+MCP_DECLARATIONS = ("mcp_tool", "mcp_arg", "mcp_field", "mcp_rows", "mcp_version")
 # Every relation a book may declare, read from perspective main (kept in one place for the evaluation goals).
 DECLARATIONS = (
     "imports",
@@ -39,6 +43,8 @@ DECLARATIONS = (
     "adapter_timeout",
     "answers_from",
     "optional",
+    *HTTP_DECLARATIONS,
+    *MCP_DECLARATIONS,
 )
 
 
@@ -90,6 +96,8 @@ class Capability:
     source_rel: str  # rofl kind: the other world's relation it answers from
     secrets: tuple[Secret, ...]
     optional: bool
+    http: HttpOp | None = None  # openapi kind: http_op, http_in, http_field, http_rows, http_page
+    mcp: McpTool | None = None  # mcp kind: mcp_tool, mcp_arg, mcp_field, mcp_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,12 +151,25 @@ def read_catalog(result: Result) -> Catalog:
             raise _bad("adapter_timeout", row, "write adapter_timeout(Book, Milliseconds) with a positive integer")
         timeouts[_atom(row[0]) or ""] = row[1]
     per_cap: dict[str, dict[str, list[tuple]]] = {}
-    for rel in ("arg", "answers", "max_wants", "query", "event_time", "http_needs", "answers_from", "optional"):
+    for rel in (
+        "arg",
+        "answers",
+        "max_wants",
+        "query",
+        "event_time",
+        "http_needs",
+        "answers_from",
+        "optional",
+        *HTTP_DECLARATIONS,
+        *MCP_DECLARATIONS[:-1],
+    ):
         for row in _rows(result, rel):
             cap = _atom(row[0]) if row else None
             if cap is None:
                 raise _bad(rel, row, "its first argument must be a capability name (an atom)")
             per_cap.setdefault(cap, {}).setdefault(rel, []).append(row)
+    for row in _rows(result, "mcp_version"):  # the mcp block: the server's tools' version is part of the book's
+        declared.setdefault(_mcp_version_book(row), []).append(format_fact("mcp_version", "main", row))
     auths: dict[tuple[str, str], Secret] = {}
     for row in _rows(result, "http_auth"):
         names = [_atom(v) for v in row[:3]]
@@ -239,4 +260,223 @@ def _capability(name: str, book: str, klass: str, decl: dict, auths: dict) -> Ca
         name if source is None else _atom(source[1]) or name,
         tuple(secrets),
         bool(decl.get("optional")),
+        _http_op(name, tuple(args), answer_arity, decl),
+        _mcp_tool(name, tuple(args), answer_arity, decl),
     )
+
+
+# -- openapi / http ----------------------------------------------------------------------------------
+# http_op(Cap, Method, "/path/{name}")       the request a want becomes (Method "GET" or an atom, get)
+# http_in(Cap, Pos, "name", In)              where argument Pos goes: path, query, header, body, or none
+#                                            (only the want's key: a relation has at least one argument)
+# http_field(Cap, Col, "/json/pointer")      answer column Col (2..Arity) of each row, from the row's JSON
+# http_rows(Cap, "/items")                   where the rows are in a response (default: an array is rows,
+#                                            anything else one row)
+# http_page(Cap, Style, "param", "/pointer") pagination: next_link, link_header, cursor, page or offset
+
+HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+HTTP_INS = ("path", "query", "header", "body", "none")
+PAGE_STYLES = ("next_link", "link_header", "cursor", "page", "offset")
+# a method that carries no body: an argument without http_in goes to the query
+BODYLESS = frozenset(("GET", "HEAD", "DELETE", "OPTIONS"))
+
+
+@dataclass(frozen=True, slots=True)
+class HttpIn:
+    """Where one argument goes in the request: ``name`` on the wire, ``where`` one of HTTP_INS."""
+
+    pos: int
+    name: str
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
+class HttpPage:
+    """``http_page(Cap, Style, Param, Pointer)``: next_link (Pointer names the next page's URL in the
+    body), link_header (the ``Link: <...>; rel="next"`` header), cursor (Pointer names the next cursor,
+    sent as query Param), page (query Param counts 2, 3, ... until a page has no rows), offset (query
+    Param grows by the rows seen until a page has none)."""
+
+    style: str
+    param: str
+    pointer: str
+
+
+@dataclass(frozen=True, slots=True)
+class HttpOp:
+    """One capability's HTTP operation: method, path template, where each argument goes (one per
+    argument, in position order), the pointer of each answer column (``(Col, Pointer)`` in column
+    order), where the rows are, and how to page."""
+
+    method: str
+    path: str
+    inputs: tuple[HttpIn, ...]
+    fields: tuple[tuple[int, str], ...]
+    rows: str | None
+    page: HttpPage | None
+
+
+def _text_or_atom(value: object) -> str | None:
+    return value if type(value) is str else _atom(value)
+
+
+def _pointer_ok(value: object) -> bool:
+    return type(value) is str and (value == "" or value.startswith("/"))
+
+
+def _http_op(name: str, args: tuple[Arg, ...], arity: int | None, decl: dict) -> HttpOp | None:
+    """The capability's ``http_op`` with its inputs, fields, rows and pagination, checked; None when it
+    declares none (another kind's capability).  Raises BookError on a malformed declaration."""
+    op = _one("http_op", decl.get("http_op", []), 3)
+    if op is None:
+        stray = next((rel for rel in HTTP_DECLARATIONS[1:] if decl.get(rel)), None)
+        if stray is not None:
+            raise _bad(stray, decl[stray][0], f'{name} has {stray} but no http_op({name}, "GET", "/path")')
+        return None
+    method = (_text_or_atom(op[1]) or "").upper()
+    if method not in HTTP_METHODS or type(op[2]) is not str or not op[2].startswith("/"):
+        raise _bad(
+            "http_op", op, f'write http_op(Cap, Method, "/path/{{name}}") with Method one of {", ".join(HTTP_METHODS)}'
+        )
+    path = op[2]
+    given: dict[int, HttpIn] = {}
+    for row in decl.get("http_in", []):
+        where = _atom(row[3]) if len(row) == 4 else None
+        wire = _text_or_atom(row[2]) if len(row) == 4 else None
+        if len(row) != 4 or type(row[1]) is not int or wire is None or where not in HTTP_INS:
+            raise _bad("http_in", row, f'write http_in(Cap, Position, "name", In) with In one of {", ".join(HTTP_INS)}')
+        if not wire and where in ("path", "query", "header"):  # "" is the whole body, or nothing (none)
+            raise _bad("http_in", row, f"a {where} argument needs its name on the wire")
+        if not 1 <= row[1] <= len(args):
+            raise _bad("http_in", row, f"{name} has no argument {row[1]}; declare arg({name}, {row[1]}, ...) first")
+        if row[1] in given:
+            raise _bad("http_in", row, f"argument {row[1]} of {name} has two http_in declarations; keep one")
+        given[row[1]] = HttpIn(row[1], wire if where != "header" else wire.lower(), where or "")
+    inputs = []
+    for arg in args:
+        default = "path" if "{" + arg.name + "}" in path else "query" if method in BODYLESS else "body"
+        inputs.append(given.get(arg.pos, HttpIn(arg.pos, arg.name, default)))
+    holes = set(_placeholders(path))
+    filled = {i.name for i in inputs if i.where == "path"}
+    if holes != filled:
+        what = sorted(holes - filled) or sorted(filled - holes)
+        raise _bad(
+            "http_op",
+            op,
+            f"the path's {{placeholders}} and the path arguments differ ({', '.join(what)}); "
+            'each {name} needs http_in(Cap, Pos, "name", path) and each path argument its {name}',
+        )
+    fields: dict[int, str] = {}
+    for row in decl.get("http_field", []):
+        if len(row) != 3 or type(row[1]) is not int or not _pointer_ok(row[2]):
+            raise _bad("http_field", row, 'write http_field(Cap, Column, "/json/pointer") ("" is the whole row)')
+        if arity is None or not 2 <= row[1] <= arity:
+            raise _bad("http_field", row, "the column must be an answer column after the want key (2..Arity)")
+        if row[1] in fields:
+            raise _bad("http_field", row, f"column {row[1]} of {name} has two http_field declarations; keep one")
+        fields[row[1]] = row[2]
+    rows = _one("http_rows", decl.get("http_rows", []), 2)
+    if rows is not None and not _pointer_ok(rows[1]):
+        raise _bad("http_rows", rows, 'write http_rows(Cap, "/json/pointer") naming the array of rows')
+    page = _one("http_page", decl.get("http_page", []), 4)
+    if page is not None:
+        style = _atom(page[1])
+        if style not in PAGE_STYLES or type(page[2]) is not str or type(page[3]) is not str:
+            raise _bad(
+                "http_page",
+                page,
+                f'write http_page(Cap, Style, "param", "/pointer") with Style one of {", ".join(PAGE_STYLES)}',
+            )
+        if style in ("cursor", "page", "offset") and not page[2]:
+            raise _bad("http_page", page, f"{style} pagination names the query parameter it sets")
+        if style in ("next_link", "cursor") and not (page[3] and _pointer_ok(page[3])):
+            raise _bad("http_page", page, f"{style} pagination names where the next one is with a JSON pointer")
+    return HttpOp(
+        method,
+        path,
+        tuple(inputs),
+        tuple(sorted(fields.items())),
+        None if rows is None else rows[1],
+        None if page is None else HttpPage(_atom(page[1]) or "", page[2], page[3]),
+    )
+
+
+def _placeholders(path: str) -> list[str]:
+    out, rest = [], path
+    while "{" in rest:
+        start = rest.index("{")
+        end = rest.find("}", start)
+        if end < 0:
+            break
+        out.append(rest[start + 1 : end])
+        rest = rest[end + 1 :]
+    return out
+
+
+# -- mcp ---------------------------------------------------------------------------------------------
+# mcp_tool(Cap, "tool")                     the MCP tool each want calls, once per want
+# mcp_arg(Cap, Pos, "field")                the tool argument that argument Pos fills (default: the arg's name)
+# mcp_field(Cap, Col, "/json/pointer")      answer column Col (2..Arity) of each row, from the row's JSON
+#                                           (default for an answer of one column: the whole row)
+# mcp_rows(Cap, "/items")                   where the rows are in the tool's result (default: an array is
+#                                           rows, anything else one row)
+# mcp_version(Book, "version")              the version of the server's tools the book was made from
+
+
+@dataclass(frozen=True, slots=True)
+class McpTool:
+    """One capability's MCP tool: its name, the tool argument each want argument fills (in position
+    order), the pointer of each answer column (``(Col, Pointer)`` in column order), and where the rows are."""
+
+    tool: str
+    inputs: tuple[str, ...]
+    fields: tuple[tuple[int, str], ...]
+    rows: str | None
+
+
+def _mcp_tool(name: str, args: tuple[Arg, ...], arity: int | None, decl: dict) -> McpTool | None:
+    """The capability's ``mcp_tool`` with its arguments, fields and rows, checked; None when it declares
+    none (another kind's capability).  Raises BookError on a malformed declaration."""
+    tool = _one("mcp_tool", decl.get("mcp_tool", []), 2)
+    if tool is None:
+        stray = next((rel for rel in MCP_DECLARATIONS[1:-1] if decl.get(rel)), None)
+        if stray is not None:
+            raise _bad(stray, decl[stray][0], f'{name} has {stray} but no mcp_tool({name}, "tool")')
+        return None
+    if type(tool[1]) is not str or not tool[1]:
+        raise _bad("mcp_tool", tool, 'write mcp_tool(Cap, "tool name") with the name the server lists')
+    given: dict[int, str] = {}
+    for row in decl.get("mcp_arg", []):
+        wire = _text_or_atom(row[2]) if len(row) == 3 else None
+        if len(row) != 3 or type(row[1]) is not int or not wire:
+            raise _bad("mcp_arg", row, 'write mcp_arg(Cap, Position, "field") naming a tool argument')
+        if not 1 <= row[1] <= len(args):
+            raise _bad("mcp_arg", row, f"{name} has no argument {row[1]}; declare arg({name}, {row[1]}, ...) first")
+        if row[1] in given:
+            raise _bad("mcp_arg", row, f"argument {row[1]} of {name} has two mcp_arg declarations; keep one")
+        given[row[1]] = wire
+    inputs = tuple(given.get(a.pos, a.name) for a in args)
+    if len(set(inputs)) != len(inputs):
+        raise BookError(f"capability {name}: two of its arguments fill the same tool argument; give each its own")
+    fields: dict[int, str] = {}
+    for row in decl.get("mcp_field", []):
+        if len(row) != 3 or type(row[1]) is not int or not _pointer_ok(row[2]):
+            raise _bad("mcp_field", row, 'write mcp_field(Cap, Column, "/json/pointer") ("" is the whole row)')
+        if arity is None or not 2 <= row[1] <= arity:
+            raise _bad("mcp_field", row, "the column must be an answer column after the want key (2..Arity)")
+        if row[1] in fields:
+            raise _bad("mcp_field", row, f"column {row[1]} of {name} has two mcp_field declarations; keep one")
+        fields[row[1]] = row[2]
+    if not fields and arity == 2:
+        fields[2] = ""
+    rows = _one("mcp_rows", decl.get("mcp_rows", []), 2)
+    if rows is not None and not _pointer_ok(rows[1]):
+        raise _bad("mcp_rows", rows, 'write mcp_rows(Cap, "/json/pointer") naming the array of rows')
+    return McpTool(tool[1], inputs, tuple(sorted(fields.items())), None if rows is None else rows[1])
+
+
+def _mcp_version_book(row: tuple) -> str:
+    """The book an ``mcp_version(Book, "version")`` declaration belongs to; raises BookError when malformed."""
+    if len(row) != 2 or _atom(row[0]) is None or type(row[1]) is not str:
+        raise _bad("mcp_version", row, 'write mcp_version(Book, "version") (rofl adapter mcp writes it)')
+    return _atom(row[0]) or ""

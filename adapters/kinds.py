@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .policy import CLASSES, UNSUPPORTED_CAPABILITY, is_files, why
+from .policy import CLASSES, NO_MATCHING_ADAPTER, UNSUPPORTED_CAPABILITY, is_files, why
 
 if TYPE_CHECKING:
     from .batch import Batch, Reply
@@ -65,6 +65,37 @@ def _sql_check(cap: Capability, _book: Book) -> str | None:
     return None
 
 
+def _openapi_check(cap: Capability, book: Book) -> str | None:
+    if not book.address.startswith(("http://", "https://")):
+        return why(
+            NO_MATCHING_ADAPTER, f'adapter {book.name}: an openapi address is the API\'s base URL, "https://..."'
+        )
+    if cap.http is None:
+        return why(
+            UNSUPPORTED_CAPABILITY,
+            f'capability {cap.name} has no http_op({cap.name}, "GET", "/path") for its openapi book',
+        )
+    if cap.klass == "reads" and cap.http.method not in ("GET", "HEAD"):  # reads changes nothing outside
+        return why(
+            UNSUPPORTED_CAPABILITY,
+            f"capability {cap.name} is reads, which sends only GET or HEAD; a {cap.http.method} is does",
+        )
+    missing = sorted(set(range(2, (cap.answer_arity or 1) + 1)) - {col for col, _ in cap.http.fields})
+    if missing:
+        cols = ", ".join(map(str, missing))
+        return why(
+            UNSUPPORTED_CAPABILITY,
+            f'capability {cap.name}: answer column(s) {cols} have no http_field({cap.name}, Col, "/pointer")',
+        )
+    return None
+
+
+def _mcp_check(cap: Capability, book: Book) -> str | None:
+    from .mcp_kind import check  # the SDK itself is imported only when a batch is sent
+
+    return check(cap, book)
+
+
 KINDS: Mapping[str, Kind] = {
     kind.name: kind
     for kind in (
@@ -72,6 +103,10 @@ KINDS: Mapping[str, Kind] = {
         Kind("sql", frozenset(("reads", "does")), "sql_kind", "make_adapter", lambda _a: True, _sql_check),
         # a rofl world only answers questions; a world named by files is evaluated here, a command is started
         Kind("rofl", frozenset(("reads",)), "rofl_kind", "make_adapter", is_files),
+        # one HTTP request per want (it opens a socket: --allow exec); GET/HEAD are reads, others does
+        Kind("openapi", frozenset(("reads", "does")), "openapi_kind", "make_adapter", check=_openapi_check),
+        # one MCP tool call per want over one session with a server (a command it starts or a URL): --allow exec
+        Kind("mcp", frozenset(("reads", "does")), "mcp_kind", "make_adapter", check=_mcp_check),
     )
 }
 

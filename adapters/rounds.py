@@ -420,6 +420,9 @@ class Session:
     def _accept(self, cap: Capability, batch: Batch, reply: Reply) -> None:
         """Assert each want's answers into the book's perspective (by the book), or its failure."""
         for want in batch.wants:
+            if want in reply.held:
+                self._end(want, HELD, self.scrubber.scrub(reply.held[want]))
+                continue
             if want in reply.failed:
                 self._end(want, FAILED, self.scrubber.scrub(reply.failed[want]))
                 continue

@@ -1,5 +1,7 @@
-"""Adapters: wants per second through exec (one batch of 1,000) and sql (10,000 wants), and rounds per
-second for the seed's recursive tree, each beside the same work done by a plain Python script in this run."""
+"""Adapters: wants per second through exec (one batch of 1,000), sql (10,000 wants) and openapi (500 GETs,
+each paged twice, against a loopback Starlette service), and rounds per second for the seed's recursive
+tree, and mcp (300 tool calls over stdio), each beside the same work done by a plain Python script
+(sqlite3, httpx, the mcp SDK) in this run."""
 
 from __future__ import annotations
 
@@ -156,12 +158,166 @@ want children_of(T) :- reaches(T).
     return (f"recursive tree ({len(rows) + 1:,} tenants, fan-out {fanout})", rounds, ours, peer)
 
 
+def _service(pages: int):
+    """A loopback JSON service: ``GET /items/{id}`` answers two rows a page, ``pages`` pages through ``next``."""
+    import socket
+    import threading
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def item(request: Request) -> JSONResponse:
+        if request.headers.get("authorization") != "Bearer bench-token-0123":
+            return JSONResponse({"detail": "no"}, status_code=401)
+        key = request.path_params["id"]
+        page = int(request.query_params.get("page", "1"))
+        rows = [{"id": key, "part": f"{key}.{page}.{k}"} for k in range(2)]
+        more = f"/items/{key}?page={page + 1}" if page < pages else None
+        return JSONResponse({"items": rows, "next": more})
+
+    app = Starlette(routes=[Route("/items/{id}", item)])
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no ~40 ms Nagle wait per response
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    return server, thread, f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def bench_openapi(_tmp: Path, n: int = 500, pages: int = 2) -> tuple[str, int, float, float]:
+    import os
+
+    import httpx
+
+    server, thread, url = _service(pages)
+    os.environ["BENCH_TOKEN"] = "bench-token-0123"
+    try:
+        items = "".join(f'item("i{i:04}").\n' for i in range(n))
+        text = f"""
+imports(main, api).
+adapter(api, openapi, {json.dumps(url)}).
+http_auth(api, token, bearer, "", "BENCH_TOKEN").
+capability(item_parts, api, reads).
+arg(item_parts, 1, id, text).
+http_op(item_parts, "GET", "/items/{{id}}").
+http_in(item_parts, 1, "id", path).
+answers(item_parts, part, 3).
+http_field(item_parts, 2, "/id").
+http_field(item_parts, 3, "/part").
+http_rows(item_parts, "/items").
+http_page(item_parts, next_link, "", "/next").
+http_needs(item_parts, token).
+max_wants(item_parts, {n}).
+{items}
+want item_parts(X) :- item(X).
+"""
+        world = session(text)  # loading the world is not the adapters' work
+        ours, report = timed(world.run)
+        assert len(report.answered) == n, report.failed[:1]  # type: ignore[attr-defined]
+
+        def plain() -> dict:
+            found: dict = {}
+            headers = {"authorization": "Bearer bench-token-0123", "accept": "application/json"}
+            with httpx.Client(follow_redirects=False, trust_env=False, headers=headers) as client:
+                for i in range(n):
+                    key, link = f"i{i:04}", f"{url}/items/i{i:04}"
+                    while link:
+                        body = client.get(link).raise_for_status().json()
+                        found.setdefault(key, []).extend((r["id"], r["part"]) for r in body["items"])
+                        link = httpx.URL(link).join(body["next"]) if body["next"] else None
+            return found
+
+        peer, found = timed(plain)
+        assert len(found) == n and all(len(v) == 2 * pages for v in found.values())  # type: ignore[union-attr]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    return (f"openapi: {n:,} wants, {pages} pages each (loopback)", n, ours, peer)
+
+
+MCP_SERVER = """
+from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
+
+app = MCPServer("echo")
+
+
+@app.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def reverse(x: str) -> str:
+    return x[::-1]
+
+
+app.run()
+"""
+
+
+def bench_mcp(tmp: Path, n: int = 300) -> tuple[str, int, float, float]:
+    """One round of ``n`` wants to an MCP server over stdio (started and stopped in each), beside a plain
+    script that starts the same server with the SDK and makes the same calls, as many at once (PARALLEL)."""
+    import anyio
+    from mcp.client.client import Client
+    from mcp.client.stdio import StdioServerParameters
+    from rofl.adapters.mcp_client import PARALLEL
+
+    script = tmp / "mcp_echo.py"
+    script.write_text(MCP_SERVER)
+    items = "".join(f'item("w{i:05}").\n' for i in range(n))
+    text = f"""
+imports(main, echo).
+adapter(echo, mcp, {json.dumps(f"{sys.executable} {script}")}).
+capability(reverse, echo, reads).
+arg(reverse, 1, x, text).
+answers(reverse, echo_answer, 2).
+mcp_tool(reverse, "reverse").
+mcp_field(reverse, 2, "/result").
+max_wants(reverse, {n}).
+{items}
+want reverse(X) :- item(X).
+"""
+    world = session(text)  # loading the world is not the adapters' work
+    ours, report = timed(world.run)
+    assert len(report.answered) == n, report.failed[:1]  # type: ignore[attr-defined]
+
+    async def calls() -> dict:
+        found: dict = {}
+        limiter = anyio.CapacityLimiter(PARALLEL)
+        async with Client(StdioServerParameters(command=sys.executable, args=[str(script)]), cache=None) as client:
+
+            async def one(x: str) -> None:
+                async with limiter:
+                    result = await client.call_tool("reverse", {"x": x})
+                    found[x] = (result.structured_content or {})["result"]
+
+            async with anyio.create_task_group() as tg:
+                for i in range(n):
+                    tg.start_soon(one, f"w{i:05}")
+        return found
+
+    peer, found = timed(lambda: anyio.run(calls))
+    assert len(found) == n  # type: ignore[arg-type]
+    return (f"mcp: one round of {n:,} tool calls (stdio, server start included)", n, ours, peer)
+
+
 def main() -> list[dict]:
     print("| work | rofl | plain Python | rofl / plain | rofl per second |")
     print("|---|---:|---:|---:|---:|")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for fn, unit in ((bench_exec, "wants"), (bench_sql, "wants"), (bench_tree, "rounds")):
+        cases = (
+            (bench_exec, "wants"),
+            (bench_sql, "wants"),
+            (bench_openapi, "wants"),
+            (bench_mcp, "wants"),
+            (bench_tree, "rounds"),
+        )
+        for fn, unit in cases:
             name, count, ours, peer = fn(Path(tmp))
             print(
                 f"| {name} | {ours:.3f} s | {peer:.3f} s | {ours / peer:.1f}x | {count / ours:,.0f} {unit}/s |",

@@ -76,7 +76,7 @@ def test_an_optional_denied_capability_holds_its_wants_and_calls_nothing(adapter
 
 def test_what_no_adapter_can_serve_fails_locally_with_no_call(adapter_env):
     world = echo_book(adapter_env) + (
-        'imports(main, tracker).\nadapter(tracker, mcp, "npx tracker-mcp").\n'
+        'imports(main, tracker).\nadapter(tracker, gopher, "gopher://tracker").\n'
         "capability(ticket, tracker, reads).\nanswers(ticket, ticket_state, 2).\n"
         'imports(main, team).\nadapter(team, rofl, "team.rofl").\n'
         "capability(page_owner, team, does).\nanswers(page_owner, paged, 2).\n"
@@ -87,7 +87,7 @@ def test_what_no_adapter_can_serve_fails_locally_with_no_call(adapter_env):
     s = session(world, allow=("does",))
     report = s.run()
     whys = {w.cap: why for w, why in report.failed}
-    assert whys["ticket"].startswith("ADP_NO_MATCHING_ADAPTER: adapter tracker: kind mcp is not served here")
+    assert whys["ticket"].startswith("ADP_NO_MATCHING_ADAPTER: adapter tracker: kind gopher is not served here")
     assert whys["page_owner"].startswith("ADP_UNSUPPORTED_CAPABILITY: a rofl adapter cannot serve a does capability")
     assert whys["stray_cap"].startswith("ADP_NO_MATCHING_ADAPTER: the world does not import book stray")
     assert whys["nobody_declares"].startswith("ADP_UNSUPPORTED_CAPABILITY: no book declares capability nobody_declares")
