@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import click
 
@@ -47,6 +47,57 @@ MAX_INT = {"jobs": os.cpu_count() or 1}
 QUICK = ("ask", "why", "whynot", "impact", "relations")
 
 
+@dataclass(frozen=True, slots=True)
+class Cancellable:
+    """A command's handler checks its cancel flag: where it stops, and (``when``) the one boolean argument
+    under which it does (None: always).  A cancel that arrives after its last safe point changes nothing:
+    the execution ends as it would have."""
+
+    stops: str
+    when: str | None = None
+
+    def applies(self, args: Mapping[str, Any]) -> bool:
+        return self.when is None or bool(args.get(self.when))
+
+    def as_json(self) -> dict[str, Any]:
+        return {"cancellable": True, "stops": self.stops, "when": self.when, "why_not": None}
+
+
+# the served commands whose handlers check their cancel flag (engine.events' safe points); every other
+# command runs to its end, and cancelling it is refused (HTTP 409) rather than answered and ignored
+CANCELLABLE: Mapping[str, Cancellable] = {
+    "scan": Cancellable(
+        "between files and before the manifest is replaced: a cancelled scan leaves the previous scan as it was"
+    ),
+    "audit": Cancellable("between files of its re-extraction; the audit after it runs to its end", when="reextract"),
+}
+NOT_CANCELLABLE = "its handler checks no cancel flag (it reads the loaded store and answers); it runs to its end"
+# a command that checks a flag only sometimes, too seldom to promise a cancel, and why
+CANCEL_TOO_SELDOM = {
+    "impact": "its handler checks a cancel flag only while a rescan parses files (most calls parse none) and "
+    "never while it answers, so a cancel could not be kept; it runs to its end",
+}
+
+
+def cancel_refusal(command: str, args: Mapping[str, Any]) -> str | None:
+    """Why an execution of ``command`` with ``args`` cannot be cancelled; None when its handler checks."""
+    declared = CANCELLABLE.get(command)
+    if declared is None:
+        return f"{command} cannot be cancelled: {CANCEL_TOO_SELDOM.get(command, NOT_CANCELLABLE)}"
+    if not declared.applies(args):
+        return f"{command} cannot be cancelled without '{declared.when}': only its {declared.when} checks a cancel flag"
+    return None
+
+
+def cancellation(command: str) -> dict[str, Any]:
+    """What the protocol says of ``command``'s cancellation."""
+    declared = CANCELLABLE.get(command)
+    if declared is None:
+        why = CANCEL_TOO_SELDOM.get(command, NOT_CANCELLABLE)
+        return {"cancellable": False, "stops": None, "when": None, "why_not": why}
+    return declared.as_json()
+
+
 # the positional arguments (click gives them no help text): what a client gives in each
 ARGUMENT_HELP = {
     "query": "A query: one or more atoms, e.g. 'dependency[code](A, B)' (variables start with a capital letter).",
@@ -75,7 +126,10 @@ def refusal(command: str, param: click.Parameter) -> str | None:
 
 
 class BadRequest(ValueError):
-    """A call the server refuses: one line saying what is wrong and how to fix it."""
+    """A call the server refuses: one line saying what is wrong and how to fix it; ``status`` is its HTTP
+    status (400 here, more precise in the subclasses), which every transport reports the same."""
+
+    status: ClassVar[int] = 400
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +236,11 @@ class Invocation:
     args: Mapping[str, Any]
     json_output: bool
     scans: bool  # it may write the fact folder (a scan, or impact's rescan)
+
+    @property
+    def cancel_refusal(self) -> str | None:
+        """Why this call cannot be cancelled (``cancel_refusal``); None when its handler checks its flag."""
+        return cancel_refusal(self.command, self.args)
 
 
 def invocation(name: Any, args: Any, folders: Folders) -> Invocation:

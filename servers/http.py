@@ -3,9 +3,13 @@
 Routes (JSON in and out; every error is ``{"error": "<one line>"}`` with a 4xx status):
 
 * ``POST /executions`` ``{"command": "impact", "args": {...}}`` -> 202 ``{"id", "state"}``
+* ``GET /executions?state=running&command=scan&limit=20&cursor=C`` -> the kept executions, newest first,
+  ``{"executions", "total", "next_cursor"}``
 * ``GET /executions/{id}`` -> its state, and its result once it ended
-* ``DELETE /executions/{id}`` -> cancels it (the handler stops at its next safe point)
+* ``DELETE /executions/{id}`` -> 202: asks it to stop at its handler's next safe point; 409 with the
+  reason when its command checks no cancel flag or it has ended (``servers.commands.CANCELLABLE``)
 * ``GET /executions/{id}/events`` -> Server-Sent Events; ``Last-Event-ID`` (or ``?after=N``) resumes
+* ``GET /protocol`` -> the operations, the commands (schemas, cancellation), states and the event schema
 * ``POST /commands/{name}`` ``{...args}`` -> the answer of a quick question (ask, why, whynot, impact,
   relations), synchronously
 * ``GET /commands`` and ``GET /commands/{name}`` -> the commands and the JSON Schema of their arguments
@@ -21,9 +25,10 @@ read timeout; a body holding a lone surrogate is refused (``servers.wiretext``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -37,7 +42,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from . import wiretext
 from .boundary import Served
 from .commands import QUICK, BadRequest, schema, served
-from .executions import Busy, Executions, NoScan, TooMany
+from .executions import Executions
+from .protocol import BY_NAME, protocol
 from .setup import READ_SECONDS, TOKEN_ENV
 
 MAX_BODY = 64 * 1024
@@ -143,10 +149,9 @@ async def _json_body(request: Request) -> Any:
     return body
 
 
-def build_app(
-    executions: Executions, token: str | None = None, host: str = "127.0.0.1", read_seconds: float = READ_SECONDS
-) -> Starlette:
-    """The Starlette application over ``executions`` (one session, one fact folder), served at ``host``."""
+def routes(executions: Executions) -> list[Route]:
+    """The routes over ``executions``, each answering its own refusals (one line and the refusal's status),
+    so that they serve the same beside another application's (``rofl mcp --http`` serves them beside /mcp)."""
 
     async def start(request: Request) -> Response:
         body = await _json_body(request)
@@ -159,18 +164,28 @@ def build_app(
         return JSONResponse({"id": execution.id, "state": execution.state}, status_code=202)
 
     def found(request: Request):
-        execution = executions.get(request.path_params["id"])
-        if execution is None:
-            raise HTTPException(404, f"no execution {request.path_params['id']!r}; it never existed or was forgotten")
-        return execution
+        return executions.find(request.path_params["id"])
+
+    async def listing(request: Request) -> Response:
+        query = request.query_params
+        known = set(BY_NAME["executions.list"].arguments)
+        unknown = sorted(set(query) - known)
+        if unknown:
+            raise BadRequest(f"unknown parameter {unknown[0]!r}; GET /executions takes: {', '.join(sorted(known))}")
+        page = executions.listing(
+            query.getlist("state"), query.getlist("command"), query.get("limit"), query.get("cursor")
+        )
+        return JSONResponse(page)
 
     async def get(request: Request) -> Response:
         return JSONResponse(found(request).view())
 
     async def cancel(request: Request) -> Response:
-        execution = found(request)
-        execution.cancel()
-        return JSONResponse({"id": execution.id, "state": execution.state}, status_code=202)
+        execution = executions.cancel(request.path_params["id"])
+        return JSONResponse(execution.cancel_answer(), status_code=202)
+
+    async def described(request: Request) -> Response:
+        return JSONResponse(protocol())
 
     async def stream(request: Request) -> Response:
         from sse_starlette.sse import EventSourceResponse, ServerSentEvent
@@ -237,17 +252,10 @@ def build_app(
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True, "facts": str(executions.session.facts)})
 
-    async def bad_request(request: Request, exc: Exception) -> Response:
-        return error(409 if isinstance(exc, (Busy, NoScan)) else 429 if isinstance(exc, TooMany) else 400, str(exc))
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        response = error(exc.status_code, str(exc.detail))
-        response.headers.update(exc.headers or {})
-        return response
-
-    routes = [
+    table = [
         Route("/executions", start, methods=["POST"]),
+        Route("/executions", listing, methods=["GET"]),
+        Route("/protocol", described, methods=["GET"]),
         Route("/executions/{id}", get, methods=["GET"]),
         Route("/executions/{id}", cancel, methods=["DELETE"]),
         Route("/executions/{id}/events", stream, methods=["GET"]),
@@ -256,8 +264,41 @@ def build_app(
         Route("/commands/{name}", answer, methods=["POST"]),
         Route("/health", health, methods=["GET"]),
     ]
+    return [Route(r.path, _answering(r.endpoint), methods=sorted(r.methods or ())) for r in table]
+
+
+async def bad_request(request: Request, exc: Exception) -> Response:
+    return error(exc.status if isinstance(exc, BadRequest) else 400, str(exc))
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    response = error(exc.status_code, str(exc.detail))
+    response.headers.update(exc.headers or {})
+    return response
+
+
+def _answering(endpoint: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    """``endpoint`` answering a refusal itself: ``BadRequest`` with its status, ``HTTPException`` with its own."""
+
+    @functools.wraps(endpoint)
+    async def answering(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except BadRequest as exc:
+            return await bad_request(request, exc)
+        except HTTPException as exc:
+            return await http_error(request, exc)
+
+    return answering
+
+
+def build_app(
+    executions: Executions, token: str | None = None, host: str = "127.0.0.1", read_seconds: float = READ_SECONDS
+) -> Starlette:
+    """The Starlette application over ``executions`` (one session, one fact folder), served at ``host``."""
     return Starlette(
-        routes=routes,
+        routes=routes(executions),
         middleware=[Middleware(Guard, token=token, host=host, read_seconds=read_seconds)],
         exception_handlers={BadRequest: bad_request, HTTPException: http_error},
     )

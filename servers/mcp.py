@@ -11,8 +11,9 @@ text instead).  Progress: a call with a progress token hears ``notifications/pro
 the command's own progress (a scan's files) or, for a tool that reports none, the seconds it has run;
 a cancelled request (``notifications/cancelled``) cancels the execution, and the SDK sends no response
 for it.  Over stdio by default (a request the SDK cannot read answered by ``servers.mcp_stdio``), or
-streamable HTTP behind ``servers.http.Guard``.  Lone surrogates in an answer are spelled ``\\u{HEX}``
-(``servers.wiretext``): the SDK encodes strictly.
+streamable HTTP behind ``servers.http.Guard``.  The executions plane's own tools (``executions_start``,
+``_list``, ``_get``, ``_events``, ``_cancel``, ``_protocol``) are ``servers.mcp_executions``.  Lone
+surrogates in an answer are spelled ``\\u{HEX}`` (``servers.wiretext``): the SDK encodes strictly.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from rofl.engine import events
 
-from . import mcp_pages, wiretext
+from . import mcp_executions, mcp_pages, wiretext
 from .commands import BadRequest, cli_command, schema
 from .executions import Executions
 from .setup import READ_SECONDS
@@ -456,11 +457,14 @@ def build_server(executions: Executions) -> Server[Any]:
     """The MCP server over ``executions`` (one session, one fact folder)."""
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool(name) for name in TOOLS])
+        return types.ListToolsResult(tools=[tool(name) for name in TOOLS] + mcp_executions.tools())
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if mcp_executions.is_plane_tool(params.name):  # the executions plane: start, list, get, events, cancel
+            return await mcp_executions.call(executions, params.name, params.arguments or {}, _structured(ctx))
         if params.name not in TOOLS:
-            return _error(f"unknown tool {params.name!r}; the tools are {', '.join(TOOLS)}")
+            known = (*TOOLS, *(t.name for t in mcp_executions.tools()))
+            return _error(f"unknown tool {params.name!r}; the tools are {', '.join(known)}")
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[events.Event] = asyncio.Queue()
 
@@ -581,14 +585,16 @@ def serve_stdio(executions: Executions) -> None:
 def serve_http(
     executions: Executions, host: str, port: int, token: str | None, read_seconds: float = READ_SECONDS
 ) -> None:
-    """Serve streamable HTTP at ``/mcp``: the trust boundary, the bearer token and the read bounds
-    checked as by ``rofl server`` (``servers.http.Guard``)."""
+    """Serve streamable HTTP at ``/mcp``, and beside it the routes of ``rofl server`` over the same
+    executions (so ``rofl executions --server URL`` and an HTTP client see what the MCP client started):
+    the trust boundary, the bearer token and the read bounds checked as by ``rofl server``
+    (``servers.http.Guard``)."""
     from starlette.middleware import Middleware
 
-    from .http import Guard
+    from .http import Guard, routes
     from .setup import serve_app
 
-    app = build_server(executions).streamable_http_app(host=host)
+    app = build_server(executions).streamable_http_app(host=host, custom_starlette_routes=routes(executions))
     guard = Middleware(Guard, token=token, host=host, max_body=4 * 1024 * 1024, read_seconds=read_seconds)
     app.user_middleware.insert(0, guard)
     serve_app(app, host, port, "rofl mcp", executions, read_seconds, path="/mcp")

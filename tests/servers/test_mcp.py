@@ -14,7 +14,9 @@ from mcp.client.stdio import StdioServerParameters
 
 from .conftest import FILES, generated_tree, module, rofl, start, stop
 
-TOOLS = {"impact", "why", "whynot", "ask", "relations", "audit", "scan", "cycles"}
+TOOLS = {"impact", "why", "whynot", "ask", "relations", "audit", "scan", "cycles"} | {
+    f"executions_{op}" for op in ("start", "list", "get", "events", "cancel", "protocol")
+}
 
 
 def stdio(facts, src) -> StdioServerParameters:

@@ -127,7 +127,7 @@ def test_an_agent_session_scan_impact_why_cycles_answers_bounded_and_valid(tmp_p
         assert not undescribed(listed.input_schema), (name, undescribed(listed.input_schema))
         assert not undescribed(listed.output_schema), (name, undescribed(listed.output_schema))
         assert {"tests_only", "by_package", "test_globs", "output_format"}.isdisjoint(listed.input_schema["properties"])
-        if name != "scan":
+        if name != "scan" and not name.startswith("executions_"):  # the plane's tools page as they say
             assert {"limit", "cursor"} <= set(listed.input_schema["properties"])
     assert {"changed", "git_base", "tests", "packages", "runtime", "test_glob"} <= set(
         tools["impact"].input_schema["properties"]
