@@ -33,6 +33,8 @@ COMMANDS = {
     "serve": ("serve", "Serve a world to rofl adapters: one JSON request and response per line on stdin/stdout."),
     "keygen": ("keygen", "Write an Ed25519 key pair for signing scans (PREFIX.key, PREFIX.pub)."),
     "server": ("server", "Serve the commands over a fact folder on HTTP: executions, events, quick answers."),
+    "executions": ("executions", "List, start, follow and cancel the executions of a running rofl server."),
+    "adapter": ("adapter", "Write adapter books (mcp, openapi) and log in to the services they ask (login, logout)."),
     "mcp": ("mcp", "Serve scan, impact, why, whynot, ask, cycles, audit and relations to coding agents over MCP."),
 }
 
