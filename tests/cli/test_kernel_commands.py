@@ -13,7 +13,12 @@ def test_ask_text_and_json(rofl):
     code, out, _ = rofl("ask", "path(a, X)", EXAMPLES / "tc.rofl")
     assert code == 0 and out.splitlines() == ["X = b", "X = c", "X = d"]
     code, out, _ = rofl("ask", "path(X, d)", EXAMPLES / "tc.rofl", "--json")
-    assert json.loads(out) == {"query": "path(X, d)", "answers": [{"X": "a"}, {"X": "b"}, {"X": "c"}], "partial": False}
+    assert json.loads(out) == {
+        "version": 1,
+        "query": "path(X, d)",
+        "answers": [{"X": "a"}, {"X": "b"}, {"X": "c"}],
+        "partial": False,
+    }
     code, out, _ = rofl("ask", "path(d, X)", EXAMPLES / "tc.rofl")
     assert code == 1 and out.strip() == "no"
 
