@@ -1,85 +1,16 @@
-"""`rofl summary`: counts over a scan's import graph (madge --summary and --leaves, dependency-cruiser's metrics).
-
-The numbers come from rules/summary.rofl (aggregates over ``dependency[code]`` and
-``src_package[code]``); this module asks them and prints the top of each list.
-"""
+"""`rofl summary`: counts over a scan's import graph (madge --summary and --leaves, dependency-cruiser's metrics)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import click
 
+from ..questions.answer import answer_json
 from ..session import BUDGET, FACTS, RULES, build_kernel, emit_json, examples, fail, user_errors
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rofl.engine.kernel import Kernel
-
-
-@dataclass(frozen=True, slots=True)
-class FileCount:
-    """One file's imports (fan-out) and importers (fan-in)."""
-
-    file: str
-    imports: int
-    importers: int
-
-
-@dataclass(frozen=True, slots=True)
-class PackageMetrics:
-    """One package: its files, imports inside it, leaving it and entering it, and its couplings."""
-
-    package: str
-    files: int
-    internal: int
-    outgoing: int
-    incoming: int
-    efferent: int
-    afferent: int
-
-    @property
-    def instability(self) -> float | None:
-        """Ce / (Ca + Ce) (None when nothing couples the package to the rest)."""
-        total = self.efferent + self.afferent
-        return round(self.efferent / total, 3) if total else None
-
-
-@dataclass(frozen=True, slots=True)
-class Summary:
-    """The summary of one scan."""
-
-    files: tuple[FileCount, ...]
-    packages: tuple[PackageMetrics, ...]
-    leaves: tuple[str, ...]
-    edges: int
-
-
-def _value(v: object) -> object:
-    return v[0] if type(v) is tuple and len(v) == 1 else v
-
-
-def _rows(kernel: Kernel, query: str) -> list[tuple]:
-    return [tuple(_value(x) for x in row) for row in kernel.query(query).rows]
-
-
-def summarize(kernel: Kernel) -> Summary:
-    """Ask rules/summary.rofl (loaded into ``kernel``) for the summary."""
-    imports = dict(_rows(kernel, "summary_imports(F, N)"))
-    importers = dict(_rows(kernel, "summary_importers(F, N)"))
-    files = tuple(FileCount(f, imports[f], importers.get(f, 0)) for f in sorted(imports))
-    sizes = dict(_rows(kernel, "summary_package_files(P, N)"))
-    edges = {p: (i, o, n) for p, i, o, n in _rows(kernel, "summary_package_edges(P, I, O, N)")}
-    coupling = {p: (ce, ca) for p, ce, ca in _rows(kernel, "summary_coupling(P, Ce, Ca)")}
-    packages = tuple(PackageMetrics(p, sizes[p], *edges[p], *coupling[p]) for p in sorted(sizes))
-    leaves = tuple(sorted(f for (f,) in _rows(kernel, "summary_leaf(F)")))
-    total = sum(imports.values())
-    return Summary(files, packages, leaves, total)
-
-
-def _top(items: list, key: Callable, n: int) -> list:
-    return sorted(items, key=key)[:n]
+    from ..questions.summary import SummaryAnswer
 
 
 @click.command(
@@ -115,49 +46,34 @@ def command(facts: str | None, top: int, leaves: bool, as_json: bool, rules: tup
     from ..staleness import warn_if_stale
 
     warn_if_stale(read(facts), facts, "summary")
+    from ..questions.summary import summary
+
     kernel = build_kernel((), (), budget, facts=facts, rules=(str(shipped("summary.rofl")), *rules))
-    s = summarize(kernel)
-    by_imports = _top(list(s.files), lambda f: (-f.imports, f.file), top)
-    by_importers = _top(list(s.files), lambda f: (-f.importers, f.file), top)
-    by_files = _top(list(s.packages), lambda p: (-p.files, p.package), top)
-    by_instability = _top(
-        [p for p in s.packages if p.instability is not None], lambda p: (-(p.instability or 0.0), p.package), top
-    )
+    answer = summary(kernel, top, leaves)
     if as_json:
-        emit_json(
-            {
-                "totals": {
-                    "files": len(s.files),
-                    "imports": s.edges,
-                    "leaves": len(s.leaves),
-                    "packages": len(s.packages),
-                },
-                "most_imports": [{"file": f.file, "imports": f.imports, "importers": f.importers} for f in by_imports],
-                "most_importers": [
-                    {"file": f.file, "imports": f.imports, "importers": f.importers} for f in by_importers
-                ],
-                "packages": [_package_json(p) for p in by_files],
-                "most_unstable": [_package_json(p) for p in by_instability],
-                **({"leaves": list(s.leaves)} if leaves else {}),
-            }
-        )
-        return
-    click.echo(f"{len(s.files)} files, {s.edges} imports, {len(s.leaves)} leaves, {len(s.packages)} packages")
-    _section("files importing the most files", [(f.file, f.imports) for f in by_imports])
-    _section("files imported by the most files", [(f.file, f.importers) for f in by_importers])
-    if s.packages:
+        emit_json(answer_json(answer))
+    else:
+        render_text(answer)
+
+
+def render_text(a: SummaryAnswer) -> None:
+    t = a.totals
+    click.echo(f"{t.files} files, {t.imports} imports, {t.leaves} leaves, {t.packages} packages")
+    _section("files importing the most files", [(f.file, f.imports) for f in a.most_imports])
+    _section("files imported by the most files", [(f.file, f.importers) for f in a.most_importers])
+    if t.packages:
         click.echo("")
         click.echo("packages by files (files, imports inside / out / in, Ce, Ca, instability):")
-        for p in by_files:
+        for p in a.packages:
             click.echo(
-                f"  {p.package}: {p.files} files, {p.internal} / {p.outgoing} / {p.incoming} imports, "
-                f"Ce {p.efferent}, Ca {p.afferent}, instability {_fmt(p.instability)}"
+                f"  {p.package}: {p.files} files, {p.internal_imports} / {p.outgoing_imports} / {p.incoming_imports} "
+                f"imports, Ce {p.efferent}, Ca {p.afferent}, instability {_fmt(p.instability)}"
             )
-        _section("most unstable packages (Ce / (Ca + Ce))", [(p.package, _fmt(p.instability)) for p in by_instability])
-    if leaves:
+        _section("most unstable packages (Ce / (Ca + Ce))", [(p.package, _fmt(p.instability)) for p in a.most_unstable])
+    if a.leaves is not None:
         click.echo("")
-        click.echo(f"leaves (import no file): {len(s.leaves)}")
-        for f in s.leaves:
+        click.echo(f"leaves (import no file): {len(a.leaves)}")
+        for f in a.leaves:
             click.echo(f"  {f}")
 
 
@@ -173,16 +89,3 @@ def _section(title: str, rows: list[tuple[str, object]]) -> None:
     width = max(len(str(n)) for _, n in rows)
     for name, n in rows:
         click.echo(f"  {str(n).rjust(width)}  {name}")
-
-
-def _package_json(p: PackageMetrics) -> dict:
-    return {
-        "package": p.package,
-        "files": p.files,
-        "internal_imports": p.internal,
-        "outgoing_imports": p.outgoing,
-        "incoming_imports": p.incoming,
-        "efferent": p.efferent,
-        "afferent": p.afferent,
-        "instability": p.instability,
-    }

@@ -100,7 +100,7 @@ def test_summary_agrees_with_networkx_on_generated_monorepos(case):
     from rofl.rules import path as shipped
     from rofl.scanner.api import scan
 
-    from rofl.commands.summary import summarize
+    from rofl.questions.summary import summarize
     from rofl.session import build_kernel
 
     places, edges = case
@@ -115,11 +115,11 @@ def test_summary_agrees_with_networkx_on_generated_monorepos(case):
         assert {f.file: f.importers for f in got.files} == want["in"]
         assert list(got.leaves) == want["leaves"]
         assert got.edges == want["edges"]
-        from rofl.commands.summary import _package_json
+        from rofl.questions.answer import to_json
+        from rofl.questions.summary import PackageRow
 
-        assert {p.package: {k: v for k, v in _package_json(p).items() if k != "package"} for p in got.packages} == want[
-            "packages"
-        ]
+        rows = [to_json(PackageRow.of(p)) for p in got.packages]
+        assert {r["package"]: {k: v for k, v in r.items() if k != "package"} for r in rows} == want["packages"]
         result = run("summary", "--facts", str(out), "--json", "--leaves", "--top", "100")
         answer = json.loads(result.output)
         assert answer["totals"]["files"] == len(want["out"]) and answer["leaves"] == want["leaves"]
