@@ -19,6 +19,7 @@ surrogates in an answer are spelled ``\\u{HEX}`` (``servers.wiretext``): the SDK
 from __future__ import annotations
 
 import asyncio
+import copy
 from typing import Any
 
 import mcp_types as types
@@ -194,89 +195,6 @@ OUTPUTS: dict[str, dict[str, Any]] = {
             "partial": _PARTIAL,
         },
     ),
-    "why": _PROOF_NODE,
-    "whynot": _PROOF_NODE,
-    "ask": _obj(
-        "`rofl ask --json`: the query's answers.",
-        {
-            "query": _field("The query as read.", "string"),
-            "answers": _list("Each binding of the query's variables: variable name to value.", {"type": "object"}),
-            "incomplete": _list("Why answers may be missing.", {}),
-            "partial": _PARTIAL,
-        },
-    ),
-    "cycles": _obj(
-        "`rofl cycles --json`: the import cycles.",
-        {
-            "runtime": _field("Whether only runtime imports were followed.", "boolean"),
-            "partial": _PARTIAL,
-            "components": _list(
-                "Strongly connected components of the import graph (files on cycles).",
-                _obj(
-                    "One component.",
-                    {
-                        "files": _list("Its files.", {"type": "string"}),
-                        "cycles": _list(
-                            "A shortest cycle through each of its files (first file repeated last).", _STRING_LIST
-                        ),
-                        "cut": _list(
-                            "A smallest set of imports [importer, imported] whose removal breaks every cycle.",
-                            _STRING_LIST,
-                        ),
-                        "exact": _field("Whether the cut is proved smallest.", "boolean"),
-                        "lower_bound": _field("No cut has fewer imports than this.", "integer"),
-                        "proofs": _list(
-                            "For each import of the cut: its lines in the importer and the cycles it breaks.",
-                            {"type": "object"},
-                        ),
-                        "truncated": _TRUNCATED,
-                    },
-                ),
-            ),
-        },
-    ),
-    "audit": _obj(
-        "`rofl audit --json`: the findings.",
-        {
-            "clean": _field("True when there is no finding.", "boolean"),
-            "audits": _field("Each audit relation with findings: its facts.", "object"),
-            "findings": _list(
-                "Each finding.",
-                _obj(
-                    "One finding.",
-                    {
-                        "audit": _field("The audit relation (violation, ...).", "string"),
-                        "fact": _field("The finding as a fact.", "string"),
-                        "file": _field("The file it is about, when known."),
-                        "line": _field("Its line, when known."),
-                        "severity": _field("error, warn or info.", "string"),
-                    },
-                ),
-            ),
-        },
-    ),
-    "relations": _obj(
-        "`rofl relations --json`: every relation.",
-        {
-            "relations": _list(
-                "Each relation.",
-                _obj(
-                    "One relation.",
-                    {
-                        "relation": _field("Its name.", "string"),
-                        "perspective": _field(
-                            "Its perspective (code, audit, ...): written name[perspective].", "string"
-                        ),
-                        "arity": _field("Its number of arguments.", "integer"),
-                        "rows": _field("Its rows (a lower bound when the budget ran out)."),
-                        "defined": _field("Where it is defined: file:line.", "string"),
-                        "comment": _field("What it means.", ["string", "null"]),
-                    },
-                ),
-            ),
-            "partial": _PARTIAL,
-        },
-    ),
 }
 PAGE_SCHEMA = _obj(
     "Which part of the answer this is.",
@@ -319,8 +237,54 @@ SUMMARY_SCHEMA = _obj(
 )
 
 
+def _answers() -> dict[str, dict[str, Any]]:
+    """The output schemas of the questions that return answer values: derived from the answer types, the
+    one registry ``--json`` uses too (seed 004), with the `truncated` lengths a page adds."""
+    from rofl.questions.answer import json_schema
+    from rofl.questions.ask import AskAnswer
+    from rofl.questions.audit import AuditAnswer
+    from rofl.questions.cycles import CyclesAnswer
+    from rofl.questions.explain import WhyAnswer, WhynotAnswer
+    from rofl.questions.relations import RelationsAnswer
+
+    types_ = {
+        "ask": AskAnswer,
+        "cycles": CyclesAnswer,
+        "audit": AuditAnswer,
+        "relations": RelationsAnswer,
+        "why": WhyAnswer,
+        "whynot": WhynotAnswer,
+    }
+    return {name: _paged(json_schema(cls)) for name, cls in types_.items()}
+
+
+def _paged(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with `truncated` beside every object's lists (a page cuts them), ``$schema`` dropped."""
+    out = copy.deepcopy({k: v for k, v in schema.items() if k != "$schema"})
+    stack = [out]
+    while stack:
+        node = stack.pop()
+        props = node.get("properties")
+        if isinstance(props, dict):
+            if any(isinstance(v, dict) and v.get("type") == "array" for v in props.values()):
+                props.setdefault("truncated", _TRUNCATED)
+            stack.extend(v for v in props.values() if isinstance(v, dict))
+        for key in ("items", "$defs"):
+            child = node.get(key)
+            if isinstance(child, dict):
+                stack.extend(child.values() if key == "$defs" else [child])
+        for option in node.get("anyOf", []):
+            if isinstance(option, dict):
+                stack.append(option)
+    return out
+
+
+OUTPUTS.update(_answers())
+
+
 def output_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of tool ``name``'s structured content: every field described."""
+    answer = {k: v for k, v in OUTPUTS[name].items() if k != "$defs"}
     properties = {
         "exit_code": _field(
             "The command line's exit code for the same question (0 answers, 1 no answer or findings, 3 partial).",
@@ -328,17 +292,20 @@ def output_schema(name: str) -> dict[str, Any]:
         ),
         # the command's JSON answer; the text it printed when that was not JSON (it never is, but a schema
         # a client checks must not fail a call on it)
-        "output": OUTPUTS[name]
+        "output": answer
         | {
             "type": ["object", "string"],
-            "description": OUTPUTS[name]["description"] + " Cut to a page, as `page` says.",
+            "description": OUTPUTS[name].get("description", "The answer.") + " Cut to a page, as `page` says.",
         },
         "stderr": _list("Warnings and notes the command printed.", {"type": "string"}),
         "page": PAGE_SCHEMA,
     }
     if name == "impact":
         properties["summary"] = SUMMARY_SCHEMA
-    return {"type": "object", "properties": properties, "required": ["exit_code", "output", "stderr", "page"]}
+    out = {"type": "object", "properties": properties, "required": ["exit_code", "output", "stderr", "page"]}
+    if "$defs" in OUTPUTS[name]:  # a `#/$defs/...` reference resolves against the whole schema
+        out["$defs"] = OUTPUTS[name]["$defs"]
+    return out
 
 
 PAGING_ARGUMENTS = {

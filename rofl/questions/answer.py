@@ -10,6 +10,7 @@ meaning or goes away (a new field is no new version).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import types
 import typing
@@ -98,15 +99,35 @@ def json_schema(cls: type) -> dict[str, JSON]:
         **schema["properties"],
     }
     schema["required"] = ["version", *schema.get("required", [])]
+    schema["$defs"] = _hoist_defs(schema)
+    if not schema["$defs"]:
+        del schema["$defs"]
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = f"rofl {getattr(cls, 'QUESTION', cls.__name__)} answer"
     return schema
+
+
+def _hoist_defs(schema: dict[str, JSON]) -> dict[str, JSON]:
+    """Every ``$defs`` inside ``schema`` moved to its root (a ``#/$defs/...`` reference resolves there)."""
+    found: dict[str, JSON] = {}
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node is not schema and "$defs" in node:
+                found.update(node.pop("$defs"))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    found.update(schema.get("$defs", {}))
+    return found
 
 
 def _object_schema(cls: type) -> dict[str, JSON]:
     hints = typing.get_type_hints(cls)
     properties: dict[str, JSON] = {}
     required: list[str] = []
+    defs: dict[str, JSON] = {}
     for f in dataclasses.fields(cls):
         if f.metadata.get("skip"):
             continue
@@ -114,6 +135,7 @@ def _object_schema(cls: type) -> dict[str, JSON]:
             inner = _type_schema(hints[f.name])
             inner = next((o for o in inner.get("anyOf", [inner]) if o.get("type") == "object"), inner)
             properties.update(inner.get("properties", {}))
+            defs.update(inner.get("$defs", {}))
             continue
         name = f.metadata.get("json") or f.name
         item = _type_schema(hints[f.name])
@@ -126,13 +148,15 @@ def _object_schema(cls: type) -> dict[str, JSON]:
     out: dict[str, JSON] = {"type": "object", "properties": properties, "required": required}
     if about:
         out["description"] = about
+    if defs:
+        out["$defs"] = defs
     return out
 
 
 def _type_schema(hint: Any) -> dict[str, JSON]:
     origin = typing.get_origin(hint)
     if isinstance(hint, type) and hasattr(hint, "JSON_SCHEMA"):  # a value that knows its JSON knows its schema
-        return dict(hint.JSON_SCHEMA)
+        return copy.deepcopy(hint.JSON_SCHEMA)
     if hint in _SCALARS:
         return {"type": _SCALARS[hint]}
     if hint is type(None):

@@ -25,6 +25,10 @@ _NODE_PROPERTIES = {
     "who": {"type": "string", "description": "Who asserted a base fact (scanner, a --load-as name, ...)."},
     "detail": {"type": "string", "description": "What an aggregate aggregated, or why a premise fails."},
     "children": {"type": "array", "items": {"$ref": "#/$defs/proof_node"}, "description": "The premises."},
+    "elided": {
+        "type": "integer",
+        "description": "How many nodes below this one a bounded answer (an MCP page) left out.",
+    },
 }
 
 
