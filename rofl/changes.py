@@ -16,6 +16,8 @@ from pathlib import Path
 
 from rofl.scanner.configs import ConfigStore
 from rofl.scanner.files import inside, is_source
+from rofl.scanner.tsconfig import PACKAGE_DEP
+from rofl.scanner.workspaces import PNPM_WORKSPACE
 
 from .gitrefs import Git
 from .lockfiles import (
@@ -29,8 +31,7 @@ from .lockfiles import (
 )
 from .tsconfig_scope import ScopeFinder, is_tsconfig_name
 
-PACKAGE_DEP = "package:"
-WORKSPACE_FILES = frozenset({"pnpm-workspace.yaml"})
+WORKSPACE_FILES = frozenset({PNPM_WORKSPACE})
 
 # kinds, in the order the output lists them
 SOURCE, DELETED, ASSET, CONFIG, LOCK, FOLDER, PROBED, OUTSIDE = (

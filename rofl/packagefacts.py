@@ -188,6 +188,7 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
     (name -> folder relative to ``src``, ``""`` for the root) the manifest lists."""
     from rofl.engine.terms import format_fact
     from rofl.scanner.configs import ConfigStore
+    from rofl.scanner.workspaces import PNPM_WORKSPACE
 
     root = str(src)
     if not os.path.isdir(root):
@@ -244,7 +245,7 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
     lines += _shared_config_mentions(store, root, packages)
     root_json = store.read(os.path.join(root, "package.json"))
     container = (isinstance(root_json, dict) and "workspaces" in root_json) or os.path.isfile(
-        os.path.join(root, "pnpm-workspace.yaml")
+        os.path.join(root, PNPM_WORKSPACE)
     )
     # the monorepo's root package is the container of the others, not one of them: its files are tooling
     dirs = sorted({d for d in packages.values() if isinstance(d, str) and (d or not container)}, key=len, reverse=True)

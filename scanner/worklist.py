@@ -19,13 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from rofl.scanner import layout
 from rofl.scanner.files import Listing, source_stat
-from rofl.scanner.tsconfig import SCOPE_DEP  # a config checked and found not to take the file
+from rofl.scanner.tsconfig import PACKAGE_DEP, SCOPE_DEP  # SCOPE_DEP: a config checked and found not to take the file
+from rofl.scanner.workspaces import PNPM_WORKSPACE
 
 if TYPE_CHECKING:
     from rofl.scanner.configs import ConfigStore, Signature
-
-PACKAGE_DEP = "package:"  # scanner.resolve.PACKAGE_DEP, repeated to keep this module's imports light
-PNPM_WORKSPACE = "pnpm-workspace.yaml"  # scanner.workspaces.PNPM_WORKSPACE, likewise
 
 
 @dataclass(frozen=True, slots=True)
