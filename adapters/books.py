@@ -28,6 +28,8 @@ DEFAULT_TIMEOUT_MS = 30_000
 HTTP_DECLARATIONS = ("http_op", "http_in", "http_field", "http_rows", "http_page")
 # The mcp kind's declarations (the mcp block at the end of this module reads them); mcp_version is the book's.
 MCP_DECLARATIONS = ("mcp_tool", "mcp_arg", "mcp_field", "mcp_rows", "mcp_version")
+# The render kind's declarations (the render block at the end of this module reads them).
+RENDER_DECLARATIONS = ("component", "component_order")
 # Every relation a book may declare, read from perspective main (kept in one place for the evaluation goals).
 DECLARATIONS = (
     "imports",
@@ -45,6 +47,7 @@ DECLARATIONS = (
     "optional",
     *HTTP_DECLARATIONS,
     *MCP_DECLARATIONS,
+    *RENDER_DECLARATIONS,
 )
 
 
@@ -98,6 +101,7 @@ class Capability:
     optional: bool
     http: HttpOp | None = None  # openapi kind: http_op, http_in, http_field, http_rows, http_page
     mcp: McpTool | None = None  # mcp kind: mcp_tool, mcp_arg, mcp_field, mcp_rows
+    render: Component | None = None  # render kind: component, component_order
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +166,7 @@ def read_catalog(result: Result) -> Catalog:
         "optional",
         *HTTP_DECLARATIONS,
         *MCP_DECLARATIONS[:-1],
+        *RENDER_DECLARATIONS,
     ):
         for row in _rows(result, rel):
             cap = _atom(row[0]) if row else None
@@ -262,6 +267,7 @@ def _capability(name: str, book: str, klass: str, decl: dict, auths: dict) -> Ca
         bool(decl.get("optional")),
         _http_op(name, tuple(args), answer_arity, decl),
         _mcp_tool(name, tuple(args), answer_arity, decl),
+        _component(name, decl),
     )
 
 
@@ -480,3 +486,36 @@ def _mcp_version_book(row: tuple) -> str:
     if len(row) != 2 or _atom(row[0]) is None or type(row[1]) is not str:
         raise _bad("mcp_version", row, 'write mcp_version(Book, "version") (rofl adapter mcp writes it)')
     return _atom(row[0]) or ""
+
+
+# -- render ------------------------------------------------------------------------------------------
+# component(Cap, Kind)                      what each want of Cap shows: heading, text, card, button, field
+# component_order(Cap, N)                   where Cap's components stand on the page: ascending N (default
+#                                           0), then in the order their wants were first shown
+
+COMPONENT_KINDS = ("heading", "text", "card", "button", "field")
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    """One capability's component: its kind (one of COMPONENT_KINDS) and its place on the page."""
+
+    kind: str
+    order: int
+
+
+def _component(name: str, decl: dict) -> Component | None:
+    """The capability's ``component`` with its ``component_order``, checked; None when it declares none
+    (another kind's capability).  Raises BookError on a malformed declaration."""
+    row = _one("component", decl.get("component", []), 2)
+    order = _one("component_order", decl.get("component_order", []), 2)
+    if row is None:
+        if order is not None:
+            raise _bad("component_order", order, f"{name} has component_order but no component({name}, Kind)")
+        return None
+    kind = _atom(row[1])
+    if kind not in COMPONENT_KINDS:
+        raise _bad("component", row, f"write component(Cap, Kind) with Kind one of {', '.join(COMPONENT_KINDS)}")
+    if order is not None and type(order[1]) is not int:
+        raise _bad("component_order", order, "write component_order(Cap, N) with an integer N")
+    return Component(kind, 0 if order is None else order[1])

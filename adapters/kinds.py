@@ -96,6 +96,12 @@ def _mcp_check(cap: Capability, book: Book) -> str | None:
     return check(cap, book)
 
 
+def _render_check(cap: Capability, book: Book) -> str | None:
+    from .render_kind import check
+
+    return check(cap, book)
+
+
 KINDS: Mapping[str, Kind] = {
     kind.name: kind
     for kind in (
@@ -107,6 +113,8 @@ KINDS: Mapping[str, Kind] = {
         Kind("openapi", frozenset(("reads", "does")), "openapi_kind", "make_adapter", check=_openapi_check),
         # one MCP tool call per want over one session with a server (a command it starts or a URL): --allow exec
         Kind("mcp", frozenset(("reads", "does")), "mcp_kind", "make_adapter", check=_mcp_check),
+        # components shown to a person on the workbench (a page of `rofl server`, a terminal): drawn here
+        Kind("render", frozenset(("shows",)), "render_kind", "make_adapter", lambda _a: True, _render_check),
     )
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -113,10 +114,21 @@ def open_session(kernel: Kernel, allow: tuple = (), rounds: int | None = None, f
 
 
 def finished(session) -> AdapterRun:
-    """The run of a session whose rounds are over; its summary goes to stderr."""
+    """The run of a session whose rounds are over; its summary goes to stderr, and on a terminal the
+    components its render adapter drew go to stdout first (``adapters.render_kind.as_text``)."""
     report = session.report()
+    drawn = session.kinds.get("render")
+    if drawn is not None and on_terminal():
+        from rofl.adapters.render_kind import as_text
+
+        click.echo(as_text(drawn.components) + "\n")
     click.echo(f"rofl: {report.summary()}", err=True)
     return AdapterRun(session, report)
+
+
+def on_terminal() -> bool:
+    """Whether stdout is a terminal (a person reads it), where the components a world shows are drawn."""
+    return sys.stdout.isatty()
 
 
 def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None, files: tuple = ()) -> AdapterRun | None:

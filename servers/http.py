@@ -14,6 +14,8 @@ Routes (JSON in and out; every error is ``{"error": "<one line>"}`` with a 4xx s
   relations), synchronously
 * ``GET /commands`` and ``GET /commands/{name}`` -> the commands and the JSON Schema of their arguments
 * ``GET /health``
+* ``GET /render?files=W.rofl`` and ``POST /render``: a world's render components as a page, and a
+  button's press (``servers.render_routes``; its adapter policy is ``rofl server --allow``)
 
 Bound to a loopback address unless told otherwise; then (or whenever the environment variable
 ``ROFL_SERVER_TOKEN`` is set) every request needs ``Authorization: Bearer <token>``.  A request whose
@@ -294,18 +296,36 @@ def _answering(endpoint: Callable[[Request], Awaitable[Response]]) -> Callable[[
 
 
 def build_app(
-    executions: Executions, token: str | None = None, host: str = "127.0.0.1", read_seconds: float = READ_SECONDS
+    executions: Executions,
+    token: str | None = None,
+    host: str = "127.0.0.1",
+    read_seconds: float = READ_SECONDS,
+    allow: tuple[str, ...] = (),
 ) -> Starlette:
-    """The Starlette application over ``executions`` (one session, one fact folder), served at ``host``."""
+    """The Starlette application over ``executions`` (one session, one fact folder), served at ``host``;
+    ``allow`` is the adapter policy of the worlds its workbench pages render (``--allow``)."""
+    from rofl.adapters.policy import Policy
+
+    from .render_routes import Host, render_routes
+
+    workbench = Host(executions.folders, executions.session.scanned, Policy.command_line(allow))
     return Starlette(
-        routes=routes(executions),
+        routes=routes(executions) + render_routes(workbench),
         middleware=[Middleware(Guard, token=token, host=host, read_seconds=read_seconds)],
         exception_handlers={BadRequest: bad_request, HTTPException: http_error},
     )
 
 
-def serve(executions: Executions, host: str, port: int, token: str | None, read_seconds: float = READ_SECONDS) -> None:
+def serve(
+    executions: Executions,
+    host: str,
+    port: int,
+    token: str | None,
+    read_seconds: float = READ_SECONDS,
+    allow: tuple[str, ...] = (),
+) -> None:
     """Run the server until interrupted; says where it listens on stderr (port 0 picks a free one)."""
     from .setup import serve_app
 
-    serve_app(build_app(executions, token, host, read_seconds), host, port, "rofl server", executions, read_seconds)
+    app = build_app(executions, token, host, read_seconds, allow)
+    serve_app(app, host, port, "rofl server", executions, read_seconds)
