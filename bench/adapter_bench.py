@@ -28,14 +28,14 @@ print("\\n".join(out))
 """
 
 
-def session(text: str):
+def session(text: str, classes: frozenset[str] = frozenset({"reads"})):
     from rofl.adapters.policy import Policy
     from rofl.adapters.rounds import Session
     from rofl.engine.kernel import Kernel
 
     kernel = Kernel(BOOT, budget=10_000_000)
     kernel.load_text(text, "bench.rofl")
-    return Session(kernel, Policy(frozenset({"reads"}), programs=True), max_rounds=10_000, use_cache=False)
+    return Session(kernel, Policy(classes, programs=True), max_rounds=10_000, use_cache=False)
 
 
 def timed(fn) -> tuple[float, object]:
@@ -305,6 +305,42 @@ want reverse(X) :- item(X).
     return (f"mcp: one round of {n:,} tool calls (stdio, server start included)", n, ours, peer)
 
 
+def bench_render(tmp: Path, n: int = 2_000) -> tuple[str, int, float, float]:
+    """A world showing ``n`` text components on the workbench (one round), drawn as the page's HTML, beside
+    plain Python escaping the same texts into the same kind of markup."""
+    import html
+
+    from rofl.servers.render_page import fragment
+
+    items = "".join(f'line("row {i} <&> of the page").\n' for i in range(n))
+    text = f"""
+imports(main, ui).
+adapter(ui, render, "workbench").
+capability(say, ui, shows).
+component(say, text).
+arg(say, 1, text, text).
+answers(say, said, 1).
+max_wants(say, {n}).
+{items}
+want say(T) :- line(T).
+"""
+    world = session(text, frozenset({"reads", "shows"}))  # loading the world is not the adapters' work
+
+    def ours_run() -> str:
+        report = world.run()
+        assert len(report.answered) == n  # type: ignore[attr-defined]
+        return fragment(world.kinds["render"].components, ())
+
+    ours, page = timed(ours_run)
+    assert page.count('data-kind="text"') == n  # type: ignore[union-attr]
+
+    def plain() -> str:
+        return "".join(f'<p class="text">{html.escape(f"row {i} <&> of the page")}</p>' for i in range(n))
+
+    peer, _ = timed(plain)
+    return (f"render: {n:,} text components drawn", n, ours, peer)
+
+
 def main() -> list[dict]:
     print("| work | rofl | plain Python | rofl / plain | rofl per second |")
     print("|---|---:|---:|---:|---:|")
@@ -315,6 +351,7 @@ def main() -> list[dict]:
             (bench_sql, "wants"),
             (bench_openapi, "wants"),
             (bench_mcp, "wants"),
+            (bench_render, "wants"),
             (bench_tree, "rounds"),
         )
         for fn, unit in cases:
