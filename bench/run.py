@@ -8,11 +8,16 @@ is under bench/.cache/repos).  Pass section names to run only some:
 ``python bench/run.py kernel kernel_scale ticks scan hostile audit impact cycles monorepos``.
 Every run ends with each ratio beside the one recorded in bench/RECORDS.json and lists the figures
 more than 15% worse (bench/records.py); ``--record`` writes this run's ratios into that file.
+Section ``report`` (bench/report_bench.py, issue 24): `rofl report` on effect, vitest, trpc and a 10,000-file workspace (time, peak RSS).
+Section ``scale`` (bench/scale_bench.py, issue 22): one-file impact on synthetic monorepos (bench/synthetic_monorepo.py)
+of 2,000 and 20,000 files (100,000 with ROFL_BENCH_FULL=1): time, peak memory, growth, `rofl server`, audit after a change.
 Section ``server`` (bench/server_bench.py, issue 14): requests per second and median latency of `impact` through
 `rofl server` on three/src, beside a fresh `rofl impact` process in the same run.
 Section ``cycles`` (bench/cycles_bench.py): `rofl cycles` on rxjs/src and the shop against madge's graph and `madge --circular`.
 Section ``adapters`` (bench/adapter_bench.py, issue 13): wants per second through exec and sql and rounds per second for a recursive tree, beside plain Python.
 Section ``presets`` (bench/presets_bench.py, issue 15): `rofl audit` with all seven presets on excalidraw and TanStack/query, beside dependency-cruiser's equivalent rules.
+Section ``dask`` (bench/dask_bench.py, issue 22): cold scans of the 20,000-file synthetic monorepo with
+``--dask local:1``/``local:2`` beside ``--jobs 1``/``2``, the outputs compared byte for byte, and the curve beyond.
 Section ``kernel_scale`` (bench/kernel_scale_bench.py, issue 11): the growing list over many ticks
 (vs clingo's time-indexed version), audit of a 3,500-file import chain, and ``in_cycle``/impact on one
 scan of all the real code under bench/.cache (vs networkx), with time and peak memory.
@@ -43,9 +48,15 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "adapters": ("Adapters: exec and sql wants, rounds of a recursive tree, against plain Python", "adapter_bench"),
     "presets": ("Presets: rofl audit with all seven, against dependency-cruiser's equivalent rules", "presets_bench"),
     "monorepos": ("Real monorepos, against dependency-cruiser", "monorepo_compare"),
+    "dask": ("Scanning on a Dask cluster: --dask local:N against --jobs N on 20,000 files", "dask_bench"),
+    "scale": (
+        "Questions at monorepo scale: one-file impact on synthetic monorepos of 2,000 / 20,000 files, against networkx",
+        "scale_bench",
+    ),
+    "report": ("rofl report at size: time, peak memory and page size, beside `rofl cycles`", "report_bench"),
 }
 # the sections whose main() takes an argument list (run with none: their defaults)
-TAKES_ARGV = frozenset({"kernel_bench", "kernel_scale_bench", "monorepo_compare"})
+TAKES_ARGV = frozenset({"kernel_bench", "kernel_scale_bench", "monorepo_compare", "report_bench"})
 
 
 def _three_import_graph() -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import marshal
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import rofl.engine as engine
@@ -36,40 +38,74 @@ def engine_fingerprint() -> bytes:
     return "\n".join(parts).encode()
 
 
-def cache_path(root: Path) -> Path:
-    return Path(root) / CACHE_NAME
+def cache_path(root: Path, name: str = CACHE_NAME) -> Path:
+    return Path(root) / name
 
 
-def read(root: Path, key: str, secret: bytes | None = None) -> tuple[Store, tuple] | None:
+@dataclass(frozen=True, slots=True)
+class Subset:
+    """Only some base relations of a scan (`rofl report`: the scanner relations its rules read), cached
+    apart under ``name`` so that a later run reads only those: its key is the whole cache's and ``dropped``."""
+
+    dropped: frozenset[str]
+    name: str = ".rofl-store.subset.cache"
+
+    def keeps(self, rel: str) -> bool:
+        return rel not in self.dropped
+
+    def key(self, whole: str) -> str:
+        from rofl.scanner.hashing import hash_key
+
+        return hash_key("\0".join([whole, *sorted(self.dropped)]).encode())
+
+
+def read(
+    root: Path,
+    key: str,
+    secret: bytes | None = None,
+    keep: Callable[[str], bool] | None = None,
+    name: str = CACHE_NAME,
+) -> tuple[Store, tuple] | None:
     """The cached store and its warnings, or None when there is no cache for ``key`` carrying this user's
-    tag (``secret``, by default ``rofl.cachemac.secret()``)."""
+    tag (``secret``, by default ``rofl.cachemac.secret()``).  With ``keep``, only the relations it keeps
+    are adopted (the others are dropped as they are read: a smaller peak for a command that needs few).
+    The file's bytes are read once and never copied (views), so the peak is the bytes and the store."""
     from . import cachemac
 
     secret = secret if secret is not None else cachemac.secret()
     if secret is None:
         return None
     try:
-        data = safe_write.read_nofollow(str(cache_path(root)), MAX_CACHE_BYTES)
+        data = safe_write.read_nofollow(str(cache_path(root, name)), MAX_CACHE_BYTES)
     except OSError:
         return None
     if data is None:  # a link, FIFO or device planted at the name
         return None
     if not data.startswith(MAGIC):
         return None
-    rest = data[len(MAGIC) :]
-    tag, sep, payload = rest.partition(b"\n")
-    if not sep or not cachemac.verify(secret, payload, tag):
+    end = data.find(b"\n", len(MAGIC))
+    if end < 0:
+        return None
+    tag, payload = data[len(MAGIC) : end], memoryview(data)[end + 1 :]
+    if not cachemac.verify(secret, payload, tag):
         return None
     try:
         cached_key, tick, counters, base, warnings = marshal.loads(payload)
     except (ValueError, EOFError, TypeError):
         return None
+    finally:
+        payload.release()
+    del data
     if cached_key != key:
         return None
     store = Store()
     store.tick = tick
     store.counters = dict(counters)
-    for rel, rows, whos in base:
+    base = list(base)
+    for i, (rel, rows, whos) in enumerate(base):
+        base[i] = None  # each relation's rows are the store's (or freed) once adopted
+        if keep is not None and not keep(rel):
+            continue
         store.adopt(
             rel,
             {
@@ -86,7 +122,9 @@ def _timeless(rel: str, n: int) -> list[bool]:
     return [rel in V.TIMELESS_RELATIONS] * n
 
 
-def write(root: Path, key: str, store: Store, warnings: tuple, secret: bytes | None = None) -> None:
+def write(
+    root: Path, key: str, store: Store, warnings: tuple, secret: bytes | None = None, name: str = CACHE_NAME
+) -> None:
     """Write the cache of ``store`` for ``key``, tagged with ``secret`` (by default this user's); nothing
     without a private secret."""
     from . import cachemac
@@ -109,7 +147,7 @@ def write(root: Path, key: str, store: Store, warnings: tuple, secret: bytes | N
             payload = marshal.dumps((*head, tuple(base), tuple(warnings)))
         except ValueError:  # a term nested deeper than marshal writes: the folder goes without a cache
             return
-    path = cache_path(root)
+    path = cache_path(root, name)
     parts = (MAGIC, cachemac.tag(secret, payload), b"\n", payload)  # written as parts: no copy of the payload
     try:  # an exclusive temporary renamed into place: a link planted in the folder is never followed
         safe_write.write_atomic(str(path), parts)

@@ -51,11 +51,11 @@ def secret() -> bytes | None:
     return data if len(data) == 32 else None
 
 
-def tag(secret: bytes, payload: bytes) -> bytes:
+def tag(secret: bytes, payload: bytes | memoryview) -> bytes:
     """The HMAC-SHA256 tag (hex) of ``payload`` under ``secret``."""
     return hmac.new(secret, payload, hashlib.sha256).hexdigest().encode("ascii")
 
 
-def verify(secret: bytes, payload: bytes, given: bytes) -> bool:
+def verify(secret: bytes, payload: bytes | memoryview, given: bytes) -> bool:
     """Whether ``given`` is ``payload``'s tag under ``secret`` (compared in constant time)."""
     return hmac.compare_digest(given, tag(secret, payload))

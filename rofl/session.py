@@ -23,6 +23,7 @@ from rofl.engine.kernel import DEFAULT_BUDGET, Kernel
 from rofl.engine.parse import parse_literal
 
 if TYPE_CHECKING:
+    from .cache import Subset
     from .factdir import FactFolder
     from .freshness import SourceWatch
 from rofl.scanner.errors import ExtractorFailure
@@ -196,18 +197,32 @@ def build_kernel(
     return kernel
 
 
-def code_kernel(facts: str, rules: tuple, budget: int, use_cache: bool = True, public_key: str | None = None) -> Kernel:
+def code_kernel(
+    facts: str,
+    rules: tuple,
+    budget: int,
+    use_cache: bool = True,
+    public_key: str | None = None,
+    keep: Subset | None = None,
+) -> Kernel:
     """A kernel over a scanned fact folder, from its compiled cache when nothing it depends on changed
     (and ``use_cache``) and the cache carries this user's tag (rofl.cachemac).  The loader, not any file, grants the scanner its authority over [code].
+    With ``keep``, only the base relations it keeps are loaded (`rofl report`: what its rules read),
+    from a cache of those alone when there is one.
     Its warnings go to stderr."""
-    kernel, warnings = loaded_code_kernel(facts, rules, budget, use_cache, public_key)
+    kernel, warnings = loaded_code_kernel(facts, rules, budget, use_cache, public_key, keep)
     for line in warnings:
         click.echo(f"warning: {line}", err=True)
     return kernel
 
 
 def loaded_code_kernel(
-    facts: str, rules: tuple, budget: int, use_cache: bool = True, public_key: str | None = None
+    facts: str,
+    rules: tuple,
+    budget: int,
+    use_cache: bool = True,
+    public_key: str | None = None,
+    keep: Subset | None = None,
 ) -> tuple[Kernel, tuple[str, ...]]:
     """``code_kernel`` and the warnings of its load (not printed)."""
     from . import __version__, cache
@@ -234,11 +249,15 @@ def loaded_code_kernel(
     from . import cachemac
 
     mac_key = cachemac.secret() if use_cache else None  # no private per-user secret: no cache at all
-    hit = cache.read(root, key, mac_key) if mac_key is not None else None  # the tag is checked on the bytes parsed
+    subset = None if mac_key is None or keep is None else cache.read(root, keep.key(key), mac_key, name=keep.name)
+    if subset is not None or mac_key is None:
+        hit = subset
+    else:  # the tag is checked on the bytes parsed
+        hit = cache.read(root, key, mac_key, keep.keeps if keep is not None else None)
     if hit is not None:
         kernel = Kernel(None, budget=budget)
         kernel.store, warnings = hit
-        _log.info("%s: loaded from its compiled cache (%s)", root, cache.CACHE_NAME)
+        _log.info("%s: loaded from its compiled cache (%s)", root, keep.name if subset and keep else cache.CACHE_NAME)
     else:
         folder = open_folder(root, folder_key)
         kernel = Kernel(BOOT, budget=budget)
@@ -270,6 +289,10 @@ def loaded_code_kernel(
             )
         if mac_key is not None:
             cache.write(root, key, kernel.store, warnings, mac_key)
+        for rel in [r for r in kernel.store.base if keep is not None and not keep.keeps(r)]:
+            del kernel.store.base[rel]  # cached whole; this command reads only what ``keep`` keeps
+    if keep is not None and mac_key is not None and subset is None:
+        cache.write(root, keep.key(key), kernel.store, warnings, mac_key, name=keep.name)
     declare_vocabulary(kernel)
     return kernel, tuple(warnings)
 
@@ -472,6 +495,7 @@ class Session:
         self._alive: dict[tuple, int] = {}
         self._cond = threading.Condition()
         self._manifest: tuple[tuple, dict] | None = None  # (signature, parsed manifest)
+        self._kept: dict[str, tuple[tuple, object]] = {}  # name -> (signature, value): Session.kept
         self.sources: SourceWatch | None = None
 
     def watch_sources(self) -> None:
@@ -520,6 +544,20 @@ class Session:
 
     def holds(self, facts: str | Path) -> bool:
         return Path(facts).resolve() == self.facts
+
+    def kept(self, name: str, build: Callable[[], object | None]) -> object | None:
+        """A value built from this folder (``name`` says which), kept while the scan's signature holds,
+        as a loaded kernel is (``rofl.graph_index``'s view: impact by demand answers from memory)."""
+        signature = self.signature(())
+        with self._cond:
+            found = self._kept.get(name)
+        if found is not None and found[0] == signature:
+            return found[1]
+        value = build()
+        if value is not None:
+            with self._cond:
+                self._kept[name] = (signature, value)
+        return value
 
     def lease(self, rules: tuple, budget: int, command: str | None = None) -> Lease:
         """A loaded kernel for ``rules`` and ``budget`` over the current scan, lent until ``release``:
@@ -629,6 +667,12 @@ def manifest_of(facts: Path) -> dict:
     from .factdir import read_manifest
 
     return read_manifest(facts)
+
+
+def serving(facts: Path) -> Session | None:
+    """The session serving the running call when it holds ``facts``, else None (the command line)."""
+    call = _CALL.get()
+    return call.session if call is not None and call.session.holds(facts) else None
 
 
 def sources_unchanged(facts: Path) -> bool:

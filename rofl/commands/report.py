@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FACTS, RULES, build_kernel, examples, fail, user_errors
+from ..session import BUDGET, FACTS, RULES, examples, fail, user_errors
 
 
 @click.command(
@@ -37,8 +37,9 @@ def command(
     rules: tuple,
     budget: int | None,
 ) -> None:
-    """Write the dependency graph by folder (click to drill down), with cycles, cut imports, violations,
-    dead exports, orphans and the impact of a change marked, each finding with its proof."""
+    """Write one offline HTML page: the package graph, each folder's imports (click to drill down), a
+    search box, each file's imports, importers, cycles and findings, every audit finding (presets,
+    forbidden rules, named rules), dead exports, orphans and the impact of a change, each with its proof."""
     from pathlib import Path
 
     from rofl.engine.errors import RoflError
@@ -58,9 +59,30 @@ def command(
         )
     manifest = read(Path(facts))
     warn_if_stale(manifest, facts, "report")
-    kernel = build_kernel((), (), budget, facts=facts, rules=rules)
+    from rofl.scanner.manifest import src_of as source_root
+
+    from .. import depcruise_config
+    from ..report_kernel import kept_relations
+    from ..session import CODE_BUDGET, code_kernel
+
+    # only what the report's rules read, unless an impact (which reads symbols) or a translated
+    # dependency-cruiser config (rules written at run time) is asked for
+    whole = bool(changed or git_base) or depcruise_config.find_config(source_root(manifest)) is not None
+    keep = None if whole else kept_relations(rules)
+    kernel = code_kernel(facts, rules, budget or CODE_BUDGET, keep=keep)
+    from ..presets import load_presets
+    from .audit import load_depcruise
+
+    for line in load_presets(kernel, facts, None, rules):  # use(...) and forbidden(...) turn them on
+        click.echo(f"warning: {line}", err=True)
+    renamed = load_depcruise(kernel, facts, None, None, False)  # a config at the source root, as audit reads it
     impact = impact_view(kernel, facts, changed, git_base, runtime) if (changed or git_base) else None
-    model = gather(kernel, src_of(manifest), runtime, impact)
+    packages = manifest.get("packages")
+    model = gather(kernel, src_of(manifest), runtime, impact, packages if isinstance(packages, dict) else None, renamed)
+    del kernel  # the model holds what the page shows: the store and the evaluation go before the page is built
+    import gc
+
+    gc.collect()
     text = render(model)
     try:
         from ..outfile import write_output

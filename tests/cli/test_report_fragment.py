@@ -1,5 +1,6 @@
-"""`rofl report`'s page opened at a fragment: a malformed one (``#%E0%A4%A``) shows the default view, as
-no fragment does, instead of a blank page; a good one opens its file or folder.  The report's own
+"""`rofl report`'s page opened at a fragment: a malformed one (``#%E0%A4%A``) or one naming nothing shows the
+default view, as no fragment does, under a line saying so, instead of a blank page; a good one opens its
+file or folder.  The report's own
 script runs in node over a small stand-in for the DOM, built from the generated page."""
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ function element(attrs) {
 }
 const views = input.folders.map(f => element({'data-folder': f}));
 const details = input.details.map(f => element({'data-file-detail': f}));
-const byId = {crumbs: element({}), graph: element({'data-start': input.start})};
+const byId = {crumbs: element({}), graph: element({'data-start': input.start}), notice: element({}), side: element({})};
+byId.notice.hidden = true;
 const hint = element({});
 let replaced = null;
 const document = {
@@ -42,7 +44,7 @@ const document = {
   querySelector: sel => sel === '#files .hint' ? hint : null,
   createElement: () => element({}), addEventListener() {},
 };
-const context = {document, location: {hash: input.hash}, CSS: {escape: s => s},
+const context = {document, location: {hash: input.hash}, CSS: {escape: s => s}, window: {addEventListener() {}},
   history: {replaceState(_s, _t, url) { replaced = url; }}};
 let error = null;
 try {
@@ -50,7 +52,8 @@ try {
 } catch (e) { error = String(e); }
 const shown = views.filter(v => !v.hidden).map(v => v.attrs['data-folder']);
 const opened = details.filter(d => !d.hidden).map(d => d.attrs['data-file-detail']);
-process.stdout.write(JSON.stringify({error, shown, opened: opened.length === details.length ? [] : opened, replaced}));
+const notice = byId.notice.hidden ? null : byId.notice.textContent;
+process.stdout.write(JSON.stringify({error, shown, opened: opened.length === details.length ? [] : opened, replaced, notice}));
 """
 
 
@@ -93,6 +96,14 @@ def test_a_malformed_fragment_shows_the_default_view(page, fragment):
     bad = opened_at(page, fragment)
     assert bad["error"] is None, bad["error"]
     assert bad["shown"] == default["shown"] and bad["opened"] == default["opened"]
+    assert default["notice"] is None  # the start view says nothing
+    assert "names no file, folder or view of this report" in bad["notice"]  # the page says what happened
+
+
+def test_a_fragment_that_names_nothing_says_so(page):
+    missing = opened_at(page, "#no%2Fsuch%2Ffile.ts")
+    assert missing["error"] is None and missing["shown"] == opened_at(page, "")["shown"]
+    assert "#no%2Fsuch%2Ffile.ts names no file" in missing["notice"]
 
 
 def test_a_good_fragment_opens_its_file_or_folder(page):
