@@ -43,6 +43,10 @@ class Bindings(Sequence[Mapping[str, Any]]):
         for row in self.rows:
             yield {v: term(t) for v, t in zip(variables, row)}
 
+    def __json__(self) -> list[dict[str, Any]]:
+        """The rows as JSON values, built without recursion (a term may be 100,000 levels deep)."""
+        return [dict(b) for b in self]
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Bindings) and (other.variables, list(other.rows)) == (self.variables, list(self.rows))
 
