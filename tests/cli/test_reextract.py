@@ -37,7 +37,10 @@ def reextract(rofl, src, facts):
 def test_a_clean_scan_reextracts_clean_and_the_folder_is_untouched(rofl, scan):
     src, facts = scan
     before = snapshot(facts)
-    assert reextract(rofl, src, facts) == (0, {"version": 1, "audits": {}, "clean": True, "findings": [], "partial": False})
+    assert reextract(rofl, src, facts) == (
+        0,
+        {"version": 1, "audits": {}, "clean": True, "findings": [], "partial": False},
+    )
     assert snapshot(facts) == before
 
 
