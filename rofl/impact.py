@@ -10,13 +10,14 @@ package and why.  It also picks test files and workspace packages out of the ans
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 
 from rofl.engine.kernel import Kernel
 from rofl.engine.namespace import stored_name
 
 from .changes import Change
+from .graph_rules import Graph
 
 CHANGED = "changed"
 TOUCHES = "touches"
@@ -123,8 +124,6 @@ def hop_labeller(kernel: Kernel, result, runtime: bool) -> Callable[[tuple[str, 
     """A function from a chain to its package-wide hops: each hop (A, B) that no import of A resolves to
     B (at runtime, no import that is not type-only, of a B that is no declaration file) but a
     package-wide dependency of A on B makes."""
-    from rofl.scanner.resolve import package_name
-
     wide: dict[tuple[str, str], set[str]] = {}
     for row in result.rows(PACKAGE_WIDE, "code"):
         if len(row) == 4 and all(type(v) is str for v in row[1:]):
@@ -149,6 +148,22 @@ def hop_labeller(kernel: Kernel, result, runtime: bool) -> Callable[[tuple[str, 
             kind = str(row[3][0])
             if why.get((row[1], row[2])) != "entry":
                 why[(row[1], row[2])] = kind
+    return labeller({k: tuple(v) for k, v in wide.items()}, imports, specifiers, why)
+
+
+def labeller(
+    wide: Mapping[tuple[str, str], Iterable[str]],
+    imports: Container[tuple[str, str]],
+    specifiers: Mapping[tuple[str, str], Iterable[str]],
+    why: Mapping[tuple[str, str], str],
+) -> Callable[[tuple[str, ...]], tuple[PackageHop, ...]]:
+    """A chain's package-wide hops from their ingredients: the package folders of each package-wide
+    pair, the pairs an import also resolves, each importer's specifiers of a package, and why each
+    file stands for its package."""
+    from rofl.scanner.resolve import package_name
+
+    if not wide:
+        return lambda via: ()
     known: dict[tuple[str, str], tuple[PackageHop, ...]] = {}
 
     def hops(a: str, b: str) -> tuple[PackageHop, ...]:
@@ -252,4 +267,77 @@ def escape(text: str) -> str:
         if ord(c) < 32 or 127 <= ord(c) < 160 or 0xD800 <= ord(c) <= 0xDFFF or c in "\u2028\u2029"
         else c
         for c in text
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Witness:
+    """The first premise of the rule that first derived an ``impact_reach`` row (what ``chain`` reads)."""
+
+    witness: tuple[tuple[str, tuple[str, str]], ...]
+
+
+class _Reach:
+    """``impact_reach`` walked by demand over a derived graph, answering ``chain``'s provenance questions."""
+
+    def __init__(self, first: dict[str, tuple[str, str]]) -> None:
+        self.first = first  # file -> (CHANGED or REACH, the next link)
+
+    def provenance(self, rel: str, row: tuple) -> _Witness | None:
+        found = self.first.get(row[1]) if rel == REACH and len(row) == 2 else None
+        return None if found is None else _Witness(((found[0], ("main", found[1])),))
+
+
+def impact_by_demand(graph: Graph, changes: list[Change], runtime: bool = False) -> Impact:
+    """``impact`` answered from a derived graph (``rofl.graph_rules``) instead of the kernel: the reverse
+    cone of the changed nodes only, each file's first witness met where the kernel's semi-naive
+    evaluation meets it (changed nodes in canonical order, each node's importers in impact_edge's
+    order, a touch after the imports), so the chains are the kernel's."""
+    changed = sorted({n for c in changes for n in c.changed})
+    touched: dict[str, list[str]] = {}
+    for f, node in sorted({t for c in changes for t in c.touches}):
+        touched.setdefault(node, []).append(f)
+    base = graph.runtime_importers if runtime else graph.importers
+
+    def importers(node: str) -> tuple[str, ...] | list[str]:
+        own = base.get(node, ())
+        extra = touched.get(node)
+        if not extra:
+            return own
+        known = set(own)
+        return [*own, *(f for f in extra if f not in known)]
+
+    first: dict[str, tuple[str, str]] = {}
+    frontier: list[str] = []
+    for node in changed:
+        for f in importers(node):
+            if f not in first:
+                first[f] = (CHANGED, node)
+                frontier.append(f)
+    while frontier:
+        nxt: list[str] = []
+        for node in frontier:
+            for f in importers(node):
+                if f not in first:
+                    first[f] = (REACH, node)
+                    nxt.append(f)
+        frontier = nxt
+    gone = set(changed)
+    files = sorted(f for f in first if f not in gone)
+    reach = _Reach(first)
+    tails: dict[tuple, tuple[str, ...]] = {}
+    label = labeller(
+        graph.wide,
+        graph.runtime_imports if runtime else graph.imports,
+        graph.runtime_specifiers if runtime else graph.specifiers,
+        graph.why,
+    )
+    chains = [(f, chain(reach, f, tails)) for f in files]
+    return Impact(
+        tuple(changes),
+        tuple(Affected(f, via, label(via)) for f, via in chains),
+        False,
+        graph.aliases,
+        graph.virtual,
+        graph.unfollowed_workspace,
     )

@@ -22,6 +22,10 @@ from ..session import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..changes import Change, Context
+    from ..graph_index import View
     from ..impact import Affected, Impact
 
 MAX_LISTED = 20  # more changed paths of one kind than this are summarised in one text line
@@ -116,7 +120,7 @@ def command(
 
     from ..changes import OUTSIDE, CodeFacts, Context, classify, in_facts_dir, suggestions
     from ..gitrefs import Git
-    from ..impact import escape, impact, package_of, packages_of, scanned_changed, test_filter
+    from ..impact import escape, impact, impact_by_demand, package_of, packages_of, scanned_changed, test_filter
 
     if facts is None:
         fail("rofl impact: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
@@ -132,7 +136,9 @@ def command(
     if test_globs and not tests_only:
         fail("rofl impact: --test-glob needs --tests; add --tests to list only the affected test files")
     facts_dir = Path(facts)
-    before = manifest_of(facts_dir)  # a server's parsed copy, else read from disk
+    # by demand from the graph index (rofl.graph_index) when it covers the question, else the kernel
+    demand = _Demand.open(facts_dir) if not (symbols or rules or budget is not None or public_key) else None
+    before = demand.before() if demand is not None else manifest_of(facts_dir)  # a server's copy, else from disk
     src = Path(src_of(before)).resolve()
     if not src.is_dir():
         raise RoflError(
@@ -152,23 +158,42 @@ def command(
         manifest = before
     else:
         rescan = _rescan(before, src, facts_dir)
-        manifest = manifest_of(facts_dir)
-    kernel = build_kernel((), (), budget, facts=facts, rules=rules, public_key=public_key, refuse_forged=True)
-    incomplete = incomplete_fact_files(kernel)  # listed fact files that are missing (a rescan rewrites them)
-    if incomplete and not as_they_are:  # still missing after the rescan: damaged, which only --verify re-extracts
-        rescan = _rescan(before, src, facts_dir, verify=True)
-        manifest = manifest_of(facts_dir)
+        if demand is not None:
+            opened, demand = demand, demand.after(rescan)
+            if demand is None:  # the index no longer answers: the kernel does, over the manifests it reads
+                before = opened.manifests()[0]
+        manifest = demand.before() if demand is not None else manifest_of(facts_dir)
+    if demand is None:
         kernel = build_kernel((), (), budget, facts=facts, rules=rules, public_key=public_key, refuse_forged=True)
-        incomplete = incomplete_fact_files(kernel)
+        incomplete = incomplete_fact_files(kernel)  # listed fact files that are missing (a rescan rewrites them)
+        if incomplete and not as_they_are:  # still missing after the rescan: damaged, which only --verify re-extracts
+            rescan = _rescan(before, src, facts_dir, verify=True)
+            manifest = manifest_of(facts_dir)
+            kernel = build_kernel((), (), budget, facts=facts, rules=rules, public_key=public_key, refuse_forged=True)
+            incomplete = incomplete_fact_files(kernel)
+    else:
+        kernel, incomplete = None, []  # the index answers only over a complete, verified scan
     if as_they_are:
+        if demand is not None:
+            before = manifest = demand.manifest()
         stale = _staleness(before, src, facts_dir, incomplete)
-    code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}
-    ctx = Context(src, facts_dir.resolve(), manifest, before, CodeFacts.from_store(code), git_base, git)
+    facts_root = facts_dir.resolve()
     if git_base:
-        paths = [p for p in paths if not in_facts_dir(p, ctx)]
+        paths = [p for p in paths if not in_facts_dir(p, _bare_context(src, facts_root))]
         if not paths:
             click.echo(f"rofl impact: git lists no changed path under {src} against {git_base}", err=True)
-    changes, missing = classify(paths, ctx)
+    simple = demand.sources(paths, src, facts_root) if demand is not None else None
+    if simple is not None:  # every path a scanned source on disk: classified without the manifest
+        changes, missing = simple, list[str]()
+    else:
+        if demand is not None:
+            code = demand.code_rows()
+            before, manifest = demand.manifests()
+        else:
+            assert kernel is not None
+            code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}
+        ctx = Context(src, facts_root, manifest, before, CodeFacts.from_store(code), git_base, git)
+        changes, missing = classify(paths, ctx)
     if missing:
         parts = []
         for raw in missing:
@@ -179,15 +204,21 @@ def command(
         )
     outside = [c for c in changes if c.kind == OUTSIDE]
     treated = [c for c in changes if c.kind != OUTSIDE]
-    result = impact(kernel, treated, runtime=runtime)
-    scanned = set(manifest.get("files", {}))
+    if demand is not None:
+        result = impact_by_demand(demand.view.graph, treated, runtime=runtime)
+        scanned = set(demand.view.files)
+    else:
+        assert kernel is not None
+        result = impact(kernel, treated, runtime=runtime)
+        scanned = set(manifest.get("files", {}))
     changed_files = scanned_changed(result, scanned, lambda p: (src / p).exists())
     symbolic = None
     if symbols:
         from ..symbol_impact import affected_json, answer, as_affected, seed_lines, seeds_json, via_text
 
+        assert kernel is not None  # --symbols keeps the kernel
         symbolic = answer(kernel, treated, named, git_base, git, runtime)
-    affected = list(result.affected) if symbolic is None else as_affected(symbolic, kernel, runtime)
+    affected = list(result.affected) if symbolic is None or kernel is None else as_affected(symbolic, kernel, runtime)
     if tests_only:
         is_test = test_filter(test_globs or None)
         affected = [a for a in affected if is_test(a.file)]
@@ -200,7 +231,7 @@ def command(
                 err=True,
             )
     files = sorted(set(changed_files) | {a.file for a in affected})
-    workspace = manifest.get("packages")
+    workspace = demand.view.packages if demand is not None else manifest.get("packages")
     folders = workspace if isinstance(workspace, dict) else {}
     packages = packages_of(files, folders) if by_package else None
     unpackaged = [f for f in files if package_of(f, folders) is None] if by_package else []
@@ -271,6 +302,143 @@ def command(
                 click.echo(f"      package-wide: {escape(hop.why())}")
     _unfollowed_note(result)
     _notes(result.partial)
+
+
+def _manifest_bytes(root: Path) -> bytes | None:
+    from ..graph_index import manifest_bytes
+
+    return manifest_bytes(root)
+
+
+def _current(root: Path, text: str, secret: bytes, raw: bytes | None) -> View | None:
+    from ..graph_index import current
+
+    return current(root, text, secret, raw)
+
+
+def _bare_context(src: Path, facts_root: Path) -> Context:
+    """A classification context holding only the two folders (what ``in_facts_dir`` reads)."""
+    from ..changes import CodeFacts, Context
+
+    return Context(src, facts_root, {}, {}, CodeFacts(frozenset(), frozenset(), frozenset(), {}, {}))
+
+
+class _Demand:
+    """An impact question answered from the graph index (``rofl.graph_index``): the manifest it was
+    opened over (its bytes, or a serving session's parsed copy), the current one after a rescan, and
+    the index's view of the scan."""
+
+    __slots__ = ("root", "first", "raw", "view", "secret", "rules_text", "served")
+
+    def __init__(
+        self, root: Path, first: bytes | dict, raw: bytes | dict, view: View, secret: bytes, rules_text: str
+    ) -> None:
+        self.root, self.first, self.raw, self.view = root, first, raw, view
+        self.secret, self.rules_text = secret, rules_text
+        self.served = isinstance(first, dict)
+
+    @staticmethod
+    def open(root: Path) -> _Demand | None:
+        """The index of the scan in ``root`` when it answers (verified, current), else None.  A serving
+        session keeps the view while the scan's signature holds, as it keeps a loaded kernel."""
+        from .. import cachemac
+        from ..session import CODE_RULES, serving
+
+        secret = cachemac.secret()
+        if secret is None:
+            return None
+        text = CODE_RULES.read_text(encoding="utf-8")
+        session = serving(root)
+        if session is None:
+            raw = _manifest_bytes(root)
+            view = _current(root, text, secret, raw)
+            return None if view is None or raw is None else _Demand(root, raw, raw, view, secret, text)
+        kept = session.kept("graph-index", lambda: _current(root, text, secret, _manifest_bytes(root)))
+        from ..graph_index import View
+
+        if not isinstance(kept, View):
+            return None
+        first = manifest_of(root)  # the session's parsed copy, once per scan
+        return _Demand(root, first, first, kept, secret, text)
+
+    def after(self, rescan: object) -> _Demand | None:
+        """The index after the rescan: the same when it found nothing to do, else brought up to date."""
+        quiet = rescan is True or not (rescan.parsed or rescan.removed or rescan.resolved)  # type: ignore[attr-defined]
+        if self.served:
+            if quiet:
+                return self
+            again = _Demand.open(self.root)
+            return (
+                None
+                if again is None
+                else _Demand(self.root, self.first, again.raw, again.view, self.secret, self.rules_text)
+            )
+        raw = _manifest_bytes(self.root)
+        if quiet and raw == self.raw:
+            return self
+        view = _current(self.root, self.rules_text, self.secret, raw)
+        if view is None or raw is None:
+            return None
+        return _Demand(self.root, self.first, raw, view, self.secret, self.rules_text)
+
+    def before(self) -> dict:
+        """What impact reads of the manifest when every changed path is a scanned source."""
+        if isinstance(self.first, dict):
+            return self.first
+        return {"src": self.view.src, "options": self.view.options}
+
+    def manifests(self) -> tuple[dict, dict]:
+        """The manifest before the rescan and now, parsed (classification beyond a changed source)."""
+        from rofl.scanner.manifest import ManifestError, _parse
+
+        first = self.first if isinstance(self.first, dict) else _parse(self.first)
+        if self.raw is self.first:
+            now = first
+        else:
+            now = self.raw if isinstance(self.raw, dict) else _parse(self.raw)
+        if isinstance(first, str) or isinstance(now, str):
+            raise ManifestError(f"{self.root / 'manifest.json'}: changed while read; run the command again")
+        return first, now
+
+    def manifest(self) -> dict:
+        return self.manifests()[1]
+
+    def sources(self, paths: list[str], src: Path, facts_root: Path) -> list[Change] | None:
+        """The changes when every path names a scanned source on disk, classified as
+        ``rofl.changes.classify`` classifies them; None when one may be anything else."""
+        import os
+        import posixpath
+
+        from ..changes import SOURCE, Change, in_facts_dir
+        from ..lockfiles import is_lock_file
+
+        ctx = _bare_context(src, facts_root)
+        out: dict[str, Change] = {}
+        for raw in paths:
+            text = raw.replace("\\", "/")
+            if not text or os.path.isabs(text):
+                return None
+            rel = posixpath.normpath(text)
+            if rel not in self.view.files or rel == ".." or rel.startswith(("/", "../")):
+                return None
+            if in_facts_dir(rel, ctx) or is_lock_file(rel) or not os.path.lexists(src / rel):
+                return None
+            out.setdefault(rel, Change(rel, SOURCE, "scanned source", changed=(rel,)))
+        return sorted(out.values(), key=lambda c: c.path)
+
+    def code_rows(self) -> dict:
+        """The base [code] rows classification reads (``CodeFacts.RELATIONS``), as the kernel holds them."""
+        from rofl.engine.errors import RoflError
+        from rofl.engine.terms import canonical_rows
+
+        from ..graph_index import _globs
+
+        base = self.view.base(self.secret)
+        if base is None:
+            raise RoflError(f"{self.root}: its graph index changed while read; run the command again")
+        out = {rel: tuple(canonical_rows(dict.fromkeys(("code", *r) for r in base.get(rel, ())))) for rel in base}
+        out["package_nonsource_glob"] = tuple(("code", g) for g in _globs(self.rules_text))
+        return out
 
 
 KIND_NAMES = {"source": "scanned sources", "config": "config files", "deleted": "deleted paths", "folder": "folders"}

@@ -1,0 +1,249 @@
+"""Questions at monorepo scale (issue 22): one-file impact on synthetic monorepos of 2,000 / 20,000 (/ 100,000) files.
+
+The monorepos come from bench/synthetic_monorepo.py (three.js's sources as pnpm workspace packages; the
+changed file, three's Vector3 in family 0, reaches the same files at every size).  Each is scanned once
+into bench/.cache/synthetic (warm facts) and asked once to build the graph index; then, per size:
+
+* ``impact``: a fresh ``rofl impact --changed FILE --json`` process (the command line's defaults: a
+  rescan first, which finds nothing), median wall seconds and CPU seconds of three, and its peak RSS;
+* the peer, in the same run: a fresh Python process that reads the same edges (every dependency the
+  index holds, as a JSON edge list) and answers ``networkx.ancestors`` of the changed file;
+* at 20,000 files: ``impact`` through a running ``rofl server`` (median of 20 requests, warm), and
+  ``audit`` after a one-file change beside a no-change rescan (capped at SCALE_AUDIT_CAP seconds).
+
+Reported: growth 2,000 -> 20,000 (target <= 2x), peak at 20,000 (target < 400 MB), the server's
+median (target <= 50 ms), the audit ratio (target <= 5x) and the growth exponent.  100,000 files only
+with ROFL_BENCH_FULL=1 (its first scan takes minutes).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import synthetic_monorepo as synthetic
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = 3
+AUDIT_CAP = float(os.environ.get("SCALE_AUDIT_CAP", "300"))
+PEER = """
+import json, sys, networkx as nx
+edges = json.load(open(sys.argv[1]))
+g = nx.DiGraph()
+g.add_edges_from(edges)
+print(len(nx.ancestors(g, sys.argv[2])))
+"""
+
+
+def rofl_argv() -> list[str]:
+    return [sys.executable, "-m", "rofl.cli"]
+
+
+def run_child(argv: list[str]) -> dict:
+    """A fresh process: wall and CPU seconds and its own peak RSS (MB), through /usr/bin/time when
+    there is one (else the RSS is reported as 0: unknown)."""
+    timer = Path("/usr/bin/time")
+    fmt = "__ROFL_BENCH__ %e %U %S %M"
+    started = time.perf_counter()
+    done = subprocess.run(
+        [str(timer), "-f", fmt, *argv] if timer.exists() else argv, cwd=ROOT, capture_output=True, text=True
+    )
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed: {done.stderr[-2000:]}")
+    line = next((x for x in done.stderr.splitlines() if x.startswith("__ROFL_BENCH__")), None)
+    if line is None:
+        return {"wall": wall, "cpu": wall, "rss_mb": 0.0, "out": done.stdout}
+    _, seconds, user, system, rss = line.split()
+    return {"wall": float(seconds), "cpu": float(user) + float(system), "rss_mb": int(rss) / 1024, "out": done.stdout}
+
+
+def timed(argv: list[str], runs: int = RUNS) -> dict:
+    """The median of ``runs`` fresh processes (and the largest peak RSS)."""
+    found = [run_child(argv) for _ in range(runs)]
+    return {
+        "wall": statistics.median(m["wall"] for m in found),
+        "cpu": statistics.median(m["cpu"] for m in found),
+        "rss_mb": max(m["rss_mb"] for m in found),
+        "out": found[-1]["out"],
+    }
+
+
+def prepared(n: int) -> tuple[Path, Path, float | None]:
+    """The monorepo of ``n`` files and its warm fact folder (scanned once; the cold scan's seconds then)."""
+    src = synthetic.ensure(n)
+    facts = synthetic.CACHE / "synthetic" / f"facts-{n}"
+    cold = None
+    if not (facts / "manifest.json").is_file():
+        started = time.perf_counter()
+        subprocess.run([*rofl_argv(), "scan", str(src), "--out", str(facts)], check=True, capture_output=True)
+        cold = time.perf_counter() - started
+    return src, facts, cold
+
+
+def impact_argv(facts: Path, *extra: str) -> list[str]:
+    return [*rofl_argv(), "impact", "--facts", str(facts), "--changed", synthetic.changed_file(), "--json", *extra]
+
+
+def edges_file(facts: Path, sink: Path) -> Path:
+    """Every dependency edge the index holds (importer -> imported), as JSON, for the peer."""
+    from rofl import cachemac, graph_index
+    from rofl.session import CODE_RULES
+
+    view = graph_index.current(
+        facts, CODE_RULES.read_text(encoding="utf-8"), cachemac.secret(), graph_index.manifest_bytes(facts)
+    )
+    if view is None:
+        raise RuntimeError(f"{facts}: the graph index does not answer")
+    edges = [[a, b] for b, importers in view.graph.importers.items() for a in importers]
+    sink.write_text(json.dumps(edges))
+    return sink
+
+
+def one_size(n: int) -> dict:
+    src, facts, cold = prepared(n)
+    subprocess.run(impact_argv(facts), check=True, capture_output=True)  # the index, built once
+    ours = timed(impact_argv(facts))
+    answer = json.loads(ours["out"])
+    sink = edges_file(facts, facts.parent / f"edges-{n}.json")
+    peer = timed([sys.executable, "-c", PEER, str(sink), synthetic.changed_file()])
+    affected = len(answer["affected"])
+    if int(peer["out"].strip()) != affected:
+        raise RuntimeError(f"{n} files: rofl finds {affected} affected, networkx {peer['out'].strip()}")
+    row = {
+        "workload": f"{n:,} files",
+        "affected": affected,
+        "impact_s": ours["wall"],
+        "impact_cpu_s": ours["cpu"],
+        "peak_mb": ours["rss_mb"],
+        "networkx_s": peer["wall"],
+        "ratio": ours["wall"] / peer["wall"],
+        "cpu_ratio": ours["cpu"] / max(peer["cpu"], 1e-9),
+    }
+    if cold is not None:
+        row["cold_scan_s"] = cold
+    return row
+
+
+def served(n: int, requests: int = 20) -> dict:
+    """impact through a running `rofl server` (warm): median seconds per request."""
+    import httpx
+
+    src, facts, _ = prepared(n)
+    process = subprocess.Popen(
+        [*rofl_argv(), "server", "--facts", str(facts), "--src", str(src), "--port", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert process.stderr is not None
+        url = None
+        for line in process.stderr:
+            found = re.search(r"listening on (http://\S+)", line)
+            if found:
+                url = found.group(1)
+                break
+        if url is None:
+            raise RuntimeError("rofl server did not start")
+        body = {"changed": [synthetic.changed_file()]}
+        seconds = []
+        with httpx.Client(base_url=url, timeout=600) as client:
+            for i in range(requests + 3):
+                t = time.perf_counter()
+                response = client.post("/commands/impact", json=body)
+                response.raise_for_status()
+                if i >= 3:  # warm-ups: the first rescans and loads the index; the watcher gets ready
+                    seconds.append(time.perf_counter() - t)
+                else:
+                    time.sleep(0.5)
+        return {"workload": f"{n:,} files, through rofl server", "server_median_s": statistics.median(seconds)}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def audit_after_change(n: int) -> dict:
+    """`rofl audit` after a one-file change (rescanned), beside a no-change rescan, in the same run."""
+    src, facts, _ = prepared(n)
+    rescan = timed([*rofl_argv(), "scan", str(src), "--out", str(facts)])
+    target = src / synthetic.changed_file()
+    original = target.read_bytes()
+    try:
+        target.write_bytes(original + b"\n// edited\n")
+        subprocess.run([*rofl_argv(), "scan", str(src), "--out", str(facts)], check=True, capture_output=True)
+        try:
+            audit = run_child(["timeout", str(int(AUDIT_CAP)), *rofl_argv(), "audit", "--facts", str(facts)])
+            seconds: float | None = audit["wall"]
+        except RuntimeError:
+            seconds = None  # over the cap (or failed): reported as such
+    finally:
+        target.write_bytes(original)
+        subprocess.run([*rofl_argv(), "scan", str(src), "--out", str(facts)], check=True, capture_output=True)
+    row = {"workload": f"{n:,} files, audit after a one-file change", "rescan_s": rescan["wall"]}
+    if seconds is not None:
+        row["audit_s"] = seconds
+        row["audit_vs_rescan_x"] = seconds / rescan["wall"]
+    else:
+        row["audit_s"] = f"> {AUDIT_CAP:.0f} (cap)"
+    return row
+
+
+def main() -> list[dict]:
+    if not synthetic.THREE.is_dir():
+        print(f"three/src is absent ({synthetic.THREE}): run `python bench/run.py scan` once to fetch it")
+        return []
+    sizes = [2_000, 20_000] + ([100_000] if os.environ.get("ROFL_BENCH_FULL") else [])
+    rows = [one_size(n) for n in sizes]
+    by = {r["workload"]: r for r in rows}
+    small, big = by["2,000 files"], by["20,000 files"]
+    growth = big["impact_s"] / small["impact_s"]
+    cpu_growth = big["impact_cpu_s"] / small["impact_cpu_s"]
+    exponent = math.log(growth) / math.log(10)
+    summary = {
+        "workload": "growth 2,000 -> 20,000 files",
+        "growth_ratio": growth,
+        "cpu_growth_ratio": cpu_growth,
+        "exponent": exponent,
+    }
+    if "100,000 files" in by:
+        top = by["100,000 files"]
+        summary["exponent_20k_100k"] = math.log(top["impact_s"] / big["impact_s"]) / math.log(5)
+    extra = [summary, served(20_000)]
+    if os.environ.get("SCALE_AUDIT", "1") != "0":
+        extra.append(audit_after_change(20_000))
+    print("| files | affected | impact (s, wall) | CPU s | peak MB | networkx (s) | ratio | CPU ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['workload']} | {r['affected']} | {r['impact_s']:.2f} | {r['impact_cpu_s']:.2f} | "
+            f"{r['peak_mb']:.0f} | {r['networkx_s']:.2f} | {r['ratio']:.2f} | {r['cpu_ratio']:.2f} |"
+        )
+    print(
+        f"\ngrowth 2,000 -> 20,000: {growth:.2f}x wall (target <= 2x), {cpu_growth:.2f}x CPU; exponent {exponent:.2f}"
+        + (f"; 20,000 -> 100,000 exponent {summary['exponent_20k_100k']:.2f}" if "exponent_20k_100k" in summary else "")
+    )
+    print(f"peak at 20,000: {big['peak_mb']:.0f} MB (target < 400 MB)")
+    print(f"through rofl server at 20,000: {extra[1]['server_median_s'] * 1000:.1f} ms median (target <= 50 ms)")
+    if len(extra) > 2:
+        a = extra[2]
+        ratio = f"{a['audit_vs_rescan_x']:.1f}x" if "audit_vs_rescan_x" in a else "not measured (over the cap)"
+        print(
+            f"audit after a one-file change at 20,000: {a['audit_s']} s vs no-change rescan {a['rescan_s']:.2f} s: {ratio} (target <= 5x)"
+        )
+    return rows + extra
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("CI", "1")
+    main()

@@ -1,0 +1,400 @@
+"""The persisted import graph beside a scan's fact files: content-keyed, maintained per changed fact file, verified.
+
+Two files in the fact folder, each ``MAGIC``, an HMAC tag under this user's secret (``rofl.cachemac``),
+a newline and a ``marshal`` payload, as the compiled store cache is:
+
+* ``.rofl-graph.records``: per listed fact file, keyed by its path and digest, the rows of the [code]
+  relations the impact rules read (``rofl.graph_rules.RELATIONS``).  A rescan that rewrites one fact
+  file changes one record: only that file is read and parsed again.
+* ``.rofl-graph.index``: what a question reads: the digest of the manifest bytes it was built from,
+  each listed fact file with its digest and the stat it had when its bytes were checked, what impact
+  reads from the manifest (src, options, the scanned files, the workspace packages), and the graph
+  ``rofl.graph_rules.derive`` makes of every record (each node's importers, package-wide hops, the
+  unfollowed imports), recomputed from the records when one changes.
+
+``current(root)`` answers only when every check the loader makes holds: the manifest is this scan's,
+every fact file it lists is there as a regular file with the digest recorded (and carried in its
+name; the preamble is the scanner's), no other ``.rofl`` file is in the folder (no hand-written or
+left-over facts), and rules/code.rofl still says what ``graph_rules`` mirrors.  A fact file whose
+stat differs from the one recorded is read and checked again; anything else (an edit, a forged
+file, a missing one, a damaged index) gives None, and the caller takes the full path, which loads
+every file, warns and refuses as it always did.  An index or records file whose tag does not verify
+is ignored and rebuilt, never partly trusted.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rofl.engine import safe_write
+from rofl.scanner.factfile import named_digest
+from rofl.scanner.hashing import hash_bytes
+from rofl.scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
+from rofl.scanner.manifest import MAX_MANIFEST_BYTES
+from rofl.scanner.worklist import MAX_FACT_FILE_BYTES
+
+from .graph_rules import RELATIONS, Graph, derive, rules_match
+
+INDEX_NAME = ".rofl-graph.index"
+RECORDS_NAME = ".rofl-graph.records"
+INDEX_MAGIC = b"rofl-graph-index 1\n"
+RECORDS_MAGIC = b"rofl-graph-records 1\n"
+FORMAT = 1
+MAX_INDEX_BYTES = 1 << 34
+_PREFIXES = tuple(f"{rel}[code](" for rel in RELATIONS)
+_GLOB_PREFIX = "package_nonsource_glob[code]("
+
+Rows = tuple[tuple[str, tuple[tuple, ...]], ...]  # ((relation, rows), ...) of one fact file
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A fact file the manifest lists: its path in the folder, digest, and what else must hold of it."""
+
+    path: str
+    digest: str
+    named: bool  # a source's fact file: its name carries its digest
+    preamble: bool  # the preamble: one text only
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What a question over the scan reads instead of the manifest and the fact files."""
+
+    root: Path
+    manifest_hash: str
+    src: str
+    options: dict
+    files: frozenset[str]  # the scanned sources (the manifest's files)
+    packages: dict[str, str]  # workspace package name -> folder
+    graph: Graph
+    updated: int  # fact files read and parsed to bring the index up to date (0: it was current)
+    listing: tuple[tuple, ...]  # (fact file, digest, named, preamble, size, mtime_ns, inode) of each listed one
+
+    def base(self, secret: bytes) -> dict[str, list[tuple]] | None:
+        """Every listed record's rows by relation (for classification beyond a changed source), or None."""
+        records = _read_records(self.root, secret)
+        if records is None:
+            return None
+        wanted = []
+        for path, digest, *_ in self.listing:
+            record = records.get(path)
+            if record is None or record[0] != digest:
+                return None
+            wanted.append(record)
+        return _union(wanted)
+
+
+def manifest_bytes(root: Path) -> bytes | None:
+    """The manifest's bytes as the one reader reads them (None: no regular file there)."""
+    try:
+        return safe_write.read_nofollow(str(root / MANIFEST_NAME), MAX_MANIFEST_BYTES)
+    except OSError:
+        return None
+
+
+def current(root: Path, code_rules: str, secret: bytes | None, raw: bytes | None) -> View | None:
+    """The index of the scan in ``root`` (whose manifest's bytes are ``raw``), brought up to date with
+    its fact files; None when a check fails (the caller takes the full path) or without a private secret."""
+    if secret is None or raw is None or not rules_match(code_rules):
+        return None
+    manifest_hash = hash_bytes(raw)
+    index = _read_index(root, secret)
+    if index is not None and index["manifest"] == manifest_hash and _unchanged(root, index["listing"]):
+        return _view(root, index, 0)  # the common case: nothing changed since the index was built
+    manifest: dict | None = None
+    if index is not None and index["manifest"] == manifest_hash:
+        listed = [Listed(*row[:4]) for row in index["listing"]]
+    else:
+        manifest = _parse_manifest(raw)
+        if manifest is None:
+            return None
+        found = _listing(manifest)
+        if found is None:
+            return None
+        listed = found
+    if not _only_listed(root, {x.path for x in listed}):
+        return None
+    known = {(row[0], row[1]): tuple(row[4:]) for row in index["listing"]} if index is not None else {}
+    fresh: dict[str, tuple[str, Rows]] = {}
+    listing = []
+    base = os.fspath(root) + os.sep
+    for item in listed:
+        path = base + item.path
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        seen = (st.st_size, st.st_mtime_ns, st.st_ino)
+        if known.get((item.path, item.digest)) != seen:
+            rows = _checked_rows(path, item)
+            if rows is None:
+                return None
+            fresh[item.path] = (item.digest, rows)
+        listing.append((item.path, item.digest, item.named, item.preamble, *seen))
+    if index is not None and manifest is None and not fresh:
+        return _view(root, index, 0)
+    return _update(root, secret, index, manifest, manifest_hash, listed, listing, fresh, code_rules)
+
+
+def _unchanged(root: Path, listing: tuple) -> bool:
+    """Whether every listed fact file has the stat it had when its bytes were checked, and the folder
+    holds no other ``.rofl`` file (one stat per file: the check the compiled cache's key makes)."""
+    entries = _fact_entries(os.fspath(root))
+    if entries is None or len(entries) != len(listing):
+        return False
+    regular = stat.S_ISREG
+    try:
+        for row in listing:
+            entry = entries.get(row[0])
+            if entry is None:
+                return False
+            st = entry.stat()  # follows a link, as the loader's read does
+            if st.st_size != row[4] or st.st_mtime_ns != row[5] or st.st_ino != row[6] or not regular(st.st_mode):
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _fact_entries(top: str) -> dict[str, os.DirEntry] | None:
+    """Every ``.rofl`` file under ``top`` as ``rofl.factdir`` walks it (folders starting with a dot
+    skipped), by its path relative to ``top``; None when a folder cannot be read."""
+    out: dict[str, os.DirEntry] = {}
+    pending = [("", top)]
+    try:
+        while pending:
+            prefix, folder = pending.pop()
+            with os.scandir(folder) as it:
+                for entry in it:
+                    name = entry.name
+                    if name.endswith(".rofl") and not entry.is_dir():
+                        out[prefix + name] = entry
+                    elif not name.startswith(".") and entry.is_dir(follow_symlinks=False):
+                        pending.append((prefix + name + "/", entry.path))
+    except OSError:
+        return None
+    return out
+
+
+def _update(
+    root: Path,
+    secret: bytes,
+    index: dict | None,
+    manifest: dict | None,
+    manifest_hash: str,
+    listed: list[Listed],
+    listing: list[tuple],
+    fresh: dict[str, tuple[str, Rows]],
+    code_rules: str,
+) -> View | None:
+    """Bring the records and the graph up to date: the changed fact files' rows replace theirs, the
+    graph is derived again from every record."""
+    records = (_read_records(root, secret) if index is not None else None) or {}
+    updated = len(fresh)
+    kept: dict[str, tuple[str, Rows]] = {}
+    for item in listed:
+        if item.path in fresh:
+            kept[item.path] = fresh[item.path]
+            continue
+        old = records.get(item.path)
+        if old is not None and old[0] == item.digest:
+            kept[item.path] = old
+            continue
+        rows = _checked_rows(root / item.path, item)
+        if rows is None:
+            return None
+        kept[item.path] = (item.digest, rows)
+        updated += 1
+    if manifest is None:
+        assert index is not None  # the manifest is parsed whenever there is no index for its bytes
+        head = {k: index[k] for k in ("src", "options", "files", "packages")}
+    else:
+        packages = manifest.get("packages")
+        options = manifest.get("options")
+        head = {
+            "src": manifest.get("src", "."),
+            "options": options if isinstance(options, dict) else {},
+            "files": tuple(sorted(manifest.get("files", {}))),
+            "packages": dict(packages) if isinstance(packages, dict) else {},
+        }
+    if not isinstance(head["src"], str):
+        return None
+    graph = derive(_union(kept.values()), _globs(code_rules))
+    records_payload = marshal.dumps((FORMAT, kept))
+    payload = {
+        "format": FORMAT,
+        "manifest": manifest_hash,
+        "records": hash_bytes(records_payload),
+        "listing": tuple(listing),
+        **head,
+        "graph": _graph_tuple(graph),
+    }
+    from . import cachemac
+
+    try:
+        _write(root / RECORDS_NAME, RECORDS_MAGIC, records_payload, secret, cachemac)
+        _write(root / INDEX_NAME, INDEX_MAGIC, marshal.dumps(payload), secret, cachemac)
+    except (OSError, ValueError):
+        pass  # a read-only fact folder: answered from what was built, rebuilt next time
+    return _view(root, payload, updated, graph)
+
+
+def _view(root: Path, index: dict, updated: int, graph: Graph | None = None) -> View:
+    return View(
+        root,
+        index["manifest"],
+        index["src"],
+        index["options"],
+        frozenset(index["files"]),
+        index["packages"],
+        graph if graph is not None else Graph(*index["graph"]),
+        updated,
+        index["listing"],
+    )
+
+
+def _graph_tuple(graph: Graph) -> tuple:
+    return tuple(getattr(graph, name) for name in Graph.__slots__)
+
+
+def _parse_manifest(raw: bytes) -> dict | None:
+    from rofl.scanner.manifest import _parse
+
+    data = _parse(raw)
+    return data if isinstance(data, dict) else None
+
+
+def _listing(manifest: dict) -> list[Listed] | None:
+    """The fact files the manifest lists, as the loader (``rofl.factdir.open_folder``) checks them."""
+    import posixpath
+
+    out: list[Listed] = []
+    records: list[tuple[Any, bool, bool]] = [(manifest.get("preamble"), False, True)]
+    records.append((manifest.get("package_entries"), False, False))
+    records += [(entry, True, False) for entry in manifest.get("files", {}).values()]
+    for record, named, preamble in records:
+        if record is None:
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("facts"), str):
+            return None
+        out.append(Listed(posixpath.normpath(record["facts"]), str(record.get("digest")), named, preamble))
+    if len({x.path for x in out}) != len(out):
+        return None  # one file listed twice: the loader's own reading decides
+    return out
+
+
+def _only_listed(root: Path, listed: set[str]) -> bool:
+    """Whether the ``.rofl`` files in the folder (as ``rofl.factdir`` walks it) are exactly the listed ones."""
+    count = 0
+    top = os.fspath(root)
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        rel = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        prefix = "" if rel == "." else rel + "/"
+        names = [prefix + name for name in filenames if name.endswith(".rofl")]
+        if not listed.issuperset(names):
+            return False
+        count += len(names)
+    return count == len(listed)
+
+
+def _checked_rows(path: str | Path, item: Listed) -> Rows | None:
+    """The rows of a listed fact file whose bytes pass the loader's checks, else None."""
+    try:
+        data = safe_write.read_regular(path, MAX_FACT_FILE_BYTES)
+    except OSError:
+        return None
+    digest = hash_bytes(data)
+    if digest != item.digest or (item.named and named_digest(item.path) != digest):
+        return None
+    if item.preamble and data != PREAMBLE_TEXT.encode("utf-8"):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return extract(text)
+
+
+def extract(text: str) -> Rows | None:
+    """The rows of ``RELATIONS`` a fact file's text states (one fact a line, as the scanner writes),
+    parsed by the kernel's own parser; None when a line does not parse (the loader says why)."""
+    from rofl.engine.errors import RoflError
+    from rofl.engine.parse import parse_program
+
+    lines = [line for line in text.split("\n") if line.startswith(_PREFIXES)]
+    if not lines:
+        return ()
+    try:
+        clauses = parse_program("\n".join(lines), "<facts>")
+    except RoflError:
+        return None
+    by_rel: dict[str, list[tuple]] = {}
+    intern = sys.intern
+    for clause in clauses:
+        head = clause.head
+        if head.persp != "code" or clause.body or len(head.args) != RELATIONS.get(head.rel, -1):
+            return None
+        by_rel.setdefault(head.rel, []).append(tuple(intern(a) if type(a) is str else a for a in head.args))
+    return tuple((rel, tuple(rows)) for rel, rows in sorted(by_rel.items()))
+
+
+def _globs(code_rules: str) -> tuple[str, ...]:
+    """package_nonsource_glob's patterns, from rules/code.rofl, in canonical order."""
+    from rofl.engine.parse import parse_program
+
+    lines = [line for line in code_rules.split("\n") if line.startswith(_GLOB_PREFIX)]
+    return tuple(sorted(str(c.head.args[0]) for c in parse_program("\n".join(lines), "code.rofl")))
+
+
+def _union(records: Any) -> dict[str, list[tuple]]:
+    out: dict[str, list[tuple]] = {}
+    for _, rows in records:
+        for rel, part in rows:
+            out.setdefault(rel, []).extend(part)
+    return out
+
+
+def _read_payload(path: Path, magic: bytes, secret: bytes) -> object | None:
+    from . import cachemac
+
+    try:
+        data = safe_write.read_nofollow(str(path), MAX_INDEX_BYTES)
+    except OSError:
+        return None
+    if data is None or not data.startswith(magic):
+        return None
+    tag, sep, payload = data[len(magic) :].partition(b"\n")
+    if not sep or not cachemac.verify(secret, payload, tag):
+        return None
+    try:
+        return marshal.loads(payload)
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
+def _read_index(root: Path, secret: bytes) -> dict | None:
+    index = _read_payload(root / INDEX_NAME, INDEX_MAGIC, secret)
+    if not isinstance(index, dict) or index.get("format") != FORMAT:
+        return None
+    return index
+
+
+def _read_records(root: Path, secret: bytes) -> dict[str, tuple[str, Rows]] | None:
+    records = _read_payload(root / RECORDS_NAME, RECORDS_MAGIC, secret)
+    if not isinstance(records, tuple) or len(records) != 2 or records[0] != FORMAT:
+        return None
+    return records[1]
+
+
+def _write(path: Path, magic: bytes, payload: bytes, secret: bytes, cachemac: Any) -> None:
+    safe_write.write_atomic(str(path), (magic, cachemac.tag(secret, payload), b"\n", payload))
