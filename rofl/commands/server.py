@@ -9,7 +9,6 @@ from rofl.servers.setup import folder_options, read_timeout_option
 from ..session import examples, user_errors
 
 EPILOG = examples(
-    "rofl server --facts facts/generated",
     "rofl server --facts facts/generated --src examples/shop --port 8731",
     "rofl server --facts facts/generated --allow does   (then open http://127.0.0.1:8731/render?files=PATH/w.rofl)",
     "rofl server --facts facts/generated --host 0.0.0.0   (off loopback: ROFL_SERVER_TOKEN must be set)",
