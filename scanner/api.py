@@ -167,6 +167,7 @@ def scan(
     progress: Callable[[int, int], None] | None = None,
     check: Callable[[], None] | None = None,
     tool_version: str = UNKNOWN_TOOL,
+    dask: str | None = None,
 ) -> ScanSummary:
     """Bring ``out`` up to date with the JS/TS sources under ``src``; raises ``ScanError`` on user errors,
     ``ExtractorFailure`` on the extractor's own, ``engine.events.ExecutionCancelled`` when cancelled.
@@ -174,6 +175,8 @@ def scan(
     ``progress(done, total)`` is called as files are extracted (e.g. ``Reporter.progress_callback``).
     ``check()`` is the cancellation safe point, called between files and before the commit; by
     default the running call's reporter's (``engine.events.current().check``).
+    ``dask``: extract on the Dask cluster at that address (``local:N`` or ``tcp://host:port``,
+    ``scanner.dask_pool``) instead of forked helpers.
     """
     started = time.perf_counter()
     src_abs = os.path.abspath(src)
@@ -184,6 +187,12 @@ def scan(
     if max_bytes < 1:
         raise ScanError(f"--max-bytes {max_bytes} is not positive", "give a size in bytes such as 2097152")
     refuse_unsafe_out(src, out)
+    cluster = None
+    if dask is not None:  # before anything is locked or written
+        from rofl.scanner.dask_address import DaskAddress, require_distributed
+
+        cluster = DaskAddress.parse(dask)
+        require_distributed()
     run = ScanRun(
         src=src_abs,
         out=out_abs,
@@ -195,6 +204,7 @@ def scan(
         tool_version=tool_version,
         progress=progress,
         check=check if check is not None else _current_check(),
+        dask=cluster,
     )
     _make_out(run, out)
     try:
@@ -341,7 +351,7 @@ def _execute(run: ScanRun, work: Worklist, listing: Listing) -> Extracted:
     parsed = skipped = done = 0
     sizes = {p: work.sizes.get(p, 0) for p in to_parse}
     helpers_close = (run.lock_fd,) if run.lock_fd >= 0 else ()
-    for outcome in extract_all(materializer, to_parse, sizes, run.jobs, helpers_close):
+    for outcome in extract_all(materializer, to_parse, sizes, run.jobs, helpers_close, run.dask):
         if outcome.entry is not None:
             entries[outcome.path] = outcome.entry
         elif outcome.unreadable is not None:

@@ -11,6 +11,9 @@ Helpers die with their parent: right after the fork each one closes its copy of 
 descriptor (so only the parent holds the flock) and asks Linux for ``SIGKILL`` when its parent
 dies (``PR_SET_PDEATHSIG``); elsewhere, and as a second guard, a helper stops between files once
 its parent pid is gone.
+
+With ``--dask ADDRESS`` the files go to a Dask cluster instead (``scanner.dask_pool``), under the same
+threshold: fewer than ``MIN_FILES_FOR_POOL`` files are extracted here, with no cluster started.
 """
 
 from __future__ import annotations
@@ -19,9 +22,13 @@ import os
 import signal
 import struct
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from rofl.scanner.errors import ExtractorFailure
 from rofl.scanner.materialize import FileResult, Materializer
+
+if TYPE_CHECKING:
+    from rofl.scanner.dask_address import DaskAddress
 
 MIN_FILES_FOR_POOL = 48
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -100,14 +107,26 @@ def _receive(read_end: int, pid: int) -> tuple[list[int], list[FileResult], dict
     return taken, outcomes, seen
 
 
+def prepare(materializer: Materializer, paths: list[str]) -> None:
+    """Make the grammars and queries ``paths`` need; ``ExtractorFailure`` when one does not compile."""
+    from rofl.scanner.files import grammar_for
+
+    try:
+        materializer.extractor().prepare({grammar_for(p) for p in paths})
+    except Exception as err:  # re-raised: a query that does not compile is our bug, reported as one
+        raise ExtractorFailure(None, err) from err
+
+
 def extract_all(
     materializer: Materializer,
     paths: list[str],
     sizes: dict[str, int],
     jobs: int,
     close_in_helpers: tuple[int, ...] = (),
+    dask: DaskAddress | None = None,
 ) -> Iterator[FileResult]:
-    """Extract ``paths``; with forked helpers when there are enough files, else in this process.
+    """Extract ``paths``; on a Dask cluster (``dask``, ``scanner.dask_pool``) or with forked helpers
+    when there are enough files, else in this process.
 
     The grammars and queries the files need are made first, outside any file's extraction: a
     query that does not compile is the extractor's bug and stops the scan here, instead of
@@ -117,14 +136,14 @@ def extract_all(
     """
     if not paths:
         return
-    from rofl.scanner.files import grammar_for
+    if dask is not None and len(paths) >= MIN_FILES_FOR_POOL:
+        from rofl.scanner.dask_pool import extract_on_cluster  # imports Dask: only when asked for
 
+        yield from extract_on_cluster(materializer, paths, sizes, dask)
+        return
     # loaded once here rather than once per process: forked helpers share it (less CPU when the
     # machine is busy, the same wall time when it is not)
-    try:
-        materializer.extractor().prepare({grammar_for(p) for p in paths})
-    except Exception as err:  # re-raised: a query that does not compile is our bug, reported as one
-        raise ExtractorFailure(None, err) from err
+    prepare(materializer, paths)
     if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL or not hasattr(os, "fork"):
         for path in paths:
             yield materializer.extract(path)

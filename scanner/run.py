@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rofl.scanner.manifest import ScanOptions
+
+if TYPE_CHECKING:
+    from rofl.scanner.dask_address import DaskAddress
 
 UNKNOWN_TOOL = "unknown"
 
@@ -38,6 +41,7 @@ class ScanRun:
     progress: Callable[[int, int], None] | None = None
     check: Callable[[], None] = never_cancelled  # raises engine.events.ExecutionCancelled when cancelled
     lock_fd: int = -1  # the scan lock's descriptor, closed in forked helpers
+    dask: DaskAddress | None = None  # extract on this Dask cluster instead of forked helpers (--dask)
 
     def state_key(self, extractor: str, resolver: str) -> dict[str, Any]:
         """What a no-change rescan must find unchanged to skip reading the manifest (``scanner.state``)."""

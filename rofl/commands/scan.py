@@ -77,8 +77,8 @@ EPILOG = (
     "70 internal error (a bug in the extractor; the previous scan is intact).\n\n"
     "\b\nExamples:\n"
     "  rofl scan examples/shop --out facts/generated\n"
-    "  rofl scan . --out facts/generated --json\n"
-    "  rofl scan src --exclude '**/*.test.ts' --verify"
+    "  rofl scan src --exclude '**/*.test.ts' --verify\n"
+    "  rofl scan . --out /shared/facts --dask tcp://scheduler:8786"
 )
 
 
@@ -88,6 +88,14 @@ EPILOG = (
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--verify", is_flag=True, help="Re-hash every file instead of trusting size and mtime.")
 @click.option("--jobs", type=int, default=None, help="Parallel parsers for a cold scan (default: cores).")
+@click.option(
+    "--dask",
+    "dask",
+    metavar="ADDRESS",
+    default=None,
+    help="Extract on a Dask cluster: local:N starts N worker processes here, tcp://HOST:PORT joins a scheduler "
+    "whose workers see SRC and --out at the same paths (pip install 'rofl[dask]').",
+)
 @click.option("--max-bytes", type=int, default=2 * 1024 * 1024, show_default=True, help="Larger files are not parsed.")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only scan paths matching GLOB (repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
@@ -109,6 +117,7 @@ def command(
     as_json: bool,
     verify: bool,
     jobs: int | None,
+    dask: str | None,
     max_bytes: int,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
@@ -122,6 +131,8 @@ def command(
         _fail("--out is empty, give the folder for the fact files (default facts/generated)")
     if jobs is not None and jobs < 1:
         _fail(f"--jobs {jobs} is not positive, give 1 or more")
+    if jobs is not None and dask is not None:
+        _fail("--jobs and --dask both say where to parse, give one (--dask local:N runs N workers here)")
     from rofl.engine.errors import RoflError
     from rofl.scanner import progress as progress_bar
     from rofl.scanner.api import ScanError, scan
@@ -150,6 +161,7 @@ def command(
             out,
             verify=verify,
             jobs=jobs,
+            dask=dask,
             max_bytes=max_bytes,
             include=include,
             exclude=exclude,
@@ -198,6 +210,7 @@ def command(
             dict(
                 verify=verify,
                 jobs=jobs,
+                dask=dask,
                 max_bytes=max_bytes,
                 include=include,
                 exclude=exclude,
