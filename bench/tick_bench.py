@@ -23,14 +23,18 @@ COUNTER_TICKS = 10_000
 STORE_FACTS = 1_000_000
 
 
-def busy_beaver() -> dict:
+def busy_beaver(repeat: int = 5) -> dict:
+    """Best of ``repeat`` runs, each on a fresh kernel (one run is 15 ticks, a few milliseconds: a
+    single one measures the machine's noise)."""
     from tests.kernel.test_time import BUSY_BEAVER, simulate
 
-    kernel = Kernel(BOOT, budget=10**8)
-    kernel.load_file(ROOT / "examples" / "tm.rofl")
-    start = time.perf_counter()
-    report = kernel.run(budget=10**8)
-    ours = time.perf_counter() - start
+    ours = float("inf")
+    for _ in range(repeat):
+        kernel = Kernel(BOOT, budget=10**8)
+        kernel.load_file(ROOT / "examples" / "tm.rofl")
+        start = time.perf_counter()
+        report = kernel.run(budget=10**8)
+        ours = min(ours, time.perf_counter() - start)
     start = time.perf_counter()
     for _ in range(100):
         steps, cells = simulate(BUSY_BEAVER)

@@ -22,6 +22,7 @@ class StrataEntry:
     key: tuple
     strata: dict
     steps: int  # what computing it cost
+    items: tuple = ()  # the strata as sorted (relation, stratum) pairs: the schedules' key
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,7 @@ class Previous:
     ctx: object  # engine.evaluate.Context
     heads: frozenset  # relations it derived
     costs: dict  # head relation -> steps its component took (shared by the component's heads)
+    owned: int = 0  # the store's ``owned`` counter then (asserted_by's version)
 
 
 @dataclass(slots=True)
@@ -44,9 +46,12 @@ class Caches:
     cones: dict = field(default_factory=dict)  # head relation -> frozenset of the relations it depends on
     cone_ids: tuple = ()  # the rule ids the cones and schedules were computed for
     schedules: dict = field(default_factory=dict)  # (strata, goals) -> evaluation order (engine.evaluate._schedule)
+    guards: tuple | None = None  # (rule ids, relations, checks): what can stop a rule (engine.evaluate._guards)
+    dead: frozenset | None = None  # the rules that could not fire in the last evaluation (engine.evaluate.dead_rules)
 
     def clear(self) -> None:
         self.rules = self.strata = self.last = None
         self.cones = {}
         self.schedules = {}
         self.cone_ids = ()
+        self.guards = self.dead = None

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from . import builtins as B
 from .clauses import ARITH, INIT, Aggregate, Builtin, Literal, Negated, is_var
 from .costs import made_steps
-from .plan import BudgetExhausted, CompiledRule
+from .plan import BudgetExhausted, CompiledRule, again
 
 
 class Demand:
@@ -141,18 +141,12 @@ class Demand:
         prov = ctx.prov(rel)
         rec = prov.get(row)
         if rec is None:
-            prov[row] = [rix, wit, 1, None]
+            prov[row] = (rix, *wit)
             table = ctx.table(rel)
             if row not in table.rows:
                 table.add(row, -2)
         else:
-            rec[2] += 1
-            if rec[0] != rix:
-                extra = rec[3]
-                if extra is None:
-                    rec[3] = [rix]
-                elif rix not in extra:
-                    extra.append(rix)
+            again(ctx.more(rel), row, rec, rix)
 
     def lookup(self, lit: Literal, binding: dict):
         """Rows of a table-backed literal that can match under ``binding``."""

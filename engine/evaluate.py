@@ -8,9 +8,11 @@ runs every bottom-up rule stratum by stratum (rules whose head has no stratum ru
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from typing import cast
 
+from . import builtins as B
 from . import costs as C
 from . import vocabulary as V
 from .caches import Caches, Previous, StrataEntry
@@ -21,22 +23,28 @@ from .plan import BudgetExhausted, CompiledRule
 from .reflect import fact_term
 from .rulebook import DecodedRules, RuleBook
 from .store import Store
-from .tables import Table
+from .tables import NarrowIndex, Table
+from .terms import is_ground
 
 
 class Context:
     """The facts of one evaluation: tables, provenance records, staged facts, and the step budget.
 
-    A provenance record is ``[rule_index, witness_rows, support_count, extra_rule_indexes]``; the
-    witness is the first firing in canonical order, its rows the positive premises in written order.
+    A provenance record is the tuple ``(rule_index, *witness_rows)``: the witness is the first firing
+    in canonical order, its rows the positive premises in written order.  A fact with more than one
+    firing also has ``[support_count, extra_rule_indexes]`` in ``mores`` (``engine.plan.again``).
     """
 
-    def __init__(self, store: Store, decoded: DecodedRules, limit: int, naive: bool = False) -> None:
+    def __init__(
+        self, store: Store, decoded: DecodedRules, limit: int, naive: bool = False, base: dict | None = None
+    ) -> None:
         self.store = store
         self.decoded = decoded
         self.tables: dict[str, Table] = {}
         self.provs: dict[str, dict] = {}
         self.staged_provs: dict[str, dict] = {}
+        self.mores: dict[str, dict] = {}
+        self.staged_mores: dict[str, dict] = {}
         self.news: dict[str, list] = {}
         self.deltas: dict[str, list] = {}
         self.steps = 0
@@ -50,19 +58,27 @@ class Context:
         self.aggregates: dict = {}  # (engine.aggregates.Call, bound group values) -> its groups
         self.partial = False
         self.finished = False
-        self.memory_limit = C.memory_limit()
+        self.memory_limit: int | None = -1  # read from the environment at the first look (check_memory)
         self.memory_seen = 0  # ctx.steps when the process's size was last looked at
         self.out_of_memory = False
-        by_rel: dict[str, list] = {}
-        for rule in decoded.rules:
-            if rule.clause.head.rel in decoded.demand:
-                by_rel.setdefault(rule.clause.head.rel, []).append(rule)
-        self.demand = Demand(self, by_rel)
+        self.demand = Demand(self, decoded.by_demand)
         self.call = self.demand.call
-        for rel in store.relations():
-            if rel not in V.VIRTUAL_RELATIONS:
-                table = self.tables[rel] = Table()
-                table.rows = dict.fromkeys(store.sorted_rows(rel), -1)
+        # the tables of relations that only base facts fill: never written during an evaluation, so
+        # the next evaluation reads those of its relations that did not change as they are
+        self.base_tables: dict[str, Table] = {}
+        if base is not None:
+            self.base_tables = base
+            self.tables.update(base)
+            rels = [rel for rel in decoded.heads if rel in store.base and rel not in V.VIRTUAL_RELATIONS]
+        else:
+            rels = [rel for rel in store.relations() if rel not in V.VIRTUAL_RELATIONS]
+        heads = decoded.heads
+        self.based = frozenset(rel for rel in heads if rel in store.base)  # concluded, and with base facts
+        for rel in rels:
+            table = self.tables[rel] = Table()
+            table.rows = dict.fromkeys(store.sorted_rows(rel), -1)
+            if rel not in heads and rel != V.HOLE:
+                self.base_tables[rel] = table
 
     # -- accessors used by generated code ------------------------------------------------------
     def table(self, rel: str) -> Table:
@@ -88,6 +104,16 @@ class Context:
     def index(self, rel: str, cols: tuple) -> dict:
         return self.table(rel).index(cols)
 
+    def pindex(self, rel: str, persp: str, width: int, cols: tuple):
+        """The rows of ``rel`` in perspective ``persp`` of length ``width``, keyed by ``cols``
+        (``Table.pindex``; a list when ``cols`` is empty)."""
+        t = self.table(rel)
+        if type(t) is Table:
+            return t.pindex(persp, width, cols)
+        if not cols:
+            return [row for row in t.rows if len(row) == width and row[0] == persp]
+        return NarrowIndex(t.index((0, *cols)), persp, width, len(cols) == 1)
+
     def delta(self, rel: str):
         return self.deltas.get(rel, ())
 
@@ -109,6 +135,32 @@ class Context:
             p = self.staged_provs[rel] = {}
         return p
 
+    def more(self, rel: str) -> dict:
+        m = self.mores.get(rel)
+        if m is None:
+            m = self.mores[rel] = {}
+        return m
+
+    def staged_more(self, rel: str) -> dict:
+        m = self.staged_mores.get(rel)
+        if m is None:
+            m = self.staged_mores[rel] = {}
+        return m
+
+    def support(self, rel: str, row: tuple) -> int:
+        """How many distinct firings derived ``row`` (a derived fact)."""
+        m = self.mores.get(rel)
+        found = m.get(row) if m is not None else None
+        return 1 if found is None else found[0]
+
+    def rule_indexes(self, rel: str, row: tuple, rec: tuple, staged: bool = False) -> tuple[int, ...]:
+        """Every rule that derived ``row`` (record ``rec``), the witness's rule first."""
+        m = (self.staged_mores if staged else self.mores).get(rel)
+        found = m.get(row) if m is not None else None
+        if found is None or not found[1]:
+            return (rec[0],)
+        return (rec[0], *found[1])
+
     # -- provenance as a relation ---------------------------------------------------------------------
     def _fill_history(self, table: Table) -> None:
         """derived_by rows: frozen history, plus this evaluation's derivations once it has finished."""
@@ -118,7 +170,7 @@ class Context:
         if self.finished:
             for frel in sorted(self.provs):
                 for frow, rec in self.provs[frel].items():
-                    for rix in [rec[0], *(rec[3] or ())]:
+                    for rix in self.rule_indexes(frel, frow, rec):
                         rows[("main", fact_term(frel, frow), (self.decoded.rules[rix].rid,), self.tick)] = -1
 
     def refresh_virtual(self) -> None:
@@ -131,6 +183,10 @@ class Context:
         if self.memory_limit is None or self.steps - self.memory_seen < C.MEMORY_CHECK_STEPS:
             return
         self.memory_seen = self.steps
+        if self.memory_limit == -1:
+            self.memory_limit = C.memory_limit()
+            if self.memory_limit is None:
+                return
         if C.peak_bytes() > self.memory_limit:
             self.out_of_memory = True
             raise BudgetExhausted()
@@ -140,9 +196,16 @@ class Context:
         self.round += 1
         self.deltas = {}
         any_new = False
+        based = self.based
         for rel, lst in self.news.items():
             if lst:
-                self.table(rel).add_many(lst, self.round)
+                table = self.table(rel)
+                if rel in based:  # generated code appends every new derivation; base facts hold already
+                    rows = table.rows
+                    lst = [row for row in lst if row not in rows]
+                    if not lst:
+                        continue
+                table.add_many(lst, self.round)
                 self.deltas[rel] = lst
                 any_new = True
         self.news = {}
@@ -176,11 +239,13 @@ def _body_literals(rule: CompiledRule):
                 yield Literal(named, lit.persp, ()), False
 
 
-def cone(decoded: DecodedRules, goals: set[str]) -> set[str]:
-    """Relation names the goals depend on through rules (the goals included)."""
+def cone(decoded: DecodedRules, goals: set[str], dead: frozenset = frozenset()) -> set[str]:
+    """Relation names the goals depend on through rules (the goals included); the rules numbered in
+    ``dead`` (``dead_rules``) are left out: what only they read is not needed."""
     by_head: dict[str, list[CompiledRule]] = {}
     for rule in decoded.rules:
-        by_head.setdefault(rule.clause.head.rel, []).append(rule)
+        if rule.index not in dead:
+            by_head.setdefault(rule.clause.head.rel, []).append(rule)
     seen = set(goals)
     todo = list(goals)
     while todo:
@@ -266,7 +331,7 @@ def run_rules(
         for rel in recursive:
             table = ctx.tables.get(rel)
             if table is not None and type(table) is Table:
-                table.indexes.clear()
+                table.clear_indexes()
     if not ctx.flush() or (stop_rel and ctx.holds(stop_rel)):
         if not again:
             return
@@ -336,38 +401,105 @@ def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: 
 
     A reused stratification charges the steps it cost; when they do not fit the budget it runs again,
     so a budget cuts exactly where it would cut a fresh evaluation."""
-    needed = cached_cone(decoded, caches, frozenset((V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED)))
-    key = (caches.cone_ids, tuple(sorted((rel, store.versions.get(rel, 0)) for rel in needed)))
+    goals = frozenset((V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED))
+    cached_cone(decoded, caches, goals)
+    needed = caches.cones.get(("sorted", goals))
+    if needed is None:
+        needed = caches.cones[("sorted", goals)] = tuple(sorted(caches.cones[goals]))
+    versions = store.versions
+    key = (caches.cone_ids, tuple([versions.get(rel, 0) for rel in needed]))
     hit = caches.strata
     if hit is not None and hit.key == key and hit.steps <= limit:
-        out = Outcome(None, dict(hit.strata), [], False)
+        out = Outcome(None, hit.strata, [], False)  # never written to: the schedule and the result copy it
         out.steps = hit.steps
         return out
     strat = stratify(store, book, decoded, limit)
     assert strat.ctx is not None  # a stratification that ran has its context
     strat.steps = strat.ctx.steps
     if not strat.unstratified and not strat.partial:
-        caches.strata = StrataEntry(key, dict(strat.strata), strat.ctx.steps)
+        strata = dict(strat.strata)
+        caches.strata = StrataEntry(key, strata, strat.ctx.steps, tuple(sorted(strata.items())))
     return strat
+
+
+def _same_rules(decoded: DecodedRules, caches: Caches) -> None:
+    """Forget the cones and schedules when the rules changed."""
+    ids = decoded.ids
+    if caches.cone_ids != ids:
+        caches.cones, caches.schedules, caches.cone_ids = {}, {}, ids
 
 
 def cached_cone(decoded: DecodedRules, caches: Caches, goals: frozenset) -> frozenset:
     """``cone`` of ``goals``, kept while the rules are the same."""
-    ids = tuple(r.rid for r in decoded.rules)
-    if caches.cone_ids != ids:
-        caches.cones, caches.schedules, caches.cone_ids = {}, {}, ids
+    _same_rules(decoded, caches)
     found = caches.cones.get(goals)
     if found is None:
         found = caches.cones[goals] = frozenset(cone(decoded, set(goals)))
     return found
 
 
-def _schedule(decoded: DecodedRules, strata: dict, goals: set[str] | None, caches: Caches) -> tuple:
+def _guards(decoded: DecodedRules) -> tuple[frozenset, tuple]:
+    """The premises that can make a rule unable to fire before anything is evaluated: positive
+    literals of relations that only base facts fill (no rule concludes them, the kernel computes
+    none of them).  Each is ``(rule index, relation, row)``, the row given when the literal is ground
+    (a written perspective, constant arguments), else None (then only an empty relation stops it)."""
+    out = []
+    for rule in decoded.rules:
+        for item in rule.clause.body:
+            if not isinstance(item, Literal) or item.temporal == NEXT:
+                continue
+            rel = item.rel
+            if rel in decoded.heads or rel in decoded.demand or rel in V.VIRTUAL_RELATIONS or rel == V.HOLE:
+                continue
+            row = None
+            if type(item.persp) is str and all(is_ground(a) and not B.has_arith(a) for a in item.args):
+                row = (item.persp, *item.args)
+            out.append((rule.index, rel, row))
+    return frozenset(rel for _, rel, _ in out), tuple(out)
+
+
+def dead_rules(store: Store, decoded: DecodedRules, caches: Caches, touched: set | None) -> frozenset:
+    """The rules that cannot fire in this evaluation: a premise reads a base-only relation that has no
+    fact it could match (``_guards``), e.g. ``use(no_circular)`` when that preset is off.  Recomputed
+    only when one of those relations changed."""
+    guards = caches.guards
+    if guards is None or guards[0] != decoded.ids:
+        guards = caches.guards = (decoded.ids, *_guards(decoded))
+        caches.dead = None
+    _, rels, checks = guards
+    if caches.dead is not None and touched is not None and rels.isdisjoint(touched):
+        return caches.dead
+    base = store.base
+    dead = set()
+    for index, rel, row in checks:
+        facts = base.get(rel)
+        if not facts or (row is not None and row not in facts):
+            dead.add(index)
+    caches.dead = frozenset(dead)
+    return caches.dead
+
+
+def _schedule(
+    decoded: DecodedRules, strata: dict, goals: set[str] | None, caches: Caches, dead: frozenset = frozenset()
+) -> tuple:
     """The bottom-up rules in the order they run: per stratum (ascending, unknown last) the components
-    in dependency order; the @next rules; what demand relations read.  Kept while the rules, the strata
-    and the goals are the same (every tick of a run reuses it)."""
-    wanted = cached_cone(decoded, caches, frozenset(goals)) if goals is not None else None
-    key = (tuple(sorted(strata.items())), None if goals is None else frozenset(goals))
+    in dependency order; the @next rules; what demand relations read.  Rules that cannot fire
+    (``dead``) are left out, and with them whatever only they read: only what the goals need runs.
+    Kept while the rules, the strata, the goals and the dead rules are the same (every tick of a run
+    reuses it)."""
+    _same_rules(decoded, caches)
+    wanted = None
+    if goals is not None:
+        wkey = (frozenset(goals), dead)  # the live cone of the goals
+        wanted = caches.cones.get(wkey)
+        if wanted is None:
+            wanted = caches.cones[wkey] = frozenset(cone(decoded, set(goals), dead))
+    hit_strata = caches.strata
+    if hit_strata is not None and hit_strata.strata is strata:
+        skey = hit_strata.items
+    else:
+        skey = tuple(sorted(strata.items()))
+    key = (skey, None if goals is None else frozenset(goals), dead)
     hit = caches.schedules.get(key)
     if hit is not None:
         return hit
@@ -376,54 +508,102 @@ def _schedule(decoded: DecodedRules, strata: dict, goals: set[str] | None, cache
     last = 1 << 30
     for rule in decoded.rules:
         head = rule.clause.head
-        if head.rel in decoded.demand or (wanted is not None and head.rel not in wanted):
+        if rule.index in dead or head.rel in decoded.demand or (wanted is not None and head.rel not in wanted):
             continue
         if head.temporal == NEXT:
             staged.append(rule)
             continue
         groups.setdefault(strata.get(head.rel, last), []).append(rule)
     demand_reads = through_demand(decoded)
-    levels = [components(groups[level], demand_reads) for level in sorted(groups)]
+    levels = []
+    for level in sorted(groups):
+        comps = []
+        for rules in components(groups[level], demand_reads):
+            heads = frozenset(r.clause.head.rel for r in rules)
+            comps.append(Component(rules, heads, min(heads)))
+        levels.append(comps)
     out = caches.schedules[key] = (levels, staged, demand_reads)
     return out
 
 
-def _reusable(store: Store, decoded: DecodedRules, naive: bool, caches: Caches):
-    """A predicate telling whether a head relation can be taken over unchanged from the last evaluation.
+@dataclass(slots=True)
+class Component:
+    """Mutually recursive rules of one stratum, run to a fixpoint together: their head relations and
+    ``key``, the name of the component's cost.  ``cone`` (every relation the heads depend on) and
+    ``fixed`` (the last evaluation's results can never be taken over: an ``@init`` premise, a demand
+    call) are computed the first time a reuse is considered (``_blocked``), never for a first
+    evaluation (a chain of n rules has cones of total size n^2)."""
 
-    It can when the rules are the same and no base relation in its dependency cone changed since.
-    Fact metadata (asserted_by, in_perspective) changes with any base fact, derived_by with history.
+    rules: list
+    heads: frozenset
+    key: str
+    cone: frozenset | None = None
+    fixed: bool = False
+
+
+def _blocked(comp: Component, decoded: DecodedRules, caches: Caches, touched: set) -> bool:
+    """Whether the last evaluation's results for ``comp`` cannot be taken over."""
+    if comp.cone is None:
+        by_head = caches.cones
+        reads: set[str] = set()
+        for h in comp.heads:
+            c = by_head.get(h)
+            if c is None:
+                c = by_head[h] = frozenset(cone(decoded, {h}))
+            reads |= c
+        init = caches.cones.get(("init",))
+        if init is None:
+            init = caches.cones[("init",)] = frozenset(
+                r.clause.head.rel
+                for r in decoded.rules
+                if any(isinstance(i, Literal) and i.temporal == "init" for i in r.clause.body)
+            )
+        comp.cone = frozenset(reads)
+        # demand answers materialise while a rule runs: a relation that calls one is derived afresh
+        comp.fixed = bool(comp.heads & init or comp.cone & init or comp.cone & decoded.demand)
+    return comp.fixed or not comp.cone.isdisjoint(touched)
+
+
+def _base_tables(store: Store, decoded: DecodedRules, reuse) -> dict | None:
+    """The base tables of the last evaluation, those of changed relations built again (None: build
+    every one).  A relation no rule concludes is never written during an evaluation, so its table
+    (with the indexes built on it) is read as it is while its facts are the same; holes are written
+    after an evaluation, so their table is always built afresh."""
+    if reuse is None:
+        return None
+    touched, prev = reuse
+    tables = dict(prev.ctx.base_tables)
+    heads = decoded.heads
+    for rel in touched:
+        tables.pop(rel, None)
+        if rel in store.base and rel not in heads and rel not in V.VIRTUAL_RELATIONS:
+            table = tables[rel] = Table()
+            table.rows = dict.fromkeys(store.sorted_rows(rel), -1)
+    if V.HOLE in store.base and V.HOLE not in heads:
+        table = tables[V.HOLE] = Table()
+        table.rows = dict.fromkeys(store.sorted_rows(V.HOLE), -1)
+    return tables
+
+
+def _reusable(store: Store, decoded: DecodedRules, naive: bool, caches: Caches):
+    """What changed since the last complete evaluation, and that evaluation, or None when nothing of
+    it can be taken over (other rules, another mode).  A component is taken over unchanged when none
+    of the relations it depends on changed (``Component``).  Fact metadata: in_perspective changes
+    with any base fact, asserted_by with the facts that name who asserted them, derived_by with history.
     """
     prev = caches.last
-    ids = tuple(r.rid for r in decoded.rules)
-    if prev is None or prev.rule_ids != ids or prev.naive != naive:
+    if prev is None or prev.naive != naive or prev.rule_ids != decoded.ids:
         return None
-    touched = {
-        rel
-        for rel in set(store.versions) | set(prev.versions)
-        if store.versions.get(rel, 0) != prev.versions.get(rel, 0)
-    }
+    before = prev.versions
+    now = store.versions
+    touched = {rel for rel, n in now.items() if before.get(rel, 0) != n}
+    if len(before) != len(now):
+        touched |= {rel for rel in before if rel not in now}
     if touched:
-        touched |= V.VIRTUAL_RELATIONS
-    if caches.cone_ids != ids:
-        caches.cones, caches.schedules, caches.cone_ids = {}, {}, ids
-    by_head = caches.cones
-    init_heads = {
-        r.clause.head.rel
-        for r in decoded.rules
-        if any(isinstance(i, Literal) and i.temporal == "init" for i in r.clause.body)
-    }
-
-    def ok(head: str) -> bool:
-        if head not in prev.heads or head in init_heads:
-            return False
-        c = by_head.get(head)
-        if c is None:
-            c = by_head[head] = frozenset(cone(decoded, {head}))
-        # demand answers materialise while a rule runs; a relation that calls one is derived afresh
-        return not (c & touched) and not (c & init_heads) and not (c & decoded.demand)
-
-    return ok, prev
+        touched |= V.VIRTUAL_RELATIONS if store.owned != prev.owned else V.VIRTUAL_RELATIONS - {V.ASSERTED_BY}
+    elif store.owned != prev.owned:
+        touched = set(V.VIRTUAL_RELATIONS)
+    return touched, prev
 
 
 def evaluate(
@@ -434,41 +614,67 @@ def evaluate(
     goals: set[str] | None = None,
     caches: Caches | None = None,
 ) -> Outcome:
-    """Evaluate every rule of the store (or only those the ``goals`` relations depend on)."""
+    """Evaluate every rule of the store (or only those the ``goals`` relations depend on).
+
+    The cyclic garbage collector is paused while it runs (an evaluation allocates millions of
+    acyclic tuples, and each collection would walk them all again: a quarter of a closure's time);
+    only the call that paused it resumes it, so concurrent evaluations never leave it off."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _evaluate(store, book, limit, naive, goals, caches)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _evaluate(
+    store: Store,
+    book: RuleBook,
+    limit: int,
+    naive: bool,
+    goals: set[str] | None,
+    caches: Caches | None,
+) -> Outcome:
     caches = caches if caches is not None else Caches()
     decoded = book.rules(store, caches)
     strat = _stratification(store, book, decoded, limit, caches)
     if strat.unstratified:
         return strat
-    ctx = Context(store, decoded, limit, naive)
+    reuse = _reusable(store, decoded, naive, caches)
+    ctx = Context(store, decoded, limit, naive, _base_tables(store, decoded, reuse))
     ctx.steps = strat.steps
     ctx.saved = strat.steps if strat.ctx is None else 0
     out = Outcome(ctx, strat.strata, [], strat.partial)
-    levels, staged, demand_reads = _schedule(decoded, strat.strata, goals, caches)
-    reuse = _reusable(store, decoded, naive, caches)
+    dead = dead_rules(store, decoded, caches, None if reuse is None else reuse[0])
+    levels, staged, demand_reads = _schedule(decoded, strat.strata, goals, caches, dead)
     derived: set[str] = set()
     costs: dict[str, int] = {}
     try:
         if strat.partial:
             raise BudgetExhausted()
+        touched, prev = reuse if reuse is not None else (set(), None)
         for level in levels:
-            for rules in level:
-                heads = {r.clause.head.rel for r in rules}
+            for comp in level:
+                heads = comp.heads
                 derived |= heads
-                if reuse is not None and all(reuse[0](h) for h in heads):
-                    prev = reuse[1]
-                    cost = prev.costs.get(min(heads), 0)
+                if prev is not None and heads <= prev.heads and not _blocked(comp, decoded, caches, touched):
+                    cost = prev.costs.get(comp.key, 0)
                     if ctx.steps + cost <= ctx.limit:  # reuse charges what the component cost
                         ctx.steps += cost
                         ctx.saved += cost
-                        for rel in sorted(heads):
-                            ctx.tables[rel] = prev.ctx.tables[rel]
-                            if rel in prev.ctx.provs:
-                                ctx.provs[rel] = prev.ctx.provs[rel]
+                        before_ctx = prev.ctx
+                        for rel in heads:
+                            ctx.tables[rel] = before_ctx.tables[rel]
+                            if rel in before_ctx.provs:
+                                ctx.provs[rel] = before_ctx.provs[rel]
+                            if rel in before_ctx.mores:
+                                ctx.mores[rel] = before_ctx.mores[rel]
                             costs[rel] = cost
                         continue
                 before = ctx.steps
-                run_rules(ctx, book, rules, demand_reads=demand_reads)
+                run_rules(ctx, book, comp.rules, demand_reads=demand_reads)
                 for rel in heads:
                     costs[rel] = ctx.steps - before
         for rule in staged:
@@ -482,6 +688,12 @@ def evaluate(
         caches.last = None
     else:
         caches.last = Previous(
-            tuple(r.rid for r in decoded.rules), dict(store.versions), naive, ctx, frozenset(derived), costs
+            decoded.ids,
+            dict(store.versions),
+            naive,
+            ctx,
+            frozenset(derived),
+            costs,
+            store.owned,
         )
     return out

@@ -149,9 +149,9 @@ def why(ctx: Context, store: Store, rel: str, row: tuple, _path: set | None = No
     path = _path
     path.add((rel, row))
     rule = ctx.decoded.rules[rec[0]]
-    binding = _bind_rule(rule, row, rec[1])
+    binding = _bind_rule(rule, row, rec[1:])
     children: list[Node] = []
-    wit = iter(rec[1])
+    wit = iter(rec[1:])
     for item in rule.clause.body:
         if isinstance(item, Literal):
             prow = next(wit)

@@ -18,6 +18,7 @@ from .terms import fact_key
 @dataclass(slots=True)
 class _Open:
     provs: dict  # row -> provenance record of one evaluation (never changed once the evaluation ended)
+    mores: dict  # row -> [support, extra rule indexes] of the facts with more than one firing
     rules: tuple  # that evaluation's decoded rules (records index into them)
     start: int
 
@@ -29,9 +30,10 @@ class History:
     last: int = -1  # the last finished tick
 
     # -- recording at a tick boundary -------------------------------------------------------------
-    def freeze(self, tick: int, provs: dict, staged: dict, rules: tuple) -> None:
+    def freeze(self, tick: int, provs: dict, staged: dict, rules: tuple, mores: dict, staged_mores: dict) -> None:
         """Record the finished ``tick``: ``provs`` (rel -> {row: record}) of the tick's evaluation and
-        the ``staged`` records of its @next rules."""
+        the ``staged`` records of its @next rules (``mores``, ``staged_mores``: their extra rules,
+        ``engine.plan.again``)."""
         self.last = tick
         for rel in sorted(self.open):
             run = self.open[rel]
@@ -40,18 +42,20 @@ class History:
                 del self.open[rel]
         for rel in sorted(provs):
             if rel not in self.open:
-                self.open[rel] = _Open(provs[rel], rules, tick)
+                self.open[rel] = _Open(provs[rel], mores.get(rel, {}), rules, tick)
         for rel in sorted(staged):
+            more = staged_mores.get(rel, {})
             for row, rec in staged[rel].items():
-                for rix in (rec[0], *(rec[3] or ())):
+                for rix in _rule_indexes(rec, more.get(row)):
                     self._add((rel, row, rules[rix].rid), tick, tick)
 
     def _close(self, rel: str, run: _Open, end: int) -> None:
         if end < run.start:
             return
         rules = run.rules
+        more = run.mores
         for row, rec in run.provs.items():
-            for rix in (rec[0], *(rec[3] or ())):
+            for rix in _rule_indexes(rec, more.get(row)):
                 self._add((rel, row, rules[rix].rid), run.start, end)
 
     def _add(self, key: tuple, start: int, end: int) -> None:
@@ -95,3 +99,8 @@ class History:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, History) and self.canonical() == other.canonical()
+
+
+def _rule_indexes(rec: tuple, more: list | None) -> tuple[int, ...]:
+    """The rules that derived a fact: its record's rule, then the others (``engine.plan.again``)."""
+    return (rec[0],) if more is None or not more[1] else (rec[0], *more[1])

@@ -524,6 +524,7 @@ class Kernel:
             after = _fact_set(evaluate(self.store, self.book, self.budget, self.naive, None, Caches()).ctx, demand)
         finally:
             self.store.base.setdefault(rel, {})[row] = meta
+            self.store.owned += 1
             self.store.touch(rel)
         removed = canonical_facts(before - after)
         added = canonical_facts(after - before)
@@ -548,11 +549,13 @@ class Kernel:
     def tick(self, budget: int | None = None) -> TickReport:
         """Close the current tick: freeze provenance, drop its domain facts, install the staged ones."""
         result = self.evaluate()
+        return self._advance(result, list(result.staged()), self.current_facts(), budget)
+
+    def _advance(self, result: Result, staged: list, current: list, budget: int | None) -> TickReport:
+        """``tick`` with this tick's staged and current facts already read."""
         ctx = result._ctx
         store = self.store
-        store.history.freeze(store.tick, ctx.provs, ctx.staged_provs, ctx.decoded.rules)
-        staged = list(result.staged())
-        current = self.current_facts()
+        store.history.freeze(store.tick, ctx.provs, ctx.staged_provs, ctx.decoded.rules, ctx.mores, ctx.staged_mores)
         quiescent = [(r, w) for r, w, _ in staged] == current  # the next tick would be this one again
         finished = store.tick
         carried = {(rel, row) for rel, row, _ in staged}
@@ -562,7 +565,7 @@ class Kernel:
         store.tick += 1
         for rel, row, rid in staged:
             if store.has(rel, row):  # carried unchanged: it moves to the new tick, its relation stays as it was
-                store.base[rel][row] = store.meta(None, store.tick)
+                store.set_meta(rel, row, store.meta(None, store.tick))
             else:
                 self._assert(rel, row, None, [])
             store.past[(rel, row)] = (rid, finished)
@@ -608,7 +611,9 @@ class Kernel:
             if outcome.partial:
                 partial = True
                 break
-            if self.staged_facts() == self.current_facts():  # a silent fixpoint: the next tick repeats this one
+            staged = list(outcome.staged())
+            current = self.current_facts()
+            if [(r, w) for r, w, _ in staged] == current:  # a silent fixpoint: the next tick repeats this one
                 quiescent = True
                 break
             if (max_ticks is not None and ticks >= max_ticks) or used >= total:
@@ -618,12 +623,9 @@ class Kernel:
                 break
             reporter.progress(ticks, max_ticks or 0, "ticks")
             reporter.check()
-            outcome = self._close_tick(total - used)
+            self._advance(outcome, staged, current, total - used)
+            outcome = self._evaluated()
         return RunReport(ticks, quiescent, partial, tuple(collected))
-
-    def _close_tick(self, limit: int) -> Result:
-        self.tick(limit)
-        return self._evaluated()
 
 
 def _read_text(path) -> str:

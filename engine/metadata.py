@@ -53,18 +53,21 @@ class MetadataTable:
 
     def _full(self) -> Table:
         if self._table is None:
-            table = Table()
-            rows = table.rows
-            for frel in self.store.relations():
-                if frel in V.VIRTUAL_RELATIONS:
-                    continue
-                for frow, meta in self.store.sorted_rows(frel).items():
-                    if self.rel == V.IN_PERSPECTIVE:
-                        rows[("main", fact_term(frel, frow), (frow[0],))] = -1
-                    elif meta.who is not None:
-                        rows[("main", fact_term(frel, frow), (meta.who,))] = -1
-            self._table = table
+            self._table = self.store.metadata_table(self.rel, self._build)
         return self._table
+
+    def _build(self) -> Table:
+        table = Table()
+        rows = table.rows
+        for frel in self.store.relations():
+            if frel in V.VIRTUAL_RELATIONS:
+                continue
+            for frow, meta in self.store.sorted_rows(frel).items():
+                if self.rel == V.IN_PERSPECTIVE:
+                    rows[("main", fact_term(frel, frow), (frow[0],))] = -1
+                elif meta.who is not None:
+                    rows[("main", fact_term(frel, frow), (meta.who,))] = -1
+        return table
 
     @property
     def rows(self) -> dict:

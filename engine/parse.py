@@ -34,10 +34,10 @@ _TEMPORALS = {"init": INIT, "now": NOW, "next": NEXT}
 
 def parse_program(text: str, source: str = "<input>") -> list[Clause]:
     """Parse a whole program; raise RoflSyntaxError naming the first problem (nothing is returned then)."""
-    facts = _simple_facts(text, source)
-    if facts is not None:
+    facts, rest = _simple_facts(text, source)
+    if rest is None:
         return facts
-    return _Parser(lexer.tokenize(text, source), source).program()
+    return facts + _Parser(lexer.tokenize(rest, source), source).program()
 
 
 # Fact files (one ground fact of strings, integers and atoms per line) are the bulk of what is
@@ -54,9 +54,13 @@ _ARGS = re.compile(_ONE_ARG + r"(?:," + _ONE_ARG + r")*", re.ASCII)
 _ARG = re.compile(_ONE_ARG + r"(?:,|$)", re.ASCII)
 
 
-def _simple_facts(text: str, source: str) -> list[Clause] | None:
+def _simple_facts(text: str, source: str) -> tuple[list[Clause], str | None]:
+    """The plain facts of the text's leading lines, and the rest of the text for the full parser
+    (None: there is none).  The rest keeps its line numbers: the lines taken are left as blank lines.
+    Only leading lines are taken, because every line before the first other one is a whole clause
+    (a fact line after a rule could be the last line of that rule)."""
     if "\v" in text:
-        return None
+        return [], text
     out: list[Clause] = []
     append = out.append
     fact_line = _FACT_LINE.fullmatch
@@ -64,27 +68,34 @@ def _simple_facts(text: str, source: str) -> list[Clause] | None:
     args_ok = _ARGS.fullmatch
     find_args = _ARG.findall
     keywords = _KEYWORDS
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
         m = fact_line(line)
         if m is None:
             if quiet(line) is not None:
                 continue
-            return None  # not a plain fact, a comment or a blank line
+            return out, _rest(lines, n)  # not a plain fact, a comment or a blank line
         rel, persp, body, temporal = m.groups()
         if args_ok(body) is None or rel in keywords:
-            return None
+            return out, _rest(lines, n)
         args: list = []
         for string, number_text, name in find_args(body):
             if number_text:
                 args.append(int(number_text))
             elif name:
                 if name in keywords:
-                    return None
+                    return out, _rest(lines, n)
                 args.append((name,))
             else:
                 args.append(_unescape(string, source) if "\\" in string else string)
-        append(Clause(Literal(rel, persp or DEFAULT_PERSP, tuple(args), INIT if temporal == "@init" else NOW)))
-    return out
+        lit = Literal(rel, persp or DEFAULT_PERSP, tuple(args), INIT if temporal == "@init" else NOW)
+        append(Clause(lit, (), False, False, n + 1, m.start(1) + 1))
+    return out, None
+
+
+def _rest(lines: list[str], first: int) -> str:
+    """Lines ``first`` onwards, after as many empty lines as were taken (positions stay exact)."""
+    return "\n" * first + "\n".join(lines[first:])
 
 
 _KEYWORDS = frozenset(("not", "is", "mod", "want", "bridge"))

@@ -253,9 +253,21 @@ class _Gen:
         row = f"r{pos}"
         key_cols, key_vals = self.bound_columns(self.persp_value(lit.persp), lit.args)
         rows_name = f"R{pos}"
-        if source == "old" or (source == "full" and not key_cols):
+        width = len(lit.args) + 1
+        narrow = type(lit.persp) is str and source != "delta"  # the perspective's own index: no width checks
+        if source == "old" or (source == "full" and not key_cols and not narrow):
             self.pre.append(f"{rows_name} = ctx.rows({lit.rel!r})")
-        if source == "delta":
+        if narrow:
+            cols, vals = key_cols[1:], key_vals[1:]
+            idx = f"I{pos}"
+            self.pre.append(f"{idx} = ctx.pindex({lit.rel!r}, {lit.persp!r}, {width}, {tuple(cols)!r})")
+            if cols:
+                key = vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")"
+                self.emit(f"for {row} in {idx}.get({key}, ()):")
+            else:
+                self.emit(f"for {row} in {idx}:")
+            self.depth += 1
+        elif source == "delta":
             self.pre.append(f"D{pos} = ctx.delta({lit.rel!r})")
             self.emit(f"for {row} in D{pos}:")
             self.depth += 1
@@ -270,7 +282,8 @@ class _Gen:
         else:
             self.emit(f"for {row} in {rows_name}:")
             self.depth += 1
-        self.emit(f"if len({row}) != {len(lit.args) + 1}: continue")
+        if not narrow:
+            self.emit(f"if len({row}) != {width}: continue")
         if source == "old":
             self.emit(f"if {rows_name}[{row}] >= prev: continue")
         if lit.temporal == INIT:
@@ -469,9 +482,8 @@ class _Gen:
         parts = [persp] + [self.build(a) for a in h.args]
         self.emit(f"f = ({', '.join(parts)},)")
         wit = "(" + "".join(f"r{i}, " for i in self.rule.positive) + ")"
-        self.emit(f"w = {wit}")
         if self.naive:
-            self.emit("k = (RID, f, w)")
+            self.emit(f"k = (RID, f, {wit})")
             self.emit("if k in SEEN: continue")
             self.emit("SEEN.add(k)")
         self.emit(f"steps += {1 + _built_nodes(h) // C.TERM_STEP}")  # a head pays for the nodes it builds
@@ -480,12 +492,11 @@ class _Gen:
         self.emit("    raise _BUDGET")
         self.emit("rec = P.get(f)")
         self.emit("if rec is None:")
-        self.emit("    P[f] = [RIX, w, 1, None]")
+        self.emit(f"    P[f] = (RIX, {''.join(f'r{i}, ' for i in self.rule.positive)})")
         if not self.next_head:
-            self.emit("    if f not in H: NEW.append(f)")
+            self.emit("    NEW.append(f)")  # base facts are left out when the round is installed (Context.flush)
         self.emit("else:")
-        self.emit("    rec[2] += 1")
-        self.emit("    if rec[0] != RIX: _extra(rec, RIX)")
+        self.emit("    _again(M, f, rec, RIX)")
 
     def assemble(self) -> str:
         h = self.clause.head.rel
@@ -493,9 +504,10 @@ class _Gen:
             "def variant(ctx, RIX):",
             "    steps = ctx.steps; limit = ctx.limit; prev = ctx.prev",
             f"    P = ctx.{'staged' if self.next_head else 'prov'}({h!r})",
+            f"    M = ctx.{'staged_more' if self.next_head else 'more'}({h!r})",
         ]
         if not self.next_head:
-            head.append(f"    H = ctx.rows({h!r}); NEW = ctx.new({h!r})")
+            head.append(f"    ctx.table({h!r}); NEW = ctx.new({h!r})")  # the head has a table, even if empty
         if self.naive:
             head.append("    SEEN = ctx.seen")
         head.append("    CALL = ctx.call")
@@ -543,12 +555,23 @@ def _exists(rows, width: int, checks: tuple) -> bool:
     return False
 
 
-def _extra(rec: list, rix: int) -> None:
-    extra = rec[3]
-    if extra is None:
-        rec[3] = [rix]
-    elif rix not in extra:
-        extra.append(rix)
+def again(more: dict, fact: tuple, rec: tuple, rix: int) -> None:
+    """Count one more distinct firing of an already derived ``fact`` (its record ``rec``) by rule ``rix``.
+
+    A provenance record is the tuple ``(rule_index, *witness_rows)``: the witness is the first firing
+    in canonical order.  Support beyond one firing and the other rules that derived the fact live in
+    ``more``: ``{fact: [support, extra_rule_indexes or None]}`` (most facts have one firing)."""
+    m = more.get(fact)
+    if m is None:
+        more[fact] = [2, None if rec[0] == rix else [rix]]
+        return
+    m[0] += 1
+    if rec[0] != rix:
+        extra = m[1]
+        if extra is None:
+            m[1] = [rix]
+        elif rix not in extra:
+            extra.append(rix)
 
 
 _GLOBALS = {
@@ -556,7 +579,7 @@ _GLOBALS = {
     "_ONCE": (None,),
     "_BUDGET": BudgetExhausted,
     "_C": compound,
-    "_extra": _extra,
+    "_again": again,
     "_exists": _exists,
     "_AGG": compiled_call,
 }

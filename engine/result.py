@@ -115,15 +115,17 @@ class Result:
         """The provenance record of a derived fact; None for a base fact or one that does not hold."""
         name = stored_name(rel, row[0])
         rec = self._ctx.provs.get(name, {}).get(row)
-        return None if rec is None else self._record(rec)
+        return None if rec is None else self._record(name, row, rec)
 
-    def _record(self, rec: list) -> Provenance:
-        rules = self._ctx.decoded.rules
+    def _record(self, rel: str, row: tuple, rec: tuple) -> Provenance:
+        ctx = self._ctx
+        rules = ctx.decoded.rules
         rule = rules[rec[0]]
         body = rule.clause.body
-        witness = tuple((body[pos].rel, prow) for pos, prow in zip(rule.positive, rec[1]))
-        extra = tuple(rules[e].rid for e in rec[3] or ())
-        return Provenance(rule.rid, witness, rec[2], (rule.rid, *extra))
+        witness = tuple((body[pos].rel, prow) for pos, prow in zip(rule.positive, rec[1:]))
+        return Provenance(
+            rule.rid, witness, ctx.support(rel, row), tuple(rules[e].rid for e in ctx.rule_indexes(rel, row, rec))
+        )
 
     def derived(self) -> Iterator[tuple[str, tuple, Provenance]]:
         """Every derived fact of the current tick with its record: ``(relation, row, Provenance)``,
@@ -132,7 +134,7 @@ class Result:
         for rel in sorted(provs):
             table = provs[rel]
             for row in canonical_rows(table):
-                yield rel, row, self._record(table[row])
+                yield rel, row, self._record(rel, row, table[row])
 
     def staged(self) -> tuple[tuple[str, tuple, str], ...]:
         """The facts ``@next`` rules stage for the next tick: ``(relation, row, rule id)``, canonically sorted."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import vocabulary as V
 from .clauses import NEXT, Clause, Literal, body_literals, scope_aggregates
-from .plan import CompiledRule, UnsafeRule, check_demand_safe, compile_variant, range_restricted
+from .plan import CompiledRule, UnsafeRule, again, check_demand_safe, compile_variant, range_restricted
 from .reflect import WANTS, item_from_term, literal_from_term, well_formed
 from .store import Store
 
@@ -18,6 +18,9 @@ class DecodedRules:
     rules: tuple  # CompiledRule, index == position
     demand: frozenset  # relation names evaluated top-down at call sites
     skipped: tuple  # (rule_id, reason) for rules that cannot run (damaged or unsafe)
+    heads: frozenset = frozenset()  # the relations the rules conclude (their @next heads included)
+    ids: tuple = ()  # the rule ids, in order
+    by_demand: dict = field(default_factory=dict)  # demand relation -> its rules
 
 
 def decode(store: Store) -> tuple[list[tuple[str, Clause]], list[tuple[str, str]]]:
@@ -97,7 +100,13 @@ class RuleBook:
                 demand.add(clause.head.rel)
             usable.append((rid, clause))
         compiled = tuple(CompiledRule(rid, i, c, _positive(c)) for i, (rid, c) in enumerate(usable))
-        return DecodedRules(compiled, frozenset(demand), tuple(skipped))
+        heads = frozenset(r.clause.head.rel for r in compiled)
+        by_demand: dict[str, list] = {}
+        for rule in compiled:
+            if rule.clause.head.rel in demand:
+                by_demand.setdefault(rule.clause.head.rel, []).append(rule)
+        ids = tuple(r.rid for r in compiled)
+        return DecodedRules(compiled, frozenset(demand), tuple(skipped), heads, ids, by_demand)
 
     def variant(self, rule: CompiledRule, delta: int, recursive: frozenset, demand: frozenset, naive: bool):
         if len(rule.positive) > MAX_COMPILED_PREMISES:
@@ -139,13 +148,11 @@ def interpreted(rule: CompiledRule):
             ctx.demand.step()
             rec = prov.get(row)
             if rec is None:
-                prov[row] = [rix, wit, 1, None]
+                prov[row] = (rix, *wit)
                 if not staged and row not in rows:
                     new.append(row)
             else:
-                rec[2] += 1
-                if rec[0] != rix and rix not in (rec[3] or ()):
-                    rec[3] = [*(rec[3] or ()), rix]
+                again(ctx.staged_more(head.rel) if staged else ctx.more(head.rel), row, rec, rix)
 
     return run
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import vocabulary as V
 from .history import History
@@ -34,6 +36,9 @@ class Store:
     _metas: dict = field(default_factory=dict)
     _sorted: set = field(default_factory=set)
     versions: dict = field(default_factory=dict)  # rel -> change counter (not saved)
+    owned: int = 0  # change counter of the facts that name who asserted them (not saved): asserted_by's version
+    changes: int = 0  # change counter of every relation together (not saved): in_perspective's version
+    _meta_tables: dict = field(default_factory=dict)  # metadata relation -> (its version, its full Table)
 
     def touch(self, rel: str) -> None:
         self.touch_only(rel)
@@ -58,6 +63,8 @@ class Store:
         if row in facts:
             return False
         facts[row] = self.meta(who, None if rel in V.TIMELESS_RELATIONS else self.tick)
+        if who is not None:
+            self.owned += 1
         self.touch(rel)
         if journal is not None:  # flat (rel, row, rel, row, ...): a loaded scan journals millions of facts
             journal += (rel, row)
@@ -67,6 +74,8 @@ class Store:
         facts = self.base.get(rel)
         if facts is None or row not in facts:
             return False
+        if facts[row].who is not None:
+            self.owned += 1
         del facts[row]
         if not facts:
             del self.base[rel]
@@ -91,10 +100,30 @@ class Store:
         """Install a relation's base facts that the caller already holds in canonical order."""
         self.base[rel] = facts
         self._sorted.add(rel)
+        self.owned += 1
         self.touch_only(rel)
+
+    def set_meta(self, rel: str, row: tuple, meta: FactMeta) -> None:
+        """Replace the metadata of a fact that is there (a fact carried into the next tick)."""
+        facts = self.base[rel]
+        if facts[row].who is not None or meta.who is not None:
+            self.owned += 1
+        facts[row] = meta
 
     def touch_only(self, rel: str) -> None:
         self.versions[rel] = self.versions.get(rel, 0) + 1
+        self.changes += 1
+
+    def metadata_table(self, rel: str, build: Callable[[], Any]) -> Any:
+        """The full table of metadata relation ``rel`` (``engine.metadata``), built by ``build()`` only
+        when the facts it reflects changed since it was last built."""
+        version = self.owned if rel == V.ASSERTED_BY else self.changes
+        hit = self._meta_tables.get(rel)
+        if hit is not None and hit[0] == version:
+            return hit[1]
+        table = build()
+        self._meta_tables[rel] = (version, table)
+        return table
 
     def relations(self) -> list[str]:
         return sorted(self.base)
