@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,12 +88,93 @@ def stat_key(root: Path) -> str:
     return hash_bytes(b"\n".join(parts))
 
 
-def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
-    """Read every fact file once, check it against the manifest's digest, and say who it is from."""
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """One ``.rofl`` file of the folder before it is read: its path and what the manifest expects of it
+    (``(digest, who, named)``; None for a file the manifest does not list)."""
+
+    path: Path
+    rel: str  # relative to the folder's root
+    want: tuple[str, str | None, bool] | None
+
+
+@dataclass(frozen=True, slots=True)
+class LazyFolder:
+    """A fact folder with its fact files not yet read: ``sources(report)`` reads, checks and yields them
+    one at a time, so a load holds one file's text at a time, never the folder's.
+
+    ``src`` is the manifest's source root (for ``repair_command``); the manifest itself is not kept."""
+
+    root: Path
+    src: object
+    listed: tuple[Listed, ...]  # the fact files to read, in the folder's walk order
+    expected: frozenset[str]  # every fact file the manifest lists, relative to root
+    leftovers: tuple[str, ...]
+    stat_key: str
+
+    @property
+    def foreign(self) -> tuple[str, ...]:
+        """The fact files the scanner did not write (loaded as unverified), whether or not they read."""
+        return tuple(str(item.path) for item in self.listed if item.want is None)
+
+    def repair(self) -> str:
+        return repair_command(self.root, {"src": self.src})
+
+    def sources(self, report: Reading) -> Iterator[tuple[Path, str | None, str]]:
+        """Each fact file as ``(path, who, text)``, read and checked against the manifest's digest just
+        before it is yielded (the bytes checked are the bytes decoded); what cannot be loaded is
+        recorded in ``report`` instead."""
+        for item in self.listed:
+            source = _checked(self, item, report)
+            if source is not None:
+                yield source
+
+    def closing(self, report: Reading) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """After every source was read: (the listed fact files that are missing, the folder's warnings
+        in the order an eager read gives them)."""
+        missing = tuple(sorted(self.expected - (self.present - report.unread)))
+        warnings = list(report.warnings)
+        for rel in missing:
+            warnings.append(f"{self.root / rel}: listed in the manifest but missing; run `rofl scan` again")
+        if self.leftovers:
+            first = shown(self.leftovers[0]) + (
+                f" and {len(self.leftovers) - 1} more" if len(self.leftovers) > 1 else ""
+            )
+            warnings.append(
+                f"{first}: left by an interrupted scan (not in the manifest), not loaded; run `rofl scan` to remove"
+                f" {'it' if len(self.leftovers) == 1 else 'them'}"
+            )
+        return missing, tuple(warnings)
+
+    @property
+    def present(self) -> set[str]:
+        return {item.rel for item in self.listed if item.want is not None}
+
+
+@dataclass(slots=True)
+class Reading:
+    """What reading a lazy folder's sources found besides them: one warning per file that did not read
+    as the scanner's, and the listed files that could not be loaded (they count as missing)."""
+
+    warnings: list[str]
+    unread: set[str]
+    foreign: list[str]  # the unlisted files that were read (and load as unverified)
+
+
+def checked_root(root: str | Path) -> Path:
+    """``root`` as a Path, when it is a folder (else the one-line error that says to scan first)."""
     root = Path(root)
     if not root.is_dir():
         raise RoflError(f"{root}: no such fact folder; run `rofl scan SRC --out {root}` first")
-    manifest = read_manifest(root)
+    return root
+
+
+def list_folder(root: str | Path, key: str | None = None, manifest: dict | None = None) -> LazyFolder:
+    """The manifest's expectations and the folder's fact files, none of them read yet (``manifest``:
+    the folder's manifest when the caller read it already)."""
+    root = checked_root(root)
+    if manifest is None:
+        manifest = read_manifest(root)
     expected: dict[str, tuple[str, str | None, bool]] = {}  # path relative to root -> (digest, who, named)
     records = [(manifest.get("preamble"), None, False), (manifest.get("package_entries"), SCANNER, False)]
     records += [(entry, SCANNER, True) for entry in manifest["files"].values()]
@@ -104,72 +186,88 @@ def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
                 f"{root / MANIFEST_NAME}: a fact-file record is malformed; run `rofl scan` again to rewrite it"
             )
         expected[posixpath.normpath(record["facts"])] = (str(record.get("digest")), who, named)
-    sources: list = []
-    warnings: list[str] = []
+    listed: list[Listed] = []
     leftovers: list[str] = []
-    foreign: list[str] = []
-    seen: set[str] = set()
     for path in _walk_fact_files(root):
         rel = path.relative_to(root).as_posix()
-        seen.add(rel)
         want = expected.get(rel)
         if want is None and is_fact_name(rel):
             leftovers.append(str(path))
             continue
-        data = _read(path)
-        if data is None:  # a FIFO or device planted at the name, or a huge file: never read
-            warnings.append(f"{path}: not a regular fact file (a FIFO or device, or over 1 GiB); not loaded")
-            if want is not None:
-                seen.discard(rel)  # a listed file that cannot be loaded is missing
-            continue
-        if want is None:
-            warnings.append(
-                f"{path}: not written by the scanner (not in the manifest); its facts load as '{UNVERIFIED}'"
-            )
-            foreign.append(str(path))
-            who = UNVERIFIED
-        elif (digest := hash_bytes(data)) != want[0]:
-            warnings.append(
-                f"{path}: changed since the scan (digest mismatch); its facts load as '{UNVERIFIED}'"
-                f" (`{repair_command(root, manifest)}` re-extracts it)"
-            )
-            who = UNVERIFIED
-        elif want[2] and named_digest(rel) != digest:  # the manifest's digest recomputed, or its entry hand-written
-            warnings.append(
-                f"{path}: its name does not carry its digest, as every fact file the scanner writes does"
-                f" (the manifest was edited); its facts load as '{UNVERIFIED}'"
-            )
-            who = UNVERIFIED
-        elif want[1] is None and data != PREAMBLE_TEXT.encode("utf-8"):  # its digest recomputed after an edit
-            warnings.append(f"{path}: not the preamble the scanner writes; its facts load as '{UNVERIFIED}'")
-            who = UNVERIFIED
-        else:
-            who = want[1]
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            warnings.append(damaged_warning(root, manifest, path, "not UTF-8 text", want is not None))
-            if want is not None:
-                seen.discard(rel)  # a listed file that cannot be loaded is missing
-            continue
-        sources.append((path, who, text))
-    missing = tuple(sorted(set(expected) - seen))
-    for rel in missing:
-        warnings.append(f"{root / rel}: listed in the manifest but missing; run `rofl scan` again")
-    if leftovers:
-        first = shown(leftovers[0]) + (f" and {len(leftovers) - 1} more" if len(leftovers) > 1 else "")
-        warnings.append(
-            f"{first}: left by an interrupted scan (not in the manifest), not loaded; run `rofl scan` to remove"
-            f" {'it' if len(leftovers) == 1 else 'them'}"
+        listed.append(Listed(path, rel, want))
+    return LazyFolder(
+        root,
+        manifest.get("src"),
+        tuple(listed),
+        frozenset(expected),
+        tuple(leftovers),
+        key if key is not None else stat_key(root),
+    )
+
+
+def _checked(folder: LazyFolder, item: Listed, report: Reading) -> tuple[Path, str | None, str] | None:
+    """One fact file read once and judged against the manifest: ``(path, who, text)``, or None (with its
+    warning in ``report``) when it cannot be loaded at all."""
+    path, rel, want = item.path, item.rel, item.want
+    data = _read(path)
+    if data is None:  # a FIFO or device planted at the name, or a huge file: never read
+        report.warnings.append(f"{path}: not a regular fact file (a FIFO or device, or over 1 GiB); not loaded")
+        if want is not None:
+            report.unread.add(rel)  # a listed file that cannot be loaded is missing
+        return None
+    who: str | None
+    if want is None:
+        report.warnings.append(
+            f"{path}: not written by the scanner (not in the manifest); its facts load as '{UNVERIFIED}'"
         )
+        report.foreign.append(str(path))
+        who = UNVERIFIED
+    elif (digest := hash_bytes(data)) != want[0]:
+        report.warnings.append(
+            f"{path}: changed since the scan (digest mismatch); its facts load as '{UNVERIFIED}'"
+            f" (`{folder.repair()}` re-extracts it)"
+        )
+        who = UNVERIFIED
+    elif want[2] and named_digest(rel) != digest:  # the manifest's digest recomputed, or its entry hand-written
+        report.warnings.append(
+            f"{path}: its name does not carry its digest, as every fact file the scanner writes does"
+            f" (the manifest was edited); its facts load as '{UNVERIFIED}'"
+        )
+        who = UNVERIFIED
+    elif want[1] is None and data != PREAMBLE_TEXT.encode("utf-8"):  # its digest recomputed after an edit
+        report.warnings.append(f"{path}: not the preamble the scanner writes; its facts load as '{UNVERIFIED}'")
+        who = UNVERIFIED
+    else:
+        who = want[1]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        report.warnings.append(
+            damaged_warning(folder.root, {"src": folder.src}, path, "not UTF-8 text", want is not None)
+        )
+        if want is not None:
+            report.unread.add(rel)  # a listed file that cannot be loaded is missing
+        return None
+    return path, who, text
+
+
+def open_folder(root: str | Path, key: str | None = None) -> FactFolder:
+    """Read every fact file once, check it against the manifest's digest, and say who it is from (all
+    texts held at once: a load goes through ``list_folder`` and reads them one at a time instead)."""
+    root = checked_root(root)
+    manifest = read_manifest(root)
+    lazy = list_folder(root, key, manifest)
+    report = Reading([], set(), [])
+    sources = tuple(lazy.sources(report))
+    missing, warnings = lazy.closing(report)
     return FactFolder(
         root,
         manifest,
-        tuple(sources),
-        tuple(warnings),
-        key if key is not None else stat_key(root),
-        tuple(leftovers),
-        tuple(foreign),
+        sources,
+        warnings,
+        lazy.stat_key,
+        lazy.leftovers,
+        tuple(report.foreign),
         missing,
     )
 

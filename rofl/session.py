@@ -24,7 +24,8 @@ from rofl.engine.parse import parse_literal
 
 if TYPE_CHECKING:
     from .cache import Subset
-    from .factdir import FactFolder
+    from .factdir import LazyFolder
+    from .factload import Loading
     from .freshness import SourceWatch
 from rofl.scanner.errors import ExtractorFailure
 from rofl.scanner.layout import FACTS_FOLDER, MANIFEST_NAME
@@ -226,7 +227,7 @@ def loaded_code_kernel(
 ) -> tuple[Kernel, tuple[str, ...]]:
     """``code_kernel`` and the warnings of its load (not printed)."""
     from . import __version__, cache
-    from .factdir import open_folder, repair_command, stat_key
+    from .factdir import stat_key
 
     root = Path(facts)
     if not (root / MANIFEST_NAME).is_file():
@@ -259,38 +260,10 @@ def loaded_code_kernel(
         kernel.store, warnings = hit
         _log.info("%s: loaded from its compiled cache (%s)", root, keep.name if subset and keep else cache.CACHE_NAME)
     else:
-        folder = open_folder(root, folder_key)
-        kernel = Kernel(BOOT, budget=budget)
-        missing = list(folder.missing)
-        unsigned = None
-        if public_key is not None:
-            from .signing import verify_folder
-
-            verdict = verify_folder(root, folder.manifest, public_key)
-            unsigned = None if verdict.ok else verdict.reason
-        # the preamble comes with no identity from the folder; it is the scanner's file, and what it
-        # says about authority is only a claim (the grant above is the loader's).  A scan that fails
-        # its signature check loads as unverified, every file of it.
-        listed = [(p, UNVERIFIED if unsigned else SCANNER if w is None else w, t) for p, w, t in folder.sources]
-        kernel.load_sources([(CODE_RULES, None)], evaluate_now=False)
-        damaged, warnings = _load_fact_files(kernel, folder, listed)
-        missing += damaged
-        loader = (root / MANIFEST_NAME, None, loader_facts(missing, unsigned))
-        kernel.load_sources([loader, *[(Path(r), "user") for r in rules]], evaluate_now=False)
         why = "caching is off" if mac_key is None else "no valid compiled cache"
-        _log.info("%s: %d fact file(s) parsed and loaded (%s)", root, len(folder.sources), why)
-        if unsigned:
-            warnings += (f"signature check failed: {unsigned}; every fact file loads as '{UNVERIFIED}'",)
-        if missing:
-            warnings += (
-                f"{len(missing)} fact file{'s' if len(missing) != 1 else ''} listed in the manifest "
-                f"{'are' if len(missing) != 1 else 'is'} missing or damaged: every answer over this scan is incomplete;"
-                f" run `{repair_command(root, folder.manifest)}`",
-            )
-        if mac_key is not None:
+        kernel, warnings = _cold_load(root, folder_key, rules, budget, public_key, keep, why)
+        if mac_key is not None and keep is None:
             cache.write(root, key, kernel.store, warnings, mac_key)
-        for rel in [r for r in kernel.store.base if keep is not None and not keep.keeps(r)]:
-            del kernel.store.base[rel]  # cached whole; this command reads only what ``keep`` keeps
     if keep is not None and mac_key is not None and subset is None:
         cache.write(root, keep.key(key), kernel.store, warnings, mac_key, name=keep.name)
     declare_vocabulary(kernel)
@@ -312,26 +285,71 @@ def declare_vocabulary(kernel: Kernel) -> None:
 LOADER_VOCABULARY = (("missing_fact_file", "audit", 1),)
 
 
-def _load_fact_files(kernel: Kernel, folder: FactFolder, sources: list) -> tuple[list[str], tuple[str, ...]]:
-    """Load each fact file on its own, so that one that does not parse (or that the kernel rejects) is
-    rolled back alone: (the listed ones skipped, relative to the folder; the folder's warnings and one
-    line per file skipped, naming the command that re-extracts it)."""
-    from .factdir import damaged_warning
+def _cold_load(
+    root: Path, folder_key: str, rules: tuple, budget: int, public_key: str | None, keep: Subset | None, why: str
+) -> tuple[Kernel, tuple[str, ...]]:
+    """A kernel over the fact files themselves: each read, checked against the manifest's digest, parsed
+    and asserted in turn (``rofl.factload``: one file's text alive at a time, the relations ``keep``
+    does not keep left out as each file is parsed), then the loader's own facts and the rule files."""
+    from .factdir import checked_root, list_folder, read_manifest
+    from .factload import Loading
 
+    manifest = read_manifest(checked_root(root))
+    folder = list_folder(root, folder_key, manifest)
+    unsigned = None
+    if public_key is not None:
+        from .signing import verify_folder
+
+        verdict = verify_folder(root, manifest, public_key)
+        unsigned = None if verdict.ok else verdict.reason
+    del manifest  # what the load still needs of it is in ``folder``
+    kernel = Kernel(BOOT, budget=budget)
+    kernel.load_sources([(CODE_RULES, None)], evaluate_now=False)
+    loading = Loading(keep.keeps if keep is not None else None)
+    missing, warnings = _load_fact_files(kernel, folder, loading, unsigned, why)
+    loader = (root / MANIFEST_NAME, None, loader_facts(missing, unsigned))
+    kernel.load_sources([loader, *[(Path(r), "user") for r in rules]], evaluate_now=False)
+    loading.drop_left_out(kernel)  # the relations this command does not read (declared, as loaded whole)
+    if unsigned:
+        warnings += (f"signature check failed: {unsigned}; every fact file loads as '{UNVERIFIED}'",)
+    if missing:
+        warnings += (
+            f"{len(missing)} fact file{'s' if len(missing) != 1 else ''} listed in the manifest "
+            f"{'are' if len(missing) != 1 else 'is'} missing or damaged: every answer over this scan is incomplete;"
+            f" run `{folder.repair()}`",
+        )
+    return kernel, warnings
+
+
+def _load_fact_files(
+    kernel: Kernel, folder: LazyFolder, loading: Loading, unsigned: str | None, why: str = ""
+) -> tuple[list[str], tuple[str, ...]]:
+    """Load each fact file on its own, so that one that does not parse (or that the kernel rejects) is
+    rolled back alone: (the listed ones missing or skipped, relative to the folder; the folder's
+    warnings and one line per file skipped, naming the command that re-extracts it).  The preamble
+    comes with no identity from the folder; it is the scanner's file, and what it says about authority
+    is only a claim (the grant is the loader's).  A scan that fails its signature check (``unsigned``)
+    loads as unverified, every file of it."""
+    from .factdir import Reading, damaged_warning
+    from .factload import load_each
+
+    report = Reading([], set(), [])
     damaged: list[str] = []
-    warnings = list(folder.warnings)
+    failures: list[str] = []
     foreign = set(folder.foreign)
-    for source in sources:
-        try:
-            kernel.load_sources([source], evaluate_now=False)
-        except RoflError as exc:
-            path = source[0]
-            listed = str(path) not in foreign
-            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            warnings.append(damaged_warning(folder.root, folder.manifest, path, f"does not load: {why}", listed))
-            if listed:
-                damaged.append(Path(path).relative_to(folder.root).as_posix())
-    return damaged, tuple(warnings)
+
+    def failed(path: Path, exc: RoflError) -> None:
+        listed = str(path) not in foreign
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        failures.append(damaged_warning(folder.root, {"src": folder.src}, path, f"does not load: {why}", listed))
+        if listed:
+            damaged.append(Path(path).relative_to(folder.root).as_posix())
+
+    sources = ((p, UNVERIFIED if unsigned else SCANNER if w is None else w, t) for p, w, t in folder.sources(report))
+    count = load_each(kernel, sources, loading, failed)
+    _log.info("%s: %d fact file(s) parsed and loaded (%s)", folder.root, count, why)
+    missing, warnings = folder.closing(report)
+    return [*missing, *damaged], (*warnings, *failures)
 
 
 SCANNER = "scanner"
