@@ -308,7 +308,8 @@ def build_app(
 
     from .render_routes import Host, render_routes
 
-    workbench = Host(executions.folders, executions.session.scanned, Policy.command_line(allow))
+    base = Policy.command_line(allow)  # a page is where a world shows: `shows` is granted there, CI or not
+    workbench = Host(executions.folders, executions.session.scanned, Policy(base.classes | {"shows"}, base.programs))
     return Starlette(
         routes=routes(executions) + render_routes(workbench),
         middleware=[Middleware(Guard, token=token, host=host, read_seconds=read_seconds)],

@@ -8,11 +8,25 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-# Property tests that name no example count run 40 examples in `make test` and hypothesis's 100 in
-# `make test-all` (ROFL_HYPOTHESIS=full); tests that name their count keep it in both.
-settings.register_profile("quick", max_examples=40)
+# Property tests run at most QUICK_EXAMPLES examples in `make test` (a test that names a larger count is
+# cut to it); `make test-all` (ROFL_HYPOTHESIS=full) runs hypothesis's 100, or the count a test names.
+QUICK_EXAMPLES = 30
+PROFILE = os.environ.get("ROFL_HYPOTHESIS", "quick")
+settings.register_profile("quick", max_examples=QUICK_EXAMPLES)
 settings.register_profile("full", max_examples=100)
-settings.load_profile(os.environ.get("ROFL_HYPOTHESIS", "quick"))
+settings.load_profile(PROFILE)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In the quick profile, cut a property test's own example count to ``QUICK_EXAMPLES``."""
+    if PROFILE != "quick":
+        return
+    for item in items:
+        test = getattr(item, "obj", None)
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if own is not None and own.max_examples > QUICK_EXAMPLES:
+            test._hypothesis_internal_use_settings = settings(own, max_examples=QUICK_EXAMPLES)  # type: ignore[union-attr]
+
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOT = ROOT / "rules" / "boot.rofl"
