@@ -108,6 +108,7 @@ def test_affected_test_files_slowest_first(adapter_env, rofl):
     assert expect == []  # report.ts reaches no test
 
 
+@pytest.mark.slow
 def test_impact_across_a_repository_boundary(adapter_env, rofl):
     scan(rofl, HERE / "lib", "facts/lib")
     scan(rofl, HERE / "app", "facts/app")

@@ -3,6 +3,7 @@ capabilities are not granted does not start; what an adapter cannot serve fails 
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rofl.adapters.policy import CLASSES, Policy, negotiate
@@ -119,6 +120,7 @@ def test_wants_by_outcome_in_json(adapter_env, rofl):
     assert json.loads(out)["wants"] == data["wants"], out  # why --json reports the same wants
 
 
+@pytest.mark.slow
 def test_a_round_budget_cut_short_is_a_partial_answer(adapter_env, rofl):
     world = echo_book(adapter_env) + 'item("ab").\nitem(X) :- echo_answer[echo](_, X).\nwant reverse(X) :- item(X).\n'
     (adapter_env / "w.rofl").write_text(world)

@@ -7,6 +7,8 @@ import shlex
 import subprocess
 import sys
 
+import pytest
+
 from tests.adapters.conftest import quote, rows, session
 
 SERVE = f"{shlex.quote(sys.executable)} -m rofl.cli serve team.rofl"
@@ -133,6 +135,7 @@ def hostile_server_world(adapter_env, body: str, timeout_ms: int = 20_000) -> st
     return world(cmd) + f"adapter_timeout(team, {timeout_ms}).\n"
 
 
+@pytest.mark.slow
 def test_a_server_that_answers_garbage_or_nothing_fails_its_wants(adapter_env):
     garbage = """
         import sys

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -114,6 +115,7 @@ def test_a_world_quiet_but_for_its_answers_stops_instead_of_running_to_the_budge
     assert data["wants"]["rounds"] == 1
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sets(st.tuples(st.integers(0, 4), st.integers(0, 9)), max_size=8))
 def test_each_want_is_answered_at_exactly_the_ticks_it_is_wanted(adapter_env, asks):

@@ -330,6 +330,7 @@ def test_a_grandchild_holding_stdout_does_not_hold_the_answer(adapter_env, daemo
     assert not _alive(daemon_pid())
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
 def test_a_timed_out_adapter_leaves_no_session_behind(adapter_env, daemon_pid):
     s = session(_detaching_world(adapter_env, hold=True, hang=True, timeout_ms=1_500))

@@ -219,6 +219,7 @@ def test_any_findings_render_valid_sarif(reported, known, baseline):
 # -- exit codes are the text output's, whatever the format ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_format_keeps_the_exit_code(rofl, scanned, tmp_path):
     _, facts, rules = scanned
     warn_only = tmp_path / "warn.rofl"

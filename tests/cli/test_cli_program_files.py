@@ -98,6 +98,7 @@ def test_term_nested_10k_deep_is_answered(rofl, tmp_path, where):
         assert (code, out, err) == (1, "no\n", "")
 
 
+@pytest.mark.slow
 def test_term_deeper_than_the_stack_is_one_line(rofl, tmp_path):
     from rofl.deep import RECURSION_LIMIT
 

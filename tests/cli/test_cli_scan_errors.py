@@ -47,6 +47,7 @@ def test_scan_out_inside_src_is_stable(rofl, tmp_path):
     assert rofl("ask", "src_file[code](F, _)", "--facts", src / "facts") == (0, 'F = "a.ts"\n', "")
 
 
+@pytest.mark.slow
 def test_scan_hostile_source_files(rofl, tmp_path):
     src = tmp_path / "src"
     src.mkdir()

@@ -158,6 +158,7 @@ def test_user_rule_files_do_not_forge_outside_code(rofl, scanned, tmp_path):
     assert code == 1 and "ghost.ts" in json.loads(out)["audits"]["forged"][0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["graphml", "gexf", "json", "dot", "mermaid"])
 def test_export_formats_read_back(rofl, scanned, tmp_path, fmt):
     _, facts = scanned

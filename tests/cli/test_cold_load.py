@@ -71,6 +71,7 @@ def test_the_cold_store_equals_every_text_loaded_at_once(scanned, trimmed, tmp_p
     assert kernel.store.counters == oracle.store.counters and kernel.store.tick == oracle.store.tick
 
 
+@pytest.mark.slow
 def test_report_and_cycles_answer_the_same_cold_and_warm(scanned, tmp_path):
     facts = _without_caches(scanned[0], tmp_path / "facts")
     rules = scanned[1]

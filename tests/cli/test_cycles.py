@@ -173,6 +173,7 @@ def test_sifting_an_order_never_adds_backward_imports(edges, rnd):
     assert backward(sifted) <= backward(order)
 
 
+@pytest.mark.slow
 def test_components_equal_madges_on_the_rxjs_shaped_fixture(tmp_path):
     """Differential against madge (when bench/.cache has it): the non-trivial strongly connected
     components of madge's graph, and every cycle `madge --circular` lists lies inside one of ours."""

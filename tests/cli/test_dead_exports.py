@@ -192,6 +192,7 @@ def check_program(tmp_path_factory, program) -> None:
     assert unused(facts) == expected_unused(local, stmts, entry)
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(programs)
 def test_unused_exports_agree_with_a_direct_reading_of_the_statements(tmp_path_factory, program):

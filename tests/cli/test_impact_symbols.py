@@ -153,6 +153,7 @@ def test_text_output_names_the_symbol_at_each_hop(library):
 # -- --git-base: the diff's line ranges name the exports ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_git_base_touches_the_exports_whose_statements_the_diff_meets(tmp_path):
     src, facts = scan_tree(tmp_path, LIBRARY, in_git=True)
 

@@ -94,6 +94,7 @@ def test_why_affected_with_a_change_answers(rofl, shop, tmp_path):
 # -- 13: audit --public-key with the wrong key: one finding and a count, not every fact -------------------
 
 
+@pytest.mark.slow
 def test_audit_with_the_wrong_key_is_one_finding_and_a_count(rofl, tmp_path):
     from click.testing import CliRunner
 

@@ -76,6 +76,7 @@ def test_the_workflow_signs_with_the_secret_it_names():
     assert "--sign-key ROFL_SIGN_KEY" in scan["run"]
 
 
+@pytest.mark.slow
 def test_the_workflow_steps_run(tmp_path):
     """The scan, audit and impact steps, run by bash as the runner would, on a clone of the shop with
     a key, rules and a baseline in ci/: the audit passes, the summary names the affected files."""
@@ -203,6 +204,7 @@ def test_format_github_annotates_each_finding_at_its_import(rofl, tmp_path):
 # -- the pre-commit hook ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_pre_commit_hook_entry_runs(tmp_path):
     hooks = yaml.safe_load(HOOKS.read_text())
     hook = next(h for h in hooks if h["id"] == "rofl-audit")

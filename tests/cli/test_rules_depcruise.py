@@ -121,6 +121,7 @@ def cruised(tmp_path_factory):
     return theirs, cycles, ours
 
 
+@pytest.mark.slow
 def test_cycles_agree(cruised):
     theirs, cycles, ours = cruised
     for rule in ("no_circular", "no_runtime_circular"):

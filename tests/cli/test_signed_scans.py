@@ -82,6 +82,7 @@ def test_a_bad_sign_key_is_a_user_error(rofl, signed, tmp_path):
     assert code == 2 and "ROFL_TEST_NO_SUCH_VAR" in err and not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_a_foreign_key_missing_or_reused_signature_is_a_finding(rofl, signed, facts):
     code, found = audit(rofl, facts, signed / "other.pub")
     assert code == 1 and "another key" in found["unsigned"][0] and "forged" not in found  # folded (issue 21)

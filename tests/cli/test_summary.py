@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import networkx as nx
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -96,6 +97,7 @@ def expected(kernel) -> dict:
         )
     )
 )
+@pytest.mark.slow
 def test_summary_agrees_with_networkx_on_generated_monorepos(case):
     from rofl.rules import path as shipped
     from rofl.scanner.api import scan

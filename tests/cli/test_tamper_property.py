@@ -181,6 +181,7 @@ def test_a_clean_copy_has_no_findings(world):
         assert run_audit(facts, []) == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_each_kind_of_tampering_is_detected(world, kind):
     check(world, kind, 1, 2, 3, reextract=True)
@@ -188,6 +189,7 @@ def test_each_kind_of_tampering_is_detected(world, kind):
 
 # each example runs two audits (about half a second): `make test` tries 20, `make test-all` 500 more
 # (with a third, --reextract, audit each)
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=QUIET, database=None)
 @given(**TAMPERING)
 def test_every_tampering_is_detected(world, kind, a, b, n):
@@ -201,6 +203,7 @@ def test_every_tampering_is_detected_500(world, kind, a, b, n):
     check(world, kind, a, b, n, reextract=True)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="fork-based kills")
 def test_scans_recovered_after_a_kill_have_no_findings(tmp_path):
     """A rescan killed at a random moment leaves a folder that audits clean (its leftovers are never

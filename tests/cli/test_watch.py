@@ -102,6 +102,7 @@ def test_watch_keeps_the_manifest_current_and_ctrl_c_leaves_it_valid(tmp_path):
     assert code == 0 and '"./a"' in text  # the facts load and say b.ts's import is gone
 
 
+@pytest.mark.slow
 def test_a_fact_folder_inside_src_does_not_retrigger_scans(tmp_path):
     src = tmp_path / "src"
     src.mkdir()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rofl.engine.kernel import Kernel
@@ -27,6 +28,7 @@ def _domain_facts(k: Kernel) -> set:
     return {f for f in k.facts() if f[0] != "hole"}
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), fraction=st.floats(0.0, 1.0))
 def test_partial_answers_are_subsets_of_the_complete_answer(seed, fraction):

@@ -91,6 +91,7 @@ def test_integers_multiplied_without_end_in_a_run(tmp_path):
     assert peak < PEAK_RSS_KB
 
 
+@pytest.mark.slow
 def test_integers_multiplied_without_end_in_an_audit_of_an_untrusted_rules_file(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
@@ -133,6 +134,7 @@ def test_the_integers_an_evaluation_makes_are_paid_for_bit_by_bit(factor, budget
     assert len(rows) > 1
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(budget=st.integers(1_500, 4_000), wrap=st.sampled_from(["f(X)", "f(X, 1)", "g(X, X)", "h(a, X, b)"]))
 def test_an_answer_pays_for_its_text(budget, wrap):

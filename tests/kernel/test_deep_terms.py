@@ -24,6 +24,7 @@ def cons_list(n: int) -> str:
     return "cons(x, " * n + "nil" + ")" * n
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", SIZES)
 def test_a_literal_list_parses_saves_restores_and_prints(rofl, tmp_path, n):
     text = cons_list(n)
@@ -47,6 +48,7 @@ def test_a_literal_list_parses_saves_restores_and_prints(rofl, tmp_path, n):
     assert (value, depth) == ("nil", n)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", SIZES)
 def test_why_of_a_derivation_n_deep_prints(rofl, tmp_path, n):
     prog = tmp_path / "chain.rofl"
@@ -63,6 +65,7 @@ def test_why_of_a_derivation_n_deep_prints(rofl, tmp_path, n):
     assert depth == n and tree == {"kind": "base", "fact": "n[main](0)"}
 
 
+@pytest.mark.slow
 def test_a_growing_list_runs_its_ticks(rofl, tmp_path):
     prog = tmp_path / "grow.rofl"
     prog.write_text("l(nil)@init.\nl(cons(x, T))@next :- l(T).\n")

@@ -209,6 +209,7 @@ def test_agrees_with_clingo(seed):
     perspectives=st.booleans(),
     premise_free=st.sampled_from([0.0, 0.0, 0.3]),
 )
+@pytest.mark.slow
 def test_property_three_way_agreement(seed, max_levels, max_idb, domain_size, perspectives, premise_free):
     prog = generate(
         seed,
@@ -272,6 +273,7 @@ def test_premise_free_relation_is_evaluated_before_its_readers(src, query, expec
     assert k.query(query).rows == expected
 
 
+@pytest.mark.slow
 def test_agrees_with_clingo_with_premise_free_rules():
     bad = []
     for seed in PREMISE_FREE_SEEDS:
@@ -282,6 +284,7 @@ def test_agrees_with_clingo_with_premise_free_rules():
     assert not bad, "\n\n".join(bad)
 
 
+@pytest.mark.slow
 def test_naive_equals_seminaive_with_premise_free_rules():
     for seed in PREMISE_FREE_SEEDS[:30]:
         prog = generate(seed, premise_free=0.5)

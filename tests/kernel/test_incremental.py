@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rofl.engine import persist
@@ -27,6 +28,7 @@ def fresh_bytes(kernel: Kernel) -> bytes:
     return persist.dumps(fresh.store, fresh.evaluate())
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10_000), st.integers(0, 10_000), st.integers(1, 12))
 def test_step_by_step_equals_fresh(program_seed, ops_seed, steps):

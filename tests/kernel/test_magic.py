@@ -5,6 +5,7 @@ stratified programs of tests/kernel/program_gen.py)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rofl.engine.kernel import Kernel
@@ -75,6 +76,7 @@ def test_demand_answers_equal_the_full_evaluation(shape, graph, question):
     assert demanded == (linear and question.count("r(") == 1 and not question.startswith("r(X, Y)"))
 
 
+@pytest.mark.slow
 def test_random_stratified_programs_agree_when_asked_with_a_bound_argument():
     demanded_questions = 0
     for seed in range(30):

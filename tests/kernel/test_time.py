@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from rofl.engine.kernel import Kernel
 
 from tests.conftest import BOOT, EXAMPLES
@@ -72,6 +73,7 @@ def test_busy_beaver_matches_plain_python(kernel):
     assert [c for c in ours if c] == [c for c in cells if c]
 
 
+@pytest.mark.slow
 def test_diverging_machine_ends_partial_with_a_hole_and_a_queryable_trace(kernel):
     text = (EXAMPLES / "tm.rofl").read_text().replace("delta(a, 1, 1, r, h)@init.", "delta(a, 1, 1, r, a)@init.")
     text = text.replace("delta(a, 0, 1, r, b)@init.", "delta(a, 0, 1, r, a)@init.")

@@ -323,6 +323,7 @@ def compare(repo: Repo) -> None:
 COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow], "derandomize": False}
 
 
+@pytest.mark.slow
 @settings(max_examples=12, **COMMON)
 @given(repos())
 def test_rules_agree_with_the_oracle(repo):

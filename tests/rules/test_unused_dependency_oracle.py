@@ -11,6 +11,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -107,6 +108,7 @@ def check(tree: dict[str, str]) -> None:
         )
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(monorepos())
 def test_unused_dependencies_agree_with_the_oracle(tree):

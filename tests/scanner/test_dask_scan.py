@@ -103,6 +103,7 @@ def test_local_cluster_scan_is_byte_identical_to_a_local_scan(tmp_path: Path, ca
     assert not (tmp_path / "dask" / ".dask-scan").exists()  # the token goes with the scan
 
 
+@pytest.mark.slow
 def test_scheduler_address_rescans_incrementally_like_a_local_scan(tmp_path: Path, scheduler: str) -> None:
     """Through tcp://: a cold scan, then an edit of many files, a deletion, an addition and a tsconfig
     change (which re-resolves the rest), each scanned locally and on the cluster: the same bytes each time."""
@@ -125,6 +126,7 @@ def test_scheduler_address_rescans_incrementally_like_a_local_scan(tmp_path: Pat
     assert "src/m54.ts" not in load_manifest(dask)["files"]
 
 
+@pytest.mark.slow
 def test_a_killed_dask_scan_keeps_the_previous_manifest(tmp_path: Path) -> None:
     psutil = pytest.importorskip("psutil")  # a dependency of distributed
     src, out = tmp_path / "src", tmp_path / "facts"

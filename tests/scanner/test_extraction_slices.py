@@ -139,6 +139,7 @@ WRAPPERS = (
     st.lists(st.sampled_from(WRAPPERS), max_size=3),
     st.sampled_from(extract.GRAMMARS),
 )
+@pytest.mark.slow
 def test_any_statement_sequence_slices_like_the_whole_tree(
     parts: list[tuple[str, str]], wrappers: list[tuple[str, str]], grammar: str
 ) -> None:
@@ -202,6 +203,7 @@ def _real_files() -> list[Path]:
 @pytest.mark.skipif(
     not _real_files(), reason="no real JavaScript in bench/.cache (make bench-fetch, or npm for make test)"
 )
+@pytest.mark.slow
 def test_real_files_slice_like_the_whole_tree() -> None:
     files = _real_files()
     whole = Extractor(0)
@@ -283,6 +285,7 @@ UMD = (
 )
 
 
+@pytest.mark.slow
 def test_a_wrapper_is_sliced_inside_unless_a_match_starts_at_it() -> None:
     extractor = Extractor(6)
     grammar = extractor._grammar("javascript")

@@ -387,6 +387,7 @@ def test_folder_package_json_linked_to_dev_zero(tmp_path, clean_out):
 # -- memory ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_file_that_could_exhaust_memory_is_refused_and_retried(tmp_path, clean_out, monkeypatch):
     """Peak memory is bounded by PEAK_FACTOR times the largest file parsed: a file whose bound exceeds
     the memory free is not parsed (a clear finding, no facts lost elsewhere) and is tried again next

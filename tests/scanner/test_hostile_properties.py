@@ -8,6 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rofl.scanner.api import scan
@@ -37,6 +38,7 @@ def check_clean(out: Path) -> dict:
     return by_file
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(specs=st.lists(st.text(ANY_CHAR, max_size=30), min_size=1, max_size=4))
 def test_any_specifier(tmp_path, specs):
@@ -56,6 +58,7 @@ NAME_CHAR = st.characters(
 )
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(name=st.text(NAME_CHAR, min_size=1, max_size=40).filter(lambda n: n not in (".", "..")))
 def test_any_file_name(tmp_path, name):
@@ -92,6 +95,7 @@ def test_any_file_name(tmp_path, name):
     ),
     where=st.sampled_from(["tsconfig.json", "package.json", "src/package.json"]),
 )
+@pytest.mark.slow
 def test_any_config_text(tmp_path, text, where):
     src = make_tree(fresh(tmp_path, "src"), CLEAN)
     (src / where).write_bytes(text.encode("utf-8", "surrogatepass"))

@@ -296,6 +296,7 @@ STEM = st.sampled_from(["a", "core/b", "x/y/c"])
     stem=STEM,
     sources=st.lists(st.tuples(PLACE, STEM, SOURCE), max_size=4, unique=True),
 )
+@pytest.mark.slow
 def test_same_stem_answers_exactly_when_one_module_has_the_stem(tmp_path_factory, build, sub, output, stem, sources):
     root = tmp_path_factory.mktemp("stem")
     files = {

@@ -271,6 +271,7 @@ def test_a_body_that_does_not_arrive_in_time_is_a_408_and_the_connection_closes(
 # -- the MCP server: the same boundary over HTTP; over stdio a bad request is answered ------------------
 
 
+@pytest.mark.slow
 def test_mcp_over_http_refuses_the_same_attacks_and_answers_on(scanned):
     src, facts = scanned
     running = start("mcp", facts, src, env=clean_env(), extra=("--read-timeout", str(READ_TIMEOUT)))
@@ -295,6 +296,7 @@ def test_mcp_over_http_refuses_the_same_attacks_and_answers_on(scanned):
         stop(running)
 
 
+@pytest.mark.slow
 def test_mcp_over_stdio_answers_a_lone_surrogate_with_a_json_rpc_error_and_goes_on(scanned):
     src, facts = scanned
     process = subprocess.Popen(

@@ -9,6 +9,7 @@ import os
 import sys
 
 import anyio
+import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -27,6 +28,7 @@ def stdio(facts, src) -> StdioServerParameters:
     )
 
 
+@pytest.mark.slow
 def test_the_tools_answer_what_the_command_line_answers_and_report_scan_progress(tmp_path):
     src, facts = tmp_path / "src", tmp_path / "facts"
     generated_tree(src, files=FILES // 3, salt="one")
@@ -72,6 +74,7 @@ def test_the_tools_answer_what_the_command_line_answers_and_report_scan_progress
     assert [done for done, _ in progress] == sorted(done for done, _ in progress)
 
 
+@pytest.mark.slow
 def test_the_streamable_http_transport_serves_the_same_tools(tmp_path):
     src, facts = tmp_path / "src", tmp_path / "facts"
     generated_tree(src, files=40)
@@ -93,6 +96,7 @@ def test_the_streamable_http_transport_serves_the_same_tools(tmp_path):
     assert answer.structured_content["output"] == cli
 
 
+@pytest.mark.slow
 def test_a_cancelled_tool_call_stops_its_scan_and_the_session_goes_on(tmp_path):
     src, facts = tmp_path / "src", tmp_path / "facts"
     generated_tree(src, files=FILES // 3, salt="one")

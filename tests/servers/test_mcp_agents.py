@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio
 import jsonschema
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp.client.client import Client
@@ -203,6 +204,7 @@ def test_an_agent_session_scan_impact_why_cycles_answers_bounded_and_valid(tmp_p
     assert out["old_name"].is_error and "tests" in out["old_name"].content[0].text
 
 
+@pytest.mark.slow
 def test_every_answer_fits_a_limit_that_the_agent_chooses(tmp_path):
     src, facts = tmp_path / "src", tmp_path / "facts"
     generated_tree(src, files=120)
@@ -290,6 +292,7 @@ class Raw:
         self.process.wait(timeout=60)
 
 
+@pytest.mark.slow
 def test_impact_reports_progress_and_a_cancelled_scan_gets_no_response_and_the_session_goes_on(tmp_path):
     src, facts = tmp_path / "src", tmp_path / "facts"
     generated_tree(src, files=FILES // 3, salt="one")
@@ -333,6 +336,7 @@ def test_impact_reports_progress_and_a_cancelled_scan_gets_no_response_and_the_s
     assert again["result"]["structuredContent"]["output"]["parsed"] == FILES // 3
 
 
+@pytest.mark.slow
 def test_a_client_of_a_protocol_without_structured_content_gets_the_page_as_json_text(tmp_path):
     src, facts = tmp_path / "src", tmp_path / "facts"
     generated_tree(src, files=30)
