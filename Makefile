@@ -11,7 +11,7 @@ $(BIN)/python:
 
 # a new top-level package (its __init__.py) needs the editable install to map it: reinstall then too
 $(STAMP): pyproject.toml $(wildcard */__init__.py) | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q --no-compile -e '.[dev]'  # no byte-compiling: modules compile when first imported
 	touch $(STAMP)
 
 install: $(STAMP)

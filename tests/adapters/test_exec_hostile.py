@@ -108,6 +108,7 @@ def test_a_hostile_adapter_fails_its_wants_and_asserts_nothing(adapter_env, name
     assert len(rows(s.kernel, "failed(W, Why)")) == 2
 
 
+@pytest.mark.slow
 def test_a_program_that_never_exits_is_killed(adapter_env):
     pidfile = adapter_env / "pid"
     body = f"""

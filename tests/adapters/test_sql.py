@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -49,6 +50,7 @@ def test_arguments_with_quotes_and_drop_table_are_bound_never_spliced(adapter_en
         assert check.execute("SELECT count(*) FROM people").fetchone() == (len(HOSTILE_NAMES) + 1,)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=20))
 def test_any_text_argument_finds_exactly_its_row(adapter_env, name):

@@ -79,6 +79,7 @@ def test_crlf_and_cr_line_endings_and_comment_at_eof(rofl, tmp_path):
     assert rofl("ask", "edge(X, c)", cr) == (0, "X = b\n", "")
 
 
+@pytest.mark.slow
 def test_huge_single_line_and_huge_string(rofl, tmp_path):
     line = write(tmp_path / "line.rofl", " ".join(f"e(n{i}, n{i + 1})." for i in range(5000)))
     assert rofl("ask", "e(n4999, X)", line) == (0, "X = n5000\n", "")
@@ -87,6 +88,7 @@ def test_huge_single_line_and_huge_string(rofl, tmp_path):
     assert code == 0 and len(out) == len('X = ""\n') + 1_000_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["program", "query"])
 def test_term_nested_10k_deep_is_answered(rofl, tmp_path, where):
     deep = "f(" * 10_000 + "a" + ")" * 10_000

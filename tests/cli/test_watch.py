@@ -129,6 +129,7 @@ def test_which_changes_count(changed, expected):
     assert relevant(changed, Path("/r/src"), Path("/r/src/facts")) == expected
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_a_batch_is_being_scanned_leaves_a_complete_scan(tmp_path):
     src, out = tmp_path / "src", tmp_path / "facts"
     src.mkdir()

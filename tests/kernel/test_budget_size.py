@@ -110,6 +110,7 @@ def test_integers_multiplied_without_end_in_an_audit_of_an_untrusted_rules_file(
 @pytest.mark.parametrize(
     ("budget", "most"), [(["--budget", "20000"], 2 * 2**20), pytest.param([], 8 * 2**20, marks=pytest.mark.slow)]
 )
+@pytest.mark.slow
 def test_a_term_nested_without_end_prints_a_bounded_answer(tmp_path, budget, most):
     code, printed, peak, err = rofl(tmp_path, "ask", "r(X)", program(tmp_path, DEEP), *budget)
     assert code == 3, err
@@ -117,6 +118,7 @@ def test_a_term_nested_without_end_prints_a_bounded_answer(tmp_path, budget, mos
     assert peak < PEAK_RSS_KB
 
 
+@pytest.mark.slow
 def test_a_long_string_doubled_in_wide_terms_prints_a_bounded_answer(tmp_path):
     code, printed, peak, err = rofl(tmp_path, "ask", "w(X)", program(tmp_path, WIDE), "--budget", "20000")
     assert code == 3, err  # the 40th row alone would be 10 TB of text

@@ -22,6 +22,7 @@ def test_an_integer_squared_without_end_ends_partial():
     assert max(r[1].bit_length() for r in result.rows("s")) <= B.MAX_INT_BITS
 
 
+@pytest.mark.slow
 def test_a_term_grown_by_every_firing_ends_partial_with_its_cells_shared():
     k = Kernel(BOOT)
     start = time.perf_counter()
@@ -34,6 +35,7 @@ def test_a_term_grown_by_every_firing_ends_partial_with_its_cells_shared():
     assert rows[deepest][2] is rows[deepest - 1]  # each new cell shares the list it extends
 
 
+@pytest.mark.slow
 def test_a_head_pays_one_step_per_64_nodes_it_builds():
     def steps(depth: int) -> int:
         head = "s(" * depth + "X" + ")" * depth

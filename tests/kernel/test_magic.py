@@ -66,6 +66,7 @@ def both(k: Kernel, question: str):
         ]
     ),
 )
+@pytest.mark.slow
 def test_demand_answers_equal_the_full_evaluation(shape, graph, question):
     rules, linear = SHAPES[shape]
     k = Kernel(BOOT)

@@ -107,6 +107,7 @@ def test_restored_store_evaluates_identically_in_a_fresh_process_without_parsing
     assert first.read_bytes() == second.read_bytes()
 
 
+@pytest.mark.slow
 def test_saved_store_keeps_scope_history_holes_and_tick_log(tmp_path):
     k = Kernel(BOOT, budget=10_000)
     k.load_file(EXAMPLES / "counter.rofl")

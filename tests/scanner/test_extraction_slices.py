@@ -257,6 +257,7 @@ def test_a_tree_let_go_is_parsed_again_only_when_it_stays_the_best() -> None:
     assert parsed.fix is not None and parsed.errors == 0
 
 
+@pytest.mark.slow
 def test_error_nodes_come_in_document_order() -> None:
     """py-tree-sitter's ``captures`` order of nested error nodes changes from parse to parse (a scan
     of 41 copies of BROKEN gave two texts for its line 2); the first error of a line names it."""
