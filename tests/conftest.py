@@ -10,7 +10,7 @@ from hypothesis import settings
 
 # Property tests run at most QUICK_EXAMPLES examples in `make test` (a test that names a larger count is
 # cut to it); `make test-all` (ROFL_HYPOTHESIS=full) runs hypothesis's 100, or the count a test names.
-QUICK_EXAMPLES = 30
+QUICK_EXAMPLES = 15
 PROFILE = os.environ.get("ROFL_HYPOTHESIS", "quick")
 settings.register_profile("quick", max_examples=QUICK_EXAMPLES)
 settings.register_profile("full", max_examples=100)
