@@ -95,6 +95,7 @@ def test_a_foreign_key_missing_or_reused_signature_is_a_finding(rofl, signed, fa
     assert code == 1 and "no signature" in found["unsigned"][0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scanner_name", [False, True], ids=["any_name", "named_like_the_scanner"])
 def test_a_new_fact_file_with_a_handwritten_manifest_entry(rofl, signed, facts, scanner_name):
     """A hand-written entry names its file as the scanner would (digest in the name) or not: the digests
@@ -110,6 +111,7 @@ def test_a_new_fact_file_with_a_handwritten_manifest_entry(rofl, signed, facts, 
     assert code == 1 and found["unsigned"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["preamble.rofl", "entries.rofl"])
 def test_a_redigested_preamble_or_entries_file(rofl, signed, facts, name):
     (facts / name).write_text((facts / name).read_text() + EDGE)

@@ -126,6 +126,7 @@ keys(G, N) :- g(G), N = #count{ K, V : p(G, K, V), K > 1 }.
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ROWS, GROUPS, EXCLUDED)
 def test_aggregates_agree_with_clingo(rows, groups, excluded):
