@@ -58,7 +58,7 @@ def timed(argv: list[str], cwd: Path) -> tuple[float, str, int]:
 def run_target(t: Target, work: Path) -> dict:
     import networkx as nx
 
-    from rofl.cache import CACHE_NAME
+    from rofl.loading.cache import CACHE_NAME
 
     rofl = rofl_argv()
     facts = work / t.name.replace("/", "-")

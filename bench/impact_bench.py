@@ -36,7 +36,7 @@ REPEAT = 3
 def main() -> list[dict]:
     import networkx as nx
 
-    from rofl.cache import CACHE_NAME
+    from rofl.loading.cache import CACHE_NAME
 
     precompile()
     three = next(c for c in ensure() if c.name == "three")

@@ -200,7 +200,7 @@ def nx_peer(edges_file: Path, sink: Path, changed: str | None = None) -> dict:
 
 
 def rofl_cold_warm(argv: list[str], facts: Path, sink: Path, key) -> tuple[dict, dict, set]:
-    from rofl.cache import CACHE_NAME
+    from rofl.loading.cache import CACHE_NAME
 
     (facts / CACHE_NAME).unlink(missing_ok=True)
     cold = run_child(argv, sink)
@@ -236,7 +236,7 @@ def import_chain(n: int = CHAIN, cap: float = CAP_S) -> list[dict]:
         # a question with a bound argument: answered by demand (engine.magic), never the n * n closure
         ask_dep = [*ROFL, "ask", 'depends_on[code]("f0.ts", X)', "--facts", str(facts), "--json"]
         dc, dw, reach = rofl_cold_warm(ask_dep, facts, sink, lambda d: {a["X"] for a in d["answers"]})
-        from rofl.cache import CACHE_NAME
+        from rofl.loading.cache import CACHE_NAME
 
         audit = [*ROFL, "audit", "--facts", str(facts)]
         (facts / CACHE_NAME).unlink(missing_ok=True)

@@ -96,8 +96,9 @@ def impact_argv(facts: Path, *extra: str) -> list[str]:
 
 def edges_file(facts: Path, sink: Path) -> Path:
     """Every dependency edge the index holds (importer -> imported), as JSON, for the peer."""
-    from rofl import cachemac, graph_index
-    from rofl.session import CODE_RULES
+    from rofl import graph_index
+    from rofl.loading import cachemac
+    from rofl.loading.kernel import CODE_RULES
 
     view = graph_index.current(
         facts, CODE_RULES.read_text(encoding="utf-8"), cachemac.secret(), graph_index.manifest_bytes(facts)

@@ -949,7 +949,7 @@ def package_paths(packages: Iterable[str], builtins: Iterable[str]) -> str:
 
 def node_builtins() -> set[str]:
     """Node's core modules, as rules/presets.rofl lists them."""
-    from .presets import presets_file
+    from .loading.presets import presets_file
 
     return set(re.findall(r'node_builtin\("([^"]+)"\)', presets_file().read_text(encoding="utf-8")))
 

@@ -1,6 +1,6 @@
 """Whether a scan is still current without stat-ing the tree: a watcher counts source changes, scans record what they covered.
 
-A server (``rofl.session.Session.watch_sources``) starts one ``SourceWatch`` over the scanned folder.
+A server (``rofl.loading.kernel.Session.watch_sources``) starts one ``SourceWatch`` over the scanned folder.
 Every batch of changes under it that concerns the sources (``rofl.watch.relevant``: not the fact
 folder) adds one to ``changes``.  A scan that starts when the watcher is ready takes ``mark()``, and
 when it succeeds, ``covered(mark)`` records that it saw every change counted so far.  ``fresh()`` holds

@@ -1,6 +1,6 @@
 """The persisted import graph beside a scan's fact files: content-keyed, maintained per changed fact file, verified.
 
-Two files in the fact folder, each ``MAGIC``, an HMAC tag under this user's secret (``rofl.cachemac``),
+Two files in the fact folder, each ``MAGIC``, an HMAC tag under this user's secret (``rofl.loading.cachemac``),
 a newline and a ``marshal`` payload, as the compiled store cache is:
 
 * ``.rofl-graph.records``: per listed fact file, keyed by its path and digest, the rows of the [code]
@@ -166,7 +166,7 @@ def _unchanged(root: Path, listing: tuple) -> bool:
 
 
 def _fact_entries(top: str) -> dict[str, os.DirEntry] | None:
-    """Every ``.rofl`` file under ``top`` as ``rofl.factdir`` walks it (folders starting with a dot
+    """Every ``.rofl`` file under ``top`` as ``rofl.loading.factdir`` walks it (folders starting with a dot
     skipped), by its path relative to ``top``; None when a folder cannot be read."""
     out: dict[str, os.DirEntry] = {}
     pending = [("", top)]
@@ -238,7 +238,7 @@ def _update(
         **head,
         "graph": _graph_tuple(graph),
     }
-    from . import cachemac
+    from .loading import cachemac
 
     try:
         _write(root / RECORDS_NAME, RECORDS_MAGIC, records_payload, secret, cachemac)
@@ -274,7 +274,7 @@ def _parse_manifest(raw: bytes) -> dict | None:
 
 
 def _listing(manifest: dict) -> list[Listed] | None:
-    """The fact files the manifest lists, as the loader (``rofl.factdir.open_folder``) checks them."""
+    """The fact files the manifest lists, as the loader (``rofl.loading.factdir.open_folder``) checks them."""
     import posixpath
 
     out: list[Listed] = []
@@ -293,7 +293,7 @@ def _listing(manifest: dict) -> list[Listed] | None:
 
 
 def _only_listed(root: Path, listed: set[str]) -> bool:
-    """Whether the ``.rofl`` files in the folder (as ``rofl.factdir`` walks it) are exactly the listed ones."""
+    """Whether the ``.rofl`` files in the folder (as ``rofl.loading.factdir`` walks it) are exactly the listed ones."""
     count = 0
     top = os.fspath(root)
     for dirpath, dirnames, filenames in os.walk(top):
@@ -365,7 +365,7 @@ def _union(records: Any) -> dict[str, list[tuple]]:
 
 
 def _read_payload(path: Path, magic: bytes, secret: bytes) -> object | None:
-    from . import cachemac
+    from .loading import cachemac
 
     try:
         data = safe_write.read_nofollow(str(path), MAX_INDEX_BYTES)

@@ -107,3 +107,17 @@ def dumps_fast(data: Any) -> str:
         return _encodable(json.dumps(data, ensure_ascii=False))
     except RecursionError:  # a term nested deeper than the C encoder goes
         return dumps(data)
+
+
+def emit_json(data: object) -> None:
+    """Print ``data`` with the one JSON encoding of every command (terms through ``term``); a call a
+    session serves keeps it as its answer instead (the server encodes it the same way)."""
+    from .loading.kernel import SERVED_CALL
+
+    call = SERVED_CALL.get()
+    if call is not None:
+        call.answers.append(data)
+        return
+    import click
+
+    click.echo(dumps(data))

@@ -96,7 +96,7 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
     from rofl.scanner.manifest import options_of
 
     from . import __version__
-    from .factdir import read_manifest
+    from .loading.factdir import read_manifest
 
     root = Path(root)
     manifest = read_manifest(root)

@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rofl.engine import events
-
-from rofl.session import Session
+from rofl.servers.session import Session
 
 from . import capture
 from .commands import BadRequest, Folders, Invocation, cli_command, invocation, served

@@ -387,7 +387,7 @@ def summary_line(name: str, structured: dict[str, Any]) -> str:
 
 
 def _workspace(executions: Executions) -> dict[str, str] | None:
-    from rofl.factdir import read_manifest
+    from rofl.loading.factdir import read_manifest
 
     try:
         manifest = read_manifest(executions.session.facts)

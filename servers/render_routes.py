@@ -72,7 +72,7 @@ def evaluate(host: Host, files: tuple[str, ...], workbench: Workbench) -> Render
     from rofl.adapters.rounds import Refused, Session
 
     from rofl.adapting import load_world
-    from rofl.session import build_kernel
+    from rofl.loading.kernel import build_kernel
 
     try:
         facts = str(host.folders.facts) if host.scanned() else None

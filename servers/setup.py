@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from rofl.engine.errors import RoflError
 from rofl.scanner.layout import MANIFEST_NAME
+from rofl.servers.session import Session
 
-from rofl.session import CODE_BUDGET, Session, has_scan
+from rofl.loading.kernel import CODE_BUDGET, has_scan
 
 from .commands import Folders
 
@@ -28,7 +29,7 @@ def folders(facts: str, src: str | None) -> Folders:
     or holds it (``scanner.api.refuse_unsafe_out``, as `rofl scan --out`)."""
     from rofl.scanner.api import refuse_unsafe_out
 
-    from rofl.factdir import read_manifest
+    from rofl.loading.factdir import read_manifest
 
     root = Path(facts)
     if root.exists() and not root.is_dir():

@@ -6,7 +6,7 @@ import importlib
 
 import click
 
-from ..session import examples
+from ..options import examples
 
 # subcommand -> (module under rofl.commands, one-line help); a module is imported only when its command runs,
 # and names its command NAME_command (or command)

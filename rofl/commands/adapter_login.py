@@ -12,7 +12,8 @@ import sys
 
 import click
 
-from ..session import examples, fail, user_errors
+from ..exits import fail, user_errors
+from ..options import examples
 
 LOGIN_EPILOG = examples(
     "rofl adapter login https://auth.example.com",

@@ -12,7 +12,8 @@ import os
 
 import click
 
-from ..session import examples, fail
+from ..exits import fail
+from ..options import examples
 
 TIMEOUT_S = 30.0
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import click
 
-from ..session import examples, fail
+from ..exits import fail
+from ..options import examples
 
 MAX_SPEC = 16 * 1024 * 1024  # bytes of a description
 TIMEOUT_S = 30.0

@@ -9,20 +9,11 @@ import click
 from rofl.engine.terms import format_term
 
 from ..adapting import adapter_options, rounds_ran_out, run_rounds
+from ..exits import Exit, user_errors
+from ..jsonout import emit_json
+from ..loading.kernel import build_kernel, incomplete_fact_files
+from ..options import PUBLIC_KEY, examples, ground_fact, program_options
 from ..questions.answer import answer_json
-from ..session import (
-    EXIT_ANSWERS,
-    EXIT_NO_ANSWER,
-    EXIT_PARTIAL,
-    PUBLIC_KEY,
-    build_kernel,
-    emit_json,
-    examples,
-    ground_fact,
-    incomplete_fact_files,
-    program_options,
-    user_errors,
-)
 
 EPILOG = examples(
     "rofl ask 'path(a, X)' examples/tc.rofl",
@@ -121,8 +112,8 @@ def command(
             click.echo(f"-- whynot {f}")
             click.echo("\n".join(tree.node.lines()))
     if rounds_ran_out(wants):
-        sys.exit(EXIT_PARTIAL)
+        sys.exit(Exit.PARTIAL)
     if answer.partial:
         click.echo("-- partial: the budget ran out; raise --budget for a complete answer", err=True)
-        sys.exit(EXIT_PARTIAL)
-    sys.exit(EXIT_ANSWERS if answer.rows else EXIT_NO_ANSWER)
+        sys.exit(Exit.PARTIAL)
+    sys.exit(Exit.OK if answer.rows else Exit.NO_ANSWER)

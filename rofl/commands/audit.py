@@ -9,20 +9,13 @@ from typing import TYPE_CHECKING
 import click
 
 from ..adapting import adapter_options, rounds_ran_out, run_rounds
+from ..exits import Exit, fail, user_errors, warn_partial
 from ..formats import NAMES as FORMAT_NAMES
 from ..formats import help_text
+from ..jsonout import emit_json
+from ..loading.kernel import build_kernel
+from ..options import PUBLIC_KEY, examples, program_options
 from ..questions.answer import answer_json
-from ..session import (
-    EXIT_PARTIAL,
-    PUBLIC_KEY,
-    build_kernel,
-    emit_json,
-    examples,
-    fail,
-    program_options,
-    user_errors,
-    warn_partial,
-)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..questions.audit import AuditAnswer
@@ -131,7 +124,7 @@ def command(
     kernel = build_kernel(
         files, load_as, budget, store=store, facts=facts, rules=rules, use_cache=False, public_key=public_key
     )
-    from ..presets import load_presets, turned_on
+    from ..loading.presets import load_presets, turned_on
 
     if facts is not None:
         for line in load_presets(kernel, facts, src, (*files, *rules)):
@@ -170,7 +163,7 @@ def command(
     else:
         print_text(answer)
     if warn_partial(kernel, "audit") | rounds_ran_out(wants):
-        sys.exit(EXIT_PARTIAL)  # an audit cut short is not clean, whatever it found so far
+        sys.exit(Exit.PARTIAL)  # an audit cut short is not clean, whatever it found so far
     sys.exit(1 if answer.failing(fail_on) else 0)
 
 
@@ -200,8 +193,8 @@ def load_depcruise(
     into rules over the scan and load them; dependency-cruiser's name and severity of each ``dc_N`` rule.
     What is not translated is one warning line per rule."""
     from .. import depcruise_config as dc
-    from ..factdir import read_manifest
     from ..findings import code_rows
+    from ..loading.factdir import read_manifest
 
     if facts is None:
         if config is not None:
@@ -224,7 +217,7 @@ def load_depcruise(
         (path, None, translation.text + dc.package_paths(packages, dc.node_builtins())),
     ]
     if isinstance(root, str):
-        from ..packagefacts import package_facts
+        from ..loading.packagefacts import package_facts
 
         listed = manifest.get("packages")
         made = package_facts(root, files, listed if isinstance(listed, dict) else {})

@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..exits import FINDINGS, Exit
+from ..exits import FINDINGS, Exit, fail, user_errors
 from ..formats import NAMES as FORMAT_NAMES
 from ..formats import help_text
-from ..session import BUDGET, FACTS, RULES, build_kernel, emit_json, examples, fail, user_errors
+from ..jsonout import emit_json
+from ..loading.kernel import build_kernel
+from ..options import BUDGET, FACTS, RULES, examples
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..findings import Finding

@@ -22,13 +22,14 @@ import click
 
 from rofl.engine import events
 
-# rofl.session's exit codes and epilog layout, not imported: loading the kernel would cost this client
-# half a second per call and it needs none of it
-EXIT_NO_ANSWER, EXIT_USER_ERROR = 1, 2
+from ..exits import Exit
+
+# rofl.options' epilog layout, not imported: loading the kernel would cost this client half a second per call
+# and it needs none of it
 
 
 def examples(*lines: str, exit_codes: str) -> str:
-    """A --help epilog laid out as ``rofl.session.examples`` lays out every command's."""
+    """A --help epilog laid out as ``rofl.loading.kernel.examples`` lays out every command's."""
     return "\b\n" + exit_codes + "\n\n\b\nExamples:\n" + "\n".join("  " + line for line in lines)
 
 
@@ -109,12 +110,12 @@ def _error_line(err: urllib.error.HTTPError) -> str:
 def refused(status: int, message: str) -> NoReturn:
     """The server's refusal as one line on stderr: exit 1 for a 409 (the execution's state), else 2."""
     click.echo(f"rofl executions: {message} (HTTP {status})", err=True)
-    sys.exit(EXIT_NO_ANSWER if status == REFUSED else EXIT_USER_ERROR)
+    sys.exit(Exit.NO_ANSWER if status == REFUSED else Exit.USER_ERROR)
 
 
 def _fail(message: str) -> NoReturn:
     click.echo(f"rofl executions: {message}", err=True)
-    sys.exit(EXIT_USER_ERROR)
+    sys.exit(Exit.USER_ERROR)
 
 
 def _path(name: str, ident: str | None = None) -> str:
@@ -243,7 +244,7 @@ def start_command(
     _print(view, as_json)
     if view["state"] == "succeeded":
         sys.exit(view["result"].get("exit_code", 0) if isinstance(view.get("result"), dict) else 0)
-    sys.exit(EXIT_NO_ANSWER)
+    sys.exit(Exit.NO_ANSWER)
 
 
 @command.command("cancel")

@@ -9,18 +9,11 @@ import click
 from rofl.engine.namespace import qualify_literal
 
 from ..adapting import adapter_options, rounds_ran_out, run_rounds
+from ..exits import Exit, fail, user_errors, warn_partial
+from ..jsonout import emit_json
+from ..loading.kernel import build_kernel
+from ..options import examples, ground_fact, program_options
 from ..questions.answer import answer_json
-from ..session import (
-    EXIT_PARTIAL,
-    build_kernel,
-    emit_json,
-    examples,
-    fail,
-    ground_fact,
-    program_options,
-    user_errors,
-    warn_partial,
-)
 
 SENSORS = "examples/sensors.rofl --load-as sensor_net examples/sensor_readings.rofl"
 WHY_EPILOG = examples(
@@ -87,7 +80,7 @@ def why_command(
             err=True,
         )
     if partial:
-        sys.exit(EXIT_PARTIAL)
+        sys.exit(Exit.PARTIAL)
     if not answer.holds:
         sys.exit(1)
 
@@ -120,7 +113,7 @@ def whynot_command(
     elif answer.node is not None:
         click.echo("\n".join(answer.node.lines()))
     if partial:
-        sys.exit(EXIT_PARTIAL)
+        sys.exit(Exit.PARTIAL)
     if answer.holds:
         sys.exit(1)
 
@@ -155,4 +148,4 @@ def excise_command(
         if not answer.removed and not answer.added:
             click.echo("no change")
     if partial:
-        sys.exit(EXIT_PARTIAL)
+        sys.exit(Exit.PARTIAL)

@@ -6,8 +6,10 @@ import sys
 
 import click
 
+from ..exits import Exit, fail, user_errors
 from ..export import FORMATS
-from ..session import BUDGET, EXIT_PARTIAL, FACTS, FILES, RULES, build_kernel, examples, fail, user_errors
+from ..loading.kernel import build_kernel
+from ..options import BUDGET, FACTS, FILES, RULES, examples
 
 
 @click.command(
@@ -71,4 +73,4 @@ def command(
         click.echo(
             f"rofl export: partial: the budget ran out before '{relation}' was complete; raise --budget", err=True
         )
-        raise SystemExit(EXIT_PARTIAL)
+        raise SystemExit(Exit.PARTIAL)

@@ -6,20 +6,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..session import (
-    BUDGET,
-    EXIT_PARTIAL,
-    FACTS,
-    PUBLIC_KEY,
-    RULES,
-    build_kernel,
-    emit_json,
-    examples,
-    fail,
-    incomplete_fact_files,
-    manifest_of,
-    user_errors,
-)
+from ..exits import Exit, fail, user_errors
+from ..jsonout import emit_json
+from ..loading.kernel import build_kernel, incomplete_fact_files, manifest_of
+from ..options import BUDGET, FACTS, PUBLIC_KEY, RULES, examples
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -341,8 +331,8 @@ class _Demand:
     def open(root: Path) -> _Demand | None:
         """The index of the scan in ``root`` when it answers (verified, current), else None.  A serving
         session keeps the view while the scan's signature holds, as it keeps a loaded kernel."""
-        from .. import cachemac
-        from ..session import CODE_RULES, serving
+        from ..loading import cachemac
+        from ..loading.kernel import CODE_RULES, serving
 
         secret = cachemac.secret()
         if secret is None:
@@ -468,7 +458,7 @@ def _rescan(manifest: dict, src, facts_dir, verify: bool = False):
     (``verify``: every source re-hashed and every fact file checked, the damaged ones re-extracted)."""
     from rofl.engine.errors import RoflError
 
-    from ..session import sources_unchanged
+    from ..loading.kernel import sources_unchanged
 
     # a server watching the sources saw none change since its last scan:
     if not verify and sources_unchanged(facts_dir):
@@ -510,7 +500,7 @@ def _staleness(manifest: dict, src, facts_dir, incomplete: list[str]) -> list[st
     from rofl.engine.errors import RoflError
 
     from ..impact import escape
-    from ..session import sources_unchanged
+    from ..loading.kernel import sources_unchanged
     from ..staleness import stale_sources
 
     try:  # a server watching the sources knows without looking when none changed since its last scan
@@ -618,4 +608,4 @@ def _notes(partial: bool) -> None:
         click.echo(
             "rofl impact: partial: the budget ran out before every affected file was found; raise --budget", err=True
         )
-        raise SystemExit(EXIT_PARTIAL)
+        raise SystemExit(Exit.PARTIAL)

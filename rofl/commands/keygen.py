@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..session import examples, user_errors
+from ..exits import user_errors
+from ..options import examples
 
 EPILOG = examples(
     "rofl keygen --out ci/rofl-scan",
@@ -22,7 +23,7 @@ EPILOG = examples(
 def command(prefix: str) -> None:
     """Write PREFIX.key (the private key in PEM, readable by its owner only; keep it secret, e.g. as a
     CI secret) and PREFIX.pub (the public key in PEM, to commit)."""
-    from ..signing import generate
+    from ..loading.signing import generate
 
     key_path, pub_path = generate(prefix)
     click.echo(f"wrote {key_path} (private, mode 0600) and {pub_path} (public)")

@@ -6,7 +6,8 @@ import click
 
 from rofl.servers.setup import folder_options, read_timeout_option
 
-from ..session import examples, user_errors
+from ..exits import user_errors
+from ..options import examples
 
 EPILOG = examples(
     "rofl mcp --facts facts/generated",

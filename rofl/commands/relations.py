@@ -6,21 +6,11 @@ from pathlib import Path
 
 import click
 
+from ..exits import user_errors
+from ..jsonout import emit_json
+from ..loading.kernel import BOOT, CODE_RULES, build_kernel
+from ..options import FACTS, FILES, JSON, LOAD_AS, RULES, STORE, examples
 from ..questions.answer import answer_json
-from ..session import (
-    BOOT,
-    CODE_RULES,
-    FACTS,
-    FILES,
-    JSON,
-    LOAD_AS,
-    RULES,
-    STORE,
-    build_kernel,
-    emit_json,
-    examples,
-    user_errors,
-)
 
 COUNT_BUDGET = 1_000_000  # row counts of derived relations stop here (a closure over a big scan is costly)
 

@@ -6,7 +6,9 @@ import sys
 
 import click
 
-from ..session import BUDGET, FACTS, FILES, LOAD_AS, RULES, STORE, build_kernel, examples, user_errors
+from ..exits import user_errors
+from ..loading.kernel import build_kernel
+from ..options import BUDGET, FACTS, FILES, LOAD_AS, RULES, STORE, examples
 
 EPILOG = examples(
     "rofl repl examples/tc.rofl",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FACTS, RULES, examples, fail, user_errors
+from ..exits import fail, user_errors
+from ..options import BUDGET, FACTS, RULES, examples
 
 
 @click.command(
@@ -62,15 +63,15 @@ def command(
     from rofl.scanner.manifest import src_of as source_root
 
     from .. import depcruise_config
+    from ..loading.kernel import CODE_BUDGET, code_kernel
     from ..report_kernel import kept_relations
-    from ..session import CODE_BUDGET, code_kernel
 
     # only what the report's rules read, unless an impact (which reads symbols) or a translated
     # dependency-cruiser config (rules written at run time) is asked for
     whole = bool(changed or git_base) or depcruise_config.find_config(source_root(manifest)) is not None
     keep = None if whole else kept_relations(rules)
     kernel = code_kernel(facts, rules, budget or CODE_BUDGET, keep=keep)
-    from ..presets import load_presets
+    from ..loading.presets import load_presets
     from .audit import load_depcruise
 
     for line in load_presets(kernel, facts, None, rules):  # use(...) and forbidden(...) turn them on

@@ -5,19 +5,10 @@ from __future__ import annotations
 import click
 
 from ..adapting import adapter_options, finished, open_session, rounds_ran_out
-from ..session import (
-    BUDGET,
-    EXIT_PARTIAL,
-    FILES,
-    JSON,
-    LOAD_AS,
-    STORE,
-    build_kernel,
-    emit_json,
-    examples,
-    fail,
-    user_errors,
-)
+from ..exits import Exit, fail, user_errors
+from ..jsonout import emit_json
+from ..loading.kernel import build_kernel
+from ..options import BUDGET, FILES, JSON, LOAD_AS, STORE, examples
 
 EPILOG = examples(
     "rofl run examples/counter.rofl --collect count",
@@ -92,4 +83,4 @@ def command(
         )
         click.echo(f"-- {report.ticks} tick(s), {end}")
     if rounds_ran_out(wants) or report.partial:
-        raise SystemExit(EXIT_PARTIAL)
+        raise SystemExit(Exit.PARTIAL)

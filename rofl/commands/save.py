@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..session import BUDGET, FILES, LOAD_AS, STORE, build_kernel, examples, fail, user_errors
+from ..exits import fail, user_errors
+from ..loading.kernel import build_kernel
+from ..options import BUDGET, FILES, LOAD_AS, STORE, examples
 
 EPILOG = examples(
     "rofl save sensors.store examples/sensors.rofl --load-as sensor_net examples/sensor_readings.rofl",

@@ -20,7 +20,7 @@ def _fail(message: str) -> NoReturn:
 
 def _damaged(out: str) -> list[str]:
     """The sources whose fact file under ``out`` no longer matches the manifest (none before a first scan)."""
-    from ..factdir import damaged_files
+    from ..loading.factdir import damaged_files
 
     return damaged_files(Path(out)) if os.path.isdir(out) else []
 
@@ -28,7 +28,7 @@ def _damaged(out: str) -> list[str]:
 def drop_signature(out: str | Path) -> bool:
     """After an unsigned scan of ``out``: a signature of an earlier scan no longer matches its facts;
     drop it rather than leave a stale one.  True when there was one."""
-    from ..signing import SIG_NAME
+    from ..loading.signing import SIG_NAME
 
     path = Path(out) / SIG_NAME
     existed = path.exists()
@@ -138,7 +138,8 @@ def command(
     from rofl.scanner.api import ScanError, scan
     from rofl.scanner.errors import ExtractorFailure
 
-    from .. import __version__, signing
+    from .. import __version__
+    from ..loading import signing
 
     if sign_key is not None:
         try:

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..session import FACTS, build_kernel, examples, fail, user_errors
+from ..exits import fail, user_errors
+from ..loading.kernel import build_kernel
+from ..options import FACTS, examples
 
 EPILOG = examples(
     "rofl serve examples/adapters/library.rofl --facts facts/lib",

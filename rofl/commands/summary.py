@@ -6,8 +6,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..exits import fail, user_errors
+from ..jsonout import emit_json
+from ..loading.kernel import build_kernel
+from ..options import BUDGET, FACTS, RULES, examples
 from ..questions.answer import answer_json
-from ..session import BUDGET, FACTS, RULES, build_kernel, emit_json, examples, fail, user_errors
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..questions.summary import SummaryAnswer

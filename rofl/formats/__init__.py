@@ -127,7 +127,7 @@ def repository_paths(
 
     scanned = src
     if scanned is None and facts is not None:
-        from ..factdir import read_manifest
+        from ..loading.factdir import read_manifest
 
         named = read_manifest(Path(facts)).get("src")
         scanned = named if isinstance(named, str) and os.path.isdir(named) else None

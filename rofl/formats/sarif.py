@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..findings import Finding, RuleInfo
-from ..presets import preset_names
+from ..loading.presets import preset_names
 from . import AUDIT_DESCRIPTIONS, FINGERPRINT, Report, message, project_url
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

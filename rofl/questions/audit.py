@@ -66,7 +66,7 @@ def audit(kernel: Kernel, options: AuditOptions) -> AuditAnswer:
         found.setdefault("forged", []).extend(text for text, _ in derived)
     stale: list = []
     if src is not None and facts is not None:
-        from ..factdir import read_manifest
+        from ..loading.factdir import read_manifest
         from ..staleness import stale_sources
 
         stale = stale_sources(read_manifest(Path(facts)), src)
@@ -75,7 +75,7 @@ def audit(kernel: Kernel, options: AuditOptions) -> AuditAnswer:
     objects: list[dict] = []
     where = None
     if found:
-        from ..presets import presets_file
+        from ..loading.presets import presets_file
 
         presets = [str(presets_file())] if facts is not None else []
         where = LazyWhere(audited_sources((*options.files, *presets), options.load_as, facts, options.rules))
@@ -142,7 +142,7 @@ def finding_objects(kernel: Kernel, where: LazyWhere, facts: str | None = None) 
     from rofl.engine.terms import canonical_rows, format_fact
 
     from ..findings import named_violation
-    from ..signing import SIG_NAME
+    from ..loading.signing import SIG_NAME
 
     out: list[dict] = []
     result = kernel.current
@@ -185,12 +185,12 @@ def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tupl
     from functools import cache
     from pathlib import Path
 
-    from ..factdir import SCANNER
-    from ..locate import read_sources
+    from ..loading.factdir import SCANNER
+    from ..loading.locate import read_sources
 
     tiers: list[Callable[[], list]] = [lambda: read_sources([*files, *[f for _, f in load_as], *rules])]
     if facts is not None:
-        from ..factdir import open_folder
+        from ..loading.factdir import open_folder
 
         @cache
         def sources() -> tuple:
@@ -202,7 +202,7 @@ def audited_sources(files: tuple, load_as: tuple, facts: str | None, rules: tupl
 
 
 class LazyWhere:
-    """``rofl.locate.Where`` over tiers of sources, each parsed again only when a lookup reaches it
+    """``rofl.loading.locate.Where`` over tiers of sources, each parsed again only when a lookup reaches it
     (the first tier that knows the fact or rule answers)."""
 
     def __init__(self, tiers: list[Callable[[], list]]) -> None:
@@ -210,7 +210,7 @@ class LazyWhere:
         self._built: list = []
 
     def _lookup(self, find: Callable) -> tuple[str, int] | None:
-        from ..locate import index_sources
+        from ..loading.locate import index_sources
 
         for i, tier in enumerate(self._tiers):
             if i == len(self._built):
@@ -286,7 +286,7 @@ def rules_that_ran(kernel: Kernel, where: LazyWhere | None, stale: bool, reextra
 
     from ..findings import declared_rules
     from ..formats import AUDIT_DESCRIPTIONS, audit_rule
-    from ..presets import presets_file, turned_on
+    from ..loading.presets import presets_file, turned_on
 
     declared = declared_rules(kernel, where)
     shipped = set(re.findall(r"^rule\((\w+),", presets_file().read_text(encoding="utf-8"), re.M))

@@ -405,8 +405,7 @@ def test_an_adapter_cannot_print_its_secret_back_in_disguise(adapter_env, mode):
 
 def test_a_server_never_runs_an_adapter_program(adapter_env, rofl):
     from rofl.servers.executions import Executions, result_of
-
-    from rofl.session import Session
+    from rofl.servers.session import Session
 
     (adapter_env / "src").mkdir()
     (adapter_env / "src" / "a.ts").write_text("export const a = 1;\n")

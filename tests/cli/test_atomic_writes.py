@@ -61,7 +61,7 @@ def test_keygen_that_cannot_write_is_one_line_and_leaves_no_key_and_no_temporary
             os.mkdir(path)  # the rename over a folder fails like a full disk would
         real(path, data, mode)
 
-    monkeypatch.setattr("rofl.signing.write_atomic", failing)
+    monkeypatch.setattr("rofl.loading.signing.write_atomic", failing)
     code, out, err = rofl("keygen", "--out", tmp_path / "ci")
     assert (code, out) == (2, "")
     assert len(err.strip().splitlines()) == 1 and "cannot write" in err and "--out" in err, err

@@ -192,7 +192,7 @@ def test_export_rejects_non_binary_relation(rofl, scanned):
 
 
 def test_cache_is_used_invalidated_by_rescan_and_rebuilt_when_corrupt(rofl, tmp_path):
-    from rofl.cache import CACHE_NAME
+    from rofl.loading.cache import CACHE_NAME
 
     src = tmp_path / "shop"
     shutil.copytree(SHOP, src)
@@ -282,7 +282,7 @@ def test_export_of_a_derived_relation_over_functions_carries_file_and_line(rofl,
 def test_a_cache_compiled_by_other_engine_code_is_rebuilt(rofl, tmp_path, monkeypatch):
     """The engine's code is part of the cache key: a fact folder compiled before an engine change
     (how a rule's premises are reflected, say) must not keep answering with the old engine's meaning."""
-    from rofl import cache as compiled
+    from rofl.loading import cache as compiled
 
     src = tmp_path / "shop"
     shutil.copytree(SHOP, src)

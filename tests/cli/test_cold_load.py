@@ -36,8 +36,10 @@ def _without_caches(facts: Path, dest: Path) -> Path:
 def _eager(facts: Path, rules: tuple, keeps) -> Kernel:
     """The oracle: every fact file read first (``open_folder``), then each loaded whole, then the
     relations not kept deleted, as the loader did before it read them one at a time."""
-    from rofl.factdir import open_folder
-    from rofl.session import BOOT, CODE_BUDGET, CODE_RULES, MANIFEST_NAME, SCANNER, loader_facts
+    from rofl.scanner.layout import MANIFEST_NAME
+
+    from rofl.loading.factdir import SCANNER, open_folder
+    from rofl.loading.kernel import BOOT, CODE_BUDGET, CODE_RULES, loader_facts
 
     folder = open_folder(facts)
     kernel = Kernel(BOOT, budget=CODE_BUDGET)
@@ -59,8 +61,8 @@ def _rows(kernel: Kernel) -> dict[str, dict[tuple, tuple]]:
 
 @pytest.mark.parametrize("trimmed", [False, True], ids=["whole", "report-subset"])
 def test_the_cold_store_equals_every_text_loaded_at_once(scanned, trimmed, tmp_path):
+    from rofl.loading.kernel import CODE_BUDGET, loaded_code_kernel
     from rofl.report_kernel import kept_relations
-    from rofl.session import CODE_BUDGET, loaded_code_kernel
 
     facts, rules = scanned
     keep = kept_relations((str(rules),)) if trimmed else None
@@ -92,7 +94,7 @@ def test_report_and_cycles_answer_the_same_cold_and_warm(scanned, tmp_path):
 def test_a_fact_file_is_judged_on_the_bytes_read_when_it_loads(scanned, tmp_path):
     """Listing the folder reads no fact file: one edited after the listing (before its turn) loads as
     unverified, with the digest warning, and one removed by then counts as missing."""
-    from rofl.factdir import Reading, list_folder
+    from rofl.loading.factdir import Reading, list_folder
 
     facts = _without_caches(scanned[0], tmp_path / "facts")
     folder = list_folder(facts)

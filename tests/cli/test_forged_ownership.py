@@ -143,7 +143,7 @@ def test_a_deleted_fact_file_is_a_finding_and_answers_say_incomplete(rofl, facts
 
 def test_audit_never_answers_from_the_cache(rofl, facts, monkeypatch):
     """A forged cache (its key recomputed) cannot answer an audit: audit never reads it."""
-    from rofl import cache
+    from rofl.loading import cache
 
     assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # writes the cache
     assert (facts / ".rofl-store.cache").exists()
@@ -194,7 +194,7 @@ def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
     recomputes the key and tags the payload with any other secret gets a rebuilt cache."""
     import marshal
 
-    from rofl import cache, cachemac
+    from rofl.loading import cache, cachemac
 
     assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # writes and tags the cache
     path = cache.cache_path(facts)
@@ -222,7 +222,7 @@ def test_the_cache_tag_is_in_the_bytes_read(tmp_path):
     payload changed under a kept tag, is not read."""
     from rofl.engine.store import Store
 
-    from rofl import cache
+    from rofl.loading import cache
 
     mine, theirs = b"\x02" * 32, b"\x03" * 32
     store = Store()
@@ -309,7 +309,7 @@ def test_the_cache_secret_is_private_to_its_user(tmp_path, monkeypatch):
 
     from rofl.engine.store import Store
 
-    from rofl import cache, cachemac
+    from rofl.loading import cache, cachemac
 
     monkeypatch.setenv("ROFL_CONFIG_DIR", str(tmp_path / "config"))
     secret = cachemac.secret()

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rofl import cachemac, graph_index, graph_rules
-from rofl.session import CODE_BUDGET, CODE_RULES
+from rofl import graph_index, graph_rules
+from rofl.loading import cachemac
+from rofl.loading.kernel import CODE_BUDGET, CODE_RULES
 from tests.cli.impact_fixtures import run
 from tests.conftest import write_tree
 

@@ -105,11 +105,11 @@ def test_the_search_index_holds_files_packages_and_symbols(made):
 def test_the_report_from_the_relations_its_rules_read_is_the_report_from_them_all(made, tmp_path):
     """The report loads only the scanner relations its rules (and itself) read: the page is the same as
     from the whole scan, findings and proofs included."""
-    from rofl.presets import load_presets
+    from rofl.loading.kernel import code_kernel
+    from rofl.loading.presets import load_presets
     from rofl.report_data import gather
     from rofl.report_html import render
     from rofl.report_kernel import kept_relations
-    from rofl.session import code_kernel
     from tests.cli.report_fixtures import RULES
 
     facts, _, _, _ = made

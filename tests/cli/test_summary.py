@@ -102,8 +102,8 @@ def test_summary_agrees_with_networkx_on_generated_monorepos(case):
     from rofl.rules import path as shipped
     from rofl.scanner.api import scan
 
+    from rofl.loading.kernel import build_kernel
     from rofl.questions.summary import summarize
-    from rofl.session import build_kernel
 
     places, edges = case
     with tempfile.TemporaryDirectory() as tmp:

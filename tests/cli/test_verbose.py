@@ -50,7 +50,7 @@ def test_ask_logs_on_stderr_and_answers_the_same(rofl, tmp_path, where):
     assert quiet[:2] == loud[:2] and quiet[0] == 0 and quiet[1].count("\n") > 10
     assert _log_lines(quiet[2]) == []
     logged = _log_lines(loud[2])
-    assert any("rofl.session" in line and str(facts) in line for line in logged), loud[2]
+    assert any("rofl.loading.kernel" in line and str(facts) in line for line in logged), loud[2]
     assert any("rofl ask:" in line for line in logged), loud[2]
 
 
@@ -82,4 +82,4 @@ def test_a_command_run_directly_keeps_the_servers_level(capsys):
         logged = _log_lines(capsys.readouterr().err)
     finally:
         logs.setup(0)
-    assert any("rofl.session" in line for line in logged), logged
+    assert any("rofl.loading.kernel" in line for line in logged), logged

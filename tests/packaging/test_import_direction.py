@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
 
 
 def room_of(module: str) -> str | None:
-    """The room an absolute import names (``rofl.engine.terms`` -> engine, ``rofl.session`` -> rofl), or None
+    """The room an absolute import names (``rofl.engine.terms`` -> engine, ``rofl.loading.kernel`` -> rofl), or None
     for a module that is not ours.  A bare ``engine`` is not ours any more: it names another distribution."""
     parts = module.split(".")
     if parts[0] != "rofl":

@@ -35,8 +35,8 @@ from tests.conftest import BOOT, ROOT
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CODE_RULES = ROOT / "rules" / "code.rofl"
 PRESETS = ROOT / "rules" / "presets.rofl"
-SCANNER = "scanner"  # the identity the loader gives a scan's fact files (rofl.session.SCANNER)
-LOADER = "authority(code, scanner).\n"  # what the loader itself grants (rofl.session.loader_facts)
+SCANNER = "scanner"  # the identity the loader gives a scan's fact files (rofl.loading.kernel.SCANNER)
+LOADER = "authority(code, scanner).\n"  # what the loader itself grants (rofl.loading.kernel.loader_facts)
 BUDGET = 10**7
 _DIRECTIVE = re.compile(r"^# (title|relation|preset|rules|expect):\s*(.*?)\s*$")
 _RELATION = re.compile(r"^([a-z][A-Za-z0-9_]*)(?:\[([a-z][A-Za-z0-9_]*)\])?$")

@@ -273,8 +273,8 @@ PRESETS = (
 def compare(repo: Repo) -> None:
     from rofl.scanner.api import scan
 
-    from rofl.presets import load_presets
-    from rofl.session import loaded_code_kernel
+    from rofl.loading.kernel import loaded_code_kernel
+    from rofl.loading.presets import load_presets
 
     tree = sources(repo)
     with tempfile.TemporaryDirectory() as tmp:

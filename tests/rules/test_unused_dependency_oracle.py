@@ -72,8 +72,8 @@ def monorepos(draw) -> dict[str, str]:
 def check(tree: dict[str, str]) -> None:
     from rofl.scanner.api import scan
 
-    from rofl.presets import load_presets
-    from rofl.session import loaded_code_kernel
+    from rofl.loading.kernel import loaded_code_kernel
+    from rofl.loading.presets import load_presets
 
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "src", Path(tmp) / "facts"

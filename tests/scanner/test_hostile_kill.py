@@ -23,7 +23,7 @@ import pytest
 from rofl.scanner import lock
 from rofl.scanner.api import scan
 
-from rofl.factdir import open_folder
+from rofl.loading.factdir import open_folder
 from tests.scanner.hostile import corpus, make_tree, snapshot
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="fork-based kills")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rofl.engine import safe_write
 
-from rofl.factdir import open_folder
+from rofl.loading.factdir import open_folder
 from tests.scanner.conftest import run_scan, scan_json
 from tests.scanner.hostile import CLEAN, make_tree, snapshot
 
@@ -163,7 +163,7 @@ def test_store_and_cache_writes_never_follow_a_planted_link(tmp_path, victim):
     from rofl.engine import persist
     from rofl.engine.store import Store
 
-    from rofl import cache
+    from rofl.loading import cache
 
     (tmp_path / cache.CACHE_NAME).symlink_to(victim)
     cache.write(tmp_path, "key", Store(), ())

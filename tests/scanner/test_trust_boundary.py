@@ -210,7 +210,7 @@ def test_package_json_linked_out_of_src_is_a_config_error_not_read(tmp_path):
     errors = rel(_entries(out), "src_config_error") | rel(facts, "src_config_error")
     assert ("pkgs/p2/package.json", "its real location is outside SRC, not read") in errors
 
-    from rofl.packagefacts import package_facts
+    from rofl.loading.packagefacts import package_facts
 
     found = package_facts(src, ["pkgs/p2/index.ts", "app.ts"], {})
     assert "left-pad" not in found.text  # rofl audit's pkg_dependency facts do not come from it either

@@ -17,8 +17,7 @@ from rofl.servers.commands import CANCELLABLE, BadRequest, served
 from rofl.servers.event_schema import event_schema, payload_schema
 from rofl.servers.executions import Executions, NotCancellable, NotFound
 from rofl.servers.protocol import OPERATIONS, protocol
-
-from rofl.session import Session
+from rofl.servers.session import Session
 
 from .conftest import generated_tree, module, rofl
 

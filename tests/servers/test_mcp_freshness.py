@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from rofl.session import CODE_BUDGET, Session
+from rofl.servers.session import Session
+
+from rofl.loading.kernel import CODE_BUDGET
 
 
 def _files(session: Session) -> int:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.servers.session import Session
 
-from rofl.session import CODE_BUDGET, Session
+from rofl.loading.kernel import CODE_BUDGET
 
 from .conftest import generated_tree, module, rofl
 

@@ -1,6 +1,6 @@
 """The compiled store cache of a fact folder: the loaded base store, keyed by everything it was built from.
 
-File layout: ``MAGIC`` line, the HMAC tag of the payload under this user's secret (``rofl.cachemac``),
+File layout: ``MAGIC`` line, the HMAC tag of the payload under this user's secret (``rofl.loading.cachemac``),
 a newline, then a ``marshal`` payload ``(key, tick, counters, base, warnings)`` with ``base`` as
 ``((rel, rows, whos), ...)``.  The tag lives in the file it authenticates, and the bytes read are the
 bytes checked and parsed (one read: nothing can be swapped in between).  A cache whose magic, tag or
@@ -67,7 +67,7 @@ def read(
     name: str = CACHE_NAME,
 ) -> tuple[Store, tuple] | None:
     """The cached store and its warnings, or None when there is no cache for ``key`` carrying this user's
-    tag (``secret``, by default ``rofl.cachemac.secret()``).  With ``keep``, only the relations it keeps
+    tag (``secret``, by default ``rofl.loading.cachemac.secret()``).  With ``keep``, only the relations it keeps
     are adopted (the others are dropped as they are read: a smaller peak for a command that needs few).
     The file's bytes are read once and never copied (views), so the peak is the bytes and the store."""
     from . import cachemac

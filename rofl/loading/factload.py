@@ -1,4 +1,4 @@
-"""Loading a scan's fact files into a kernel one at a time: each read and checked (``rofl.factdir``), parsed,
+"""Loading a scan's fact files into a kernel one at a time: each read and checked (``rofl.loading.factdir``), parsed,
 its values shared, the relations a command does not keep left out, asserted, and its text dropped.
 
 What a fold of the whole folder at once would hold (every text, every parsed clause) is never alive:

@@ -4,7 +4,7 @@ tag of a cache's payload, so that a cache someone else wrote (or forged, key rec
 The secret is 32 random bytes in ``$ROFL_CONFIG_DIR`` (default ``$XDG_CONFIG_HOME/rofl`` or
 ``~/.config/rofl``) as ``cache-mac.key``, created readable by its owner only; a secret file that
 others could read or write is not used (the cache is then neither read nor written).  The tag lives
-in the cache file's header (``rofl.cache``): it is worthless without the secret.
+in the cache file's header (``rofl.loading.cache``): it is worthless without the secret.
 """
 
 from __future__ import annotations

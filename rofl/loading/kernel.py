@@ -1,0 +1,331 @@
+"""Building a kernel over the command line's inputs (boot, a saved store, program files, --load-as files, a scan):
+the fact-folder load with the scanner's authority granted by the loader, the compiled cache, the forgery refusal."""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import rofl.rules as shipped_rules
+from rofl.engine.errors import RoflError
+from rofl.engine.kernel import DEFAULT_BUDGET, Kernel
+from rofl.scanner.layout import MANIFEST_NAME
+
+from .factdir import SCANNER, UNVERIFIED
+
+if TYPE_CHECKING:
+    from .cache import Subset
+    from .factdir import LazyFolder
+    from .factload import Loading
+
+BOOT = shipped_rules.path("boot.rofl")
+CODE_RULES = shipped_rules.path("code.rofl")
+CODE_BUDGET = 50_000_000
+
+_log = logging.getLogger(__name__)  # what loading does, for -v (rofl.logs)
+
+
+class ForgedFacts(RoflError):
+    """Refusing to answer over forged facts (ask and impact with --public-key): exit 1, not a user error."""
+
+    exit_code = 1
+
+
+def who_name(who: str) -> str:
+    from rofl.engine.lexer import is_name
+
+    if not is_name(who):
+        raise RoflError(f"--load-as: '{who}' is not an atom; use a lowercase name such as sensor_net")
+    return who
+
+
+def build_kernel(
+    files: tuple,
+    load_as: tuple,
+    budget: int | None,
+    store: str | None = None,
+    facts: str | None = None,
+    rules: tuple = (),
+    use_cache: bool = True,
+    public_key: str | None = None,
+    refuse_forged: bool = False,
+) -> Kernel:
+    """Boot (or a saved store, or a scanned fact folder with code.rofl and --rules), then each FILE
+    (no who), then each --load-as file asserted by its WHO; evaluated once, except over a scan, where
+    each question evaluates only the relations it depends on (its goals).  ``use_cache=False`` (audit)
+    reads the fact files themselves, never the compiled cache.  With ``public_key`` the scan's signature
+    is checked first (a scan that fails it loads as unverified); ``refuse_forged`` (ask and impact
+    with --public-key) exits 1 instead of answering over a failed signature or any forged fact."""
+    if facts is not None and store:
+        raise RoflError("--facts and --store both name a starting point; give one of them")
+    if facts is not None and any(who_name(w) == SCANNER for w, _ in load_as):
+        raise RoflError(
+            f"--load-as {SCANNER}: '{SCANNER}' is the identity the loader gives a scan's verified fact files; load FILE as another WHO"
+        )
+    kept = SERVED_CALL.get()
+    if kept is not None and facts is not None and not files and not load_as and use_cache and public_key is None:
+        kernel = kept.kernel(facts, rules, budget or CODE_BUDGET)  # a server's loaded store, when it holds this folder
+        if kernel is not None:
+            return kernel
+    if facts is not None:
+        kernel = code_kernel(facts, rules, budget or CODE_BUDGET, use_cache and public_key is None, public_key)
+        if refuse_forged and public_key is not None:
+            refuse_if_forged(kernel)
+    elif public_key is not None:
+        raise RoflError("--public-key checks a scan's signature; give --facts DIR too")
+    elif store:
+        kernel = Kernel.restore(store, budget=budget or DEFAULT_BUDGET)
+    else:
+        kernel = Kernel(BOOT, budget=budget or DEFAULT_BUDGET)
+    sources: list[tuple[Path, str | None]] = [(Path(f), None) for f in files]
+    sources += [(Path(f), who_name(w)) for w, f in load_as]
+    if facts is None:
+        sources += [(Path(r), "user") for r in rules]
+    if sources:  # over a scan, the question evaluates only what it needs (its goals)
+        kernel.load_sources(sources, evaluate_now=facts is None)
+        _log.info("loaded %d program file(s)%s", len(sources), "" if facts is None else " over the scan")
+        for path, who in sources:
+            _log.debug("%s asserted by %s", path, who or "no one (its own facts)")
+    return kernel
+
+
+def code_kernel(
+    facts: str,
+    rules: tuple,
+    budget: int,
+    use_cache: bool = True,
+    public_key: str | None = None,
+    keep: Subset | None = None,
+) -> Kernel:
+    """A kernel over a scanned fact folder, from its compiled cache when nothing it depends on changed
+    (and ``use_cache``) and the cache carries this user's tag (rofl.loading.cachemac).  The loader, not any file, grants the scanner its authority over [code].
+    With ``keep``, only the base relations it keeps are loaded (`rofl report`: what its rules read),
+    from a cache of those alone when there is one.
+    Its warnings go to stderr."""
+    kernel, warnings = loaded_code_kernel(facts, rules, budget, use_cache, public_key, keep)
+    for line in warnings:
+        sys.stderr.write(f"warning: {line}\n")
+    return kernel
+
+
+def loaded_code_kernel(
+    facts: str,
+    rules: tuple,
+    budget: int,
+    use_cache: bool = True,
+    public_key: str | None = None,
+    keep: Subset | None = None,
+) -> tuple[Kernel, tuple[str, ...]]:
+    """``code_kernel`` and the warnings of its load (not printed)."""
+    from rofl import __version__
+
+    from . import cache
+    from .factdir import stat_key
+
+    root = Path(facts)
+    if not (root / MANIFEST_NAME).is_file():
+        raise RoflError(f"{root}: no {MANIFEST_NAME} here; run `rofl scan SRC --out {root}` first")
+    folder_key = stat_key(root)
+    parts = [__version__.encode(), cache.engine_fingerprint(), folder_key.encode(), BOOT.read_bytes()]
+    parts.append(CODE_RULES.read_bytes())
+    from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
+
+    for r in rules:
+        try:
+            parts.append(str(r).encode() + b"\0" + read_regular(r, MAX_PROGRAM_BYTES))  # a FIFO is refused
+        except FileNotFoundError:
+            raise RoflError(f"{r}: no such rule file; check the --rules path") from None
+        except OSError as exc:
+            raise RoflError(f"{r}: cannot read ({exc.strerror}); pass a readable UTF-8 .rofl file as --rules") from None
+    from rofl.scanner.hashing import hash_key
+
+    key = hash_key(b"\0\0".join(parts))
+    from . import cachemac
+
+    mac_key = cachemac.secret() if use_cache else None  # no private per-user secret: no cache at all
+    subset = None if mac_key is None or keep is None else cache.read(root, keep.key(key), mac_key, name=keep.name)
+    if subset is not None or mac_key is None:
+        hit = subset
+    else:  # the tag is checked on the bytes parsed
+        hit = cache.read(root, key, mac_key, keep.keeps if keep is not None else None)
+    if hit is not None:
+        kernel = Kernel(None, budget=budget)
+        kernel.store, warnings = hit
+        _log.info("%s: loaded from its compiled cache (%s)", root, keep.name if subset and keep else cache.CACHE_NAME)
+    else:
+        why = "caching is off" if mac_key is None else "no valid compiled cache"
+        kernel, warnings = _cold_load(root, folder_key, rules, budget, public_key, keep, why)
+        if mac_key is not None and keep is None:
+            cache.write(root, key, kernel.store, warnings, mac_key)
+    if keep is not None and mac_key is not None and subset is None:
+        cache.write(root, keep.key(key), kernel.store, warnings, mac_key, name=keep.name)
+    declare_vocabulary(kernel)
+    return kernel, tuple(warnings)
+
+
+def declare_vocabulary(kernel: Kernel) -> None:
+    """Tell the kernel every relation of the scanner's vocabulary (``scanner.schema.RELATIONS``): one
+    no file of this scan has rows of (``src_parse_error`` of a clean repository) answers "no", not "no
+    relation"."""
+    from rofl.scanner.schema import FACTS_PERSPECTIVE, RELATIONS
+
+    kernel.declare((r.name, FACTS_PERSPECTIVE, r.arity) for r in RELATIONS)
+    kernel.declare(LOADER_VOCABULARY)
+
+
+# What the loader asserts over a scan (loader_facts), known even when it asserted none of it: asking
+# for them never falls into the unknown-relation path (whose did-you-mean walks every base row).
+LOADER_VOCABULARY = (("missing_fact_file", "audit", 1),)
+
+
+def _cold_load(
+    root: Path, folder_key: str, rules: tuple, budget: int, public_key: str | None, keep: Subset | None, why: str
+) -> tuple[Kernel, tuple[str, ...]]:
+    """A kernel over the fact files themselves: each read, checked against the manifest's digest, parsed
+    and asserted in turn (``rofl.loading.factload``: one file's text alive at a time, the relations ``keep``
+    does not keep left out as each file is parsed), then the loader's own facts and the rule files."""
+    from .factdir import checked_root, list_folder, read_manifest
+    from .factload import Loading
+
+    manifest = read_manifest(checked_root(root))
+    folder = list_folder(root, folder_key, manifest)
+    unsigned = None
+    if public_key is not None:
+        from .signing import verify_folder
+
+        verdict = verify_folder(root, manifest, public_key)
+        unsigned = None if verdict.ok else verdict.reason
+    del manifest  # what the load still needs of it is in ``folder``
+    kernel = Kernel(BOOT, budget=budget)
+    kernel.load_sources([(CODE_RULES, None)], evaluate_now=False)
+    loading = Loading(keep.keeps if keep is not None else None)
+    missing, warnings = _load_fact_files(kernel, folder, loading, unsigned, why)
+    loader = (root / MANIFEST_NAME, None, loader_facts(missing, unsigned))
+    kernel.load_sources([loader, *[(Path(r), "user") for r in rules]], evaluate_now=False)
+    loading.drop_left_out(kernel)  # the relations this command does not read (declared, as loaded whole)
+    if unsigned:
+        warnings += (f"signature check failed: {unsigned}; every fact file loads as '{UNVERIFIED}'",)
+    if missing:
+        warnings += (
+            f"{len(missing)} fact file{'s' if len(missing) != 1 else ''} listed in the manifest "
+            f"{'are' if len(missing) != 1 else 'is'} missing or damaged: every answer over this scan is incomplete;"
+            f" run `{folder.repair()}`",
+        )
+    return kernel, warnings
+
+
+def _load_fact_files(
+    kernel: Kernel, folder: LazyFolder, loading: Loading, unsigned: str | None, why: str = ""
+) -> tuple[list[str], tuple[str, ...]]:
+    """Load each fact file on its own, so that one that does not parse (or that the kernel rejects) is
+    rolled back alone: (the listed ones missing or skipped, relative to the folder; the folder's
+    warnings and one line per file skipped, naming the command that re-extracts it).  The preamble
+    comes with no identity from the folder; it is the scanner's file, and what it says about authority
+    is only a claim (the grant is the loader's).  A scan that fails its signature check (``unsigned``)
+    loads as unverified, every file of it."""
+    from .factdir import Reading, damaged_warning
+    from .factload import load_each
+
+    report = Reading([], set(), [])
+    damaged: list[str] = []
+    failures: list[str] = []
+    foreign = set(folder.foreign)
+
+    def failed(path: Path, exc: RoflError) -> None:
+        listed = str(path) not in foreign
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        failures.append(damaged_warning(folder.root, {"src": folder.src}, path, f"does not load: {why}", listed))
+        if listed:
+            damaged.append(Path(path).relative_to(folder.root).as_posix())
+
+    sources = ((p, UNVERIFIED if unsigned else SCANNER if w is None else w, t) for p, w, t in folder.sources(report))
+    count = load_each(kernel, sources, loading, failed)
+    _log.info("%s: %d fact file(s) parsed and loaded (%s)", folder.root, count, why)
+    missing, warnings = folder.closing(report)
+    return [*missing, *damaged], (*warnings, *failures)
+
+
+# the findings that mean a fact does not come from the scanner (ask and impact refuse them with --public-key)
+FORGERY_FINDINGS = (
+    "unsigned[audit](R)",
+    "forged[audit](F)",
+    "usurp[audit](R, P, W)",
+    "claimed[audit](P, W, B)",
+    "rule_in_facts[audit](R, W)",
+    "missing_fact_file[audit](F)",
+)
+
+
+def refuse_if_forged(kernel: Kernel) -> None:
+    """Exit 1 (one line on stderr) when any forgery finding holds over the loaded scan."""
+    from rofl.engine.errors import UnknownRelation
+
+    for question in FORGERY_FINDINGS:
+        try:
+            answers = kernel.query(question)
+        except UnknownRelation:
+            continue
+        if answers.rows:
+            raise ForgedFacts(
+                f"rofl: refusing to answer over forged facts: {question.split('(')[0]} has {len(answers.rows)} row(s); run `rofl audit` to see them"
+            )
+
+
+def incomplete_fact_files(kernel: Kernel) -> list[str]:
+    """The listed fact files the loader found missing (its missing_fact_file[audit] facts): an answer
+    over this scan is incomplete while there is one.  Empty for a kernel that loaded no scan."""
+    from rofl.engine.errors import UnknownRelation
+
+    try:  # declared by declare_vocabulary for a scan's kernel; any other kernel may not know it
+        rows = kernel.query("missing_fact_file[audit](F)").rows
+    except UnknownRelation:
+        return []
+    return sorted(str(row[0]) for row in rows)
+
+
+def loader_facts(missing: list[str], unsigned: str | None = None) -> str:
+    """What the loader itself asserts over a scan: the scanner's authority over [code] (never taken
+    from a file), one missing_fact_file[audit] finding per listed fact file that is gone, and an
+    unsigned[audit] finding when the signature check failed."""
+    from rofl.engine.terms import format_term
+
+    lines = [f"authority(code, {SCANNER})."]
+    if unsigned:
+        lines.append(f"unsigned[audit]({format_term(unsigned)}).")
+    lines += [f"missing_fact_file[audit]({format_term(path)})." for path in missing]
+    return "\n".join(lines) + "\n"
+
+
+def has_scan(facts: Path) -> bool:
+    """Whether ``facts`` holds a scan: its manifest is there."""
+    return (facts / MANIFEST_NAME).is_file()
+
+
+def manifest_of(facts: Path) -> dict:
+    """The manifest of the scan in ``facts``: a serving session's parsed copy, or read from disk."""
+    call = SERVED_CALL.get()
+    if call is not None and call.session.holds(facts):
+        return call.session.manifest()
+    from .factdir import read_manifest
+
+    return read_manifest(facts)
+
+
+def serving(facts: Path) -> Any:
+    """The session serving the running call when it holds ``facts``, else None (the command line)."""
+    call = SERVED_CALL.get()
+    return call.session if call is not None and call.session.holds(facts) else None
+
+
+def sources_unchanged(facts: Path) -> bool:
+    """True only when a serving session watches the sources of ``facts`` and none changed since its last
+    scan: a rescan would find nothing to do."""
+    call = SERVED_CALL.get()
+    return call is not None and call.session.holds(facts) and call.session.fresh()
+
+
+# the call running in this context, when a session serves it (None on the command line)
+SERVED_CALL: contextvars.ContextVar[Any] = contextvars.ContextVar("rofl_call", default=None)  # servers.session.Call
