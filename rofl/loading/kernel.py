@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,7 @@ def build_kernel(
     use_cache: bool = True,
     public_key: str | None = None,
     refuse_forged: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> Kernel:
     """Boot (or a saved store, or a scanned fact folder with code.rofl and --rules), then each FILE
     (no who), then each --load-as file asserted by its WHO; evaluated once, except over a scan, where
@@ -71,7 +73,9 @@ def build_kernel(
         if kernel is not None:
             return kernel
     if facts is not None:
-        kernel = code_kernel(facts, rules, budget or CODE_BUDGET, use_cache and public_key is None, public_key)
+        kernel = code_kernel(
+            facts, rules, budget or CODE_BUDGET, use_cache and public_key is None, public_key, warn=warn
+        )
         if refuse_forged and public_key is not None:
             refuse_if_forged(kernel)
     elif public_key is not None:
@@ -99,15 +103,19 @@ def code_kernel(
     use_cache: bool = True,
     public_key: str | None = None,
     keep: Subset | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> Kernel:
     """A kernel over a scanned fact folder, from its compiled cache when nothing it depends on changed
     (and ``use_cache``) and the cache carries this user's tag (rofl.loading.cachemac).  The loader, not any file, grants the scanner its authority over [code].
     With ``keep``, only the base relations it keeps are loaded (`rofl report`: what its rules read),
     from a cache of those alone when there is one.
-    Its warnings go to stderr."""
+    Its warnings go to ``warn``, else to stderr."""
     kernel, warnings = loaded_code_kernel(facts, rules, budget, use_cache, public_key, keep)
     for line in warnings:
-        sys.stderr.write(f"warning: {line}\n")
+        if warn is not None:
+            warn(line)
+        else:
+            sys.stderr.write(f"warning: {line}\n")
     return kernel
 
 
