@@ -268,15 +268,19 @@ def _make_out(run: ScanRun, out: str) -> None:
 
 def _scan_locked(run: ScanRun) -> ScanSummary:
     """The scan, under the lock: find, decide, extract, then (unless cancelled) commit."""
-    found = _find(run)
-    how = "git" if found.listing.from_git else "a folder walk"
-    _log.info("%s: %d source(s) listed by %s", run.src, len(found.listing.sources), how)
+    listing = scan_listing(run.src, run.out, run.options.include, run.options.exclude)
+    names = _fact_folder_names(run.out)
+    saved = state.load(run.out)
+    how = "git" if listing.from_git else "a folder walk"
+    _log.info("%s: %d source(s) listed by %s", run.src, len(listing.sources), how)
     state_key = run.state_key(EXTRACTOR_VERSION, RESOLVER_VERSION)
-    if found.saved is not None and not run.verify and found.saved.get("key") == state_key:
-        quick = state.unchanged(run.src, run.out, found.saved, found.listing, set(found.present))
+    if saved is not None and not run.verify and saved.get("key") == state_key:
+        quick = state.unchanged(run.src, run.out, saved, listing, names)
         if quick is not None:
             _log.info("nothing changed since the last scan (its saved state matches): the manifest stays")
             return ScanSummary.unchanged(run, *quick)
+    shaped = layout.FACT_FILE_NAME.match  # only names the scanner writes: anything else is not its to reuse or remove
+    found = Found(listing, frozenset(n for n in names if shaped(n)), saved)
     from rofl.scanner.worklist import make_worklist
 
     previous = _previous(run)
@@ -293,15 +297,12 @@ def _scan_locked(run: ScanRun) -> ScanSummary:
     return ScanSummary.of(run, work, extracted, written)
 
 
-def _find(run: ScanRun) -> Found:
-    listing = scan_listing(run.src, run.out, run.options.include, run.options.exclude)
-    try:  # only names the scanner writes: anything else in the folder is not its to reuse or remove
-        names = os.listdir(os.path.join(run.out, layout.FACTS_FOLDER))
+def _fact_folder_names(out: str) -> list[str]:
+    """Every name in the output's fact folder (none when it cannot be listed)."""
+    try:
+        return os.listdir(os.path.join(out, layout.FACTS_FOLDER))
     except OSError:
-        names = []
-    shaped = layout.FACT_FILE_NAME.match
-    present = frozenset(n for n in names if shaped(n))
-    return Found(listing, present, state.load(run.out))
+        return []
 
 
 def _previous(run: ScanRun) -> Previous:

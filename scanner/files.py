@@ -16,7 +16,8 @@ import errno
 import os
 import re
 import stat
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 SOURCE_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".vue", ".svelte", ".astro")
 COMPONENT_SUFFIXES = {".vue": "vue", ".svelte": "svelte", ".astro": "astro"}
@@ -46,6 +47,30 @@ class Listing:
     packages: tuple[str, ...]
     from_git: bool
     top: str | None = None  # the (real) root of the verified git work tree SRC lies in, if any
+    # a folder walk: each folder it listed ("" for SRC) -> the names in it, ``folded``
+    walked: Mapping[str, frozenset[str]] = field(default_factory=dict, compare=False)
+
+    def surely_absent(self, rel: str) -> bool:
+        """True when the walk shows that nothing is at ``rel`` (a normalized path relative to SRC):
+        a folder it listed, on the way to ``rel``, holds no entry of that name.  False when it cannot
+        tell (a git listing, a path through a folder it did not enter); a stat must say then.
+
+        Names compare case-folded (and NFC-normalized): on a file system that ignores case, ``Foo``
+        listed makes ``foo`` present too, so folding errs towards a stat, never towards absent."""
+        walked = self.walked
+        if not walked:
+            return False
+        path = rel
+        while True:
+            parent, _, name = path.rpartition("/")
+            if name in ("", ".", ".."):  # not a normalized path: only a stat can tell
+                return False
+            names = walked.get(parent)
+            if names is not None:
+                return folded(name) not in names
+            if not parent:
+                return False
+            path = parent
 
 
 def grammar_for(path: str) -> str:
@@ -269,20 +294,33 @@ def inside(real: str, root_real: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
-def _walk(src: str) -> list[str]:
+def folded(path: str) -> str:
+    """``path`` (a name, or names NUL-separated) as a file system that ignores case (and Unicode
+    normalization) compares names."""
+    if path.isascii():
+        return path.casefold()
+    import unicodedata
+
+    return unicodedata.normalize("NFC", path).casefold()
+
+
+def _walk(src: str) -> tuple[list[str], dict[str, frozenset[str]]]:
+    """(sources and other regular files, each folder listed -> the names in it ``folded``)."""
     root_real = os.path.realpath(src)
     found: list[str] = []
+    folders: dict[str, frozenset[str]] = {}
     linked: set[str] = set()  # real folders entered through a symlink
     stack: list[tuple[str, str, str]] = [(src, "", root_real)]
+    suffixes = SOURCE_SUFFIXES
     while stack:
         folder, rel, real_folder = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
             continue
-        for entry in entries:
-            name = entry.name
-            rel_path = rel + name
+        names = [entry.name for entry in entries]
+        folders[rel[:-1]] = frozenset(folded("\0".join(names)).split("\0"))
+        for entry, name in zip(entries, names):
             try:
                 is_link = entry.is_symlink()
                 try:
@@ -299,16 +337,16 @@ def _walk(src: str) -> list[str]:
                         linked.add(real)
                     else:
                         real = real_folder + os.sep + name
-                    stack.append((entry.path, rel_path + "/", real))
-                elif is_source(name):
-                    found.append(rel_path)  # special files and links out of SRC too: source_stat says why
+                    stack.append((entry.path, rel + name + "/", real))
+                elif name.endswith(suffixes):
+                    found.append(rel + name)  # special files and links out of SRC too: source_stat says why
                 elif entry.is_file():
                     if is_link and not inside(os.path.realpath(entry.path), root_real):
                         continue
-                    found.append(rel_path)
+                    found.append(rel + name)
             except OSError:  # vanished while walking: not the scan's problem
                 continue
-    return found
+    return found, folders
 
 
 def source_stat(full: str, root_real: str, folders: dict[str, bool] | None = None) -> os.stat_result | None:
@@ -358,17 +396,14 @@ def list_files(src: str, path_filter: PathFilter) -> Listing:
     top = git_top(src)
     names = _git_listing(src) if top is not None else None
     from_git = names is not None
+    walked: dict[str, frozenset[str]] = {}
     if names is None:
-        names = _walk(src)
-    sources: list[str] = []
-    packages: list[str] = []
-    for name in names:
-        if is_source(name):
-            if path_filter.keeps_source(name):
-                sources.append(name)
-        elif name == PACKAGE_JSON or name.endswith("/" + PACKAGE_JSON):
-            if path_filter.keeps_package(name):
-                packages.append(name)
+        names, walked = _walk(src)
+    sources = [name for name in names if name.endswith(SOURCE_SUFFIXES)]
+    packages = [n for n in names if n == PACKAGE_JSON or n.endswith("/" + PACKAGE_JSON)]
+    if path_filter.include or path_filter.exclude:
+        sources = [name for name in sources if path_filter.keeps_source(name)]
+        packages = [name for name in packages if path_filter.keeps_package(name)]
     sources.sort()
     packages.sort()
-    return Listing(tuple(sources), tuple(packages), from_git, top)
+    return Listing(tuple(sources), tuple(packages), from_git, top, walked)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,15 +87,19 @@ def _expand(data: dict[str, Any]) -> bool:
     if not all(isinstance(p, str) for p in probes):
         return False
     count = len(probes)
+    path_of = probes.__getitem__
+    ints = {int}  # not bool, which JSON's true would give: a list of exactly ints, each an index
     for entry in files.values():
         if not isinstance(entry, dict):
             return False
         ids = entry.get("resolution_deps")
         if ids is None:
             continue
-        if not isinstance(ids, list) or not all(type(i) is int and 0 <= i < count for i in ids):
+        if not isinstance(ids, list):
             return False
-        entry["resolution_deps"] = [probes[i] for i in ids]
+        if ids and not (ints.issuperset(map(type, ids)) and min(ids) >= 0 and max(ids) < count):
+            return False
+        entry["resolution_deps"] = list(map(path_of, ids))  # each path one shared string object
     return True
 
 
@@ -115,14 +120,28 @@ def someone_elses(out: str) -> bool:
 
     A file that starts as every rofl manifest starts is not parsed here (a rescan that finds
     nothing to do never parses the manifest at all)."""
+    path = os.path.join(out, MANIFEST_NAME)
     try:
-        raw = safe_write.read_nofollow(os.path.join(out, MANIFEST_NAME), MAX_MANIFEST_BYTES)
-        if raw is None or raw.startswith(OWN_PREFIX):
+        if _starts_as_ours(path):
+            return False
+        raw = safe_write.read_nofollow(path, MAX_MANIFEST_BYTES)
+        if raw is None:
             return False
         data = json.loads(raw)
     except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and "format" not in data
+
+
+def _starts_as_ours(path: str) -> bool:
+    """True when ``path`` is a regular file that starts as every rofl manifest starts (its first bytes
+    only are read: a no-change rescan does not read the whole manifest to learn it is its own)."""
+    fd = safe_write.open_nofollow(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        return stat.S_ISREG(st.st_mode) and os.read(fd, len(OWN_PREFIX)) == OWN_PREFIX
+    finally:
+        os.close(fd)
 
 
 def read(out: str | os.PathLike[str]) -> dict[str, Any]:

@@ -5,6 +5,12 @@ a rescan that finds nothing changed needs only sizes, mtimes and fact file names
 holds just those, plus the manifest's own size and mtime: when the manifest on disk is not the
 one the state describes (a crash between the two writes, a hand edit), the state is ignored
 and the scan reads the manifest as usual.  It is written after the manifest, atomically.
+
+Format 3 keeps it compact, so that reading it costs little beside the one stat per source: the
+sources' paths and their fact files' names (sorted) each one NUL-separated string (a path holds no NUL),
+sizes and mtimes two lists of numbers in the paths' order, the config paths recorded absent one
+string apart from the stamps of the present ones.  A state of another format is ignored (the scan
+reads the manifest, then writes the state anew).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from rofl.engine import safe_write
 from rofl.scanner import layout
+from rofl.scanner.files import folded
 from rofl.scanner.layout import MANIFEST_NAME
 
 if TYPE_CHECKING:
@@ -32,8 +39,20 @@ def manifest_stamp(out: str) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns]
 
 
+FORMAT = 3  # none (1): a dict per file; 3: paths, fact names (sorted) and absent configs NUL-joined, stamps as lists
+_SEP = "\0"
+
+
+def _joined(items: list[str]) -> str:
+    return _SEP.join(items)
+
+
+def _split(joined: str) -> list[str]:
+    return joined.split(_SEP) if joined else []
+
+
 def load(out: str) -> dict[str, Any] | None:
-    """The state, only when it describes the manifest currently in ``out``."""
+    """The state, only when it is of this format and describes the manifest currently in ``out``."""
     try:
         raw = safe_write.read_nofollow(os.path.join(out, STATE_NAME), 1 << 31)
         if raw is None:
@@ -41,19 +60,49 @@ def load(out: str) -> dict[str, Any] | None:
         data = json.loads(raw)
     except (OSError, ValueError, RecursionError):
         return None
-    if not isinstance(data, dict) or data.get("manifest") != manifest_stamp(out):
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("manifest") != manifest_stamp(out):
         return None
-    return data
+    return data if _well_formed(data) else None  # one that is not is rewritten by the scan that reads the manifest
+
+
+def _well_formed(data: dict[str, Any]) -> bool:
+    """Every field ``unchanged`` reads has the type ``write`` gives it (``facts`` None: a fact file name
+    the scanner would not write, so that no rescan skips the manifest)."""
+    joined: list[Any] = [data.get(k) for k in ("paths", "absent", "absent_other")]
+    lists: list[Any] = [data.get(k) for k in ("sizes", "mtimes")]
+    if not (all(isinstance(x, str) for x in joined) and all(isinstance(x, list) for x in lists)):
+        return False
+    paths = joined[0].count(_SEP) + 1 if joined[0] else 0
+    return (
+        isinstance(data.get("facts"), str | None)
+        and isinstance(data.get("configs"), dict)
+        and len(lists[0]) == len(lists[1]) == paths
+    )
 
 
 def write(out: str, manifest: dict[str, Any], key: dict[str, Any]) -> None:
     """Record the digest of ``manifest`` (already written to ``out``) for the next scan."""
     files = manifest["files"]
+    paths = sorted(files)
+    cut = len(layout.FACTS_FOLDER) + 1
+    prefix = layout.FACTS_FOLDER + "/"
+    shaped = layout.FACT_FILE_NAME.match
+    names = [files[p]["facts"] for p in paths]
+    facts: str | None = None  # None: a name the scanner would not write, so no rescan skips the manifest
+    if all(n.startswith(prefix) and shaped(n, cut) for n in names):
+        facts = _joined(sorted(n[cut:] for n in names))  # sorted by name: compared with the folder's, sorted
+    configs = manifest.get("configs", {})
     data = {
+        "format": FORMAT,
         "manifest": manifest_stamp(out),
         "key": key,
-        "files": {p: [e["size"], e["mtime_ns"], e["facts"]] for p, e in files.items()},
-        "configs": {k: (v[:2] if v else None) for k, v in manifest.get("configs", {}).items()},
+        "paths": _joined(paths),
+        "sizes": [files[p]["size"] for p in paths],
+        "mtimes": [files[p]["mtime_ns"] for p in paths],
+        "facts": facts,
+        "configs": {k: v[:2] for k, v in configs.items() if v},
+        "absent": _joined(sorted(k for k, v in configs.items() if not v and _normalized(k))),
+        "absent_other": _joined(sorted(k for k, v in configs.items() if not v and not _normalized(k))),
         "workspace": manifest.get("workspace", []),
         "unreadable": manifest.get("unreadable", []),
         "retry": sorted(p for p, e in files.items() if e.get("retry")),
@@ -72,54 +121,144 @@ def _links_to_one_of(src: str, path: str, files: dict[str, Any]) -> bool:
     return (rel.replace(os.sep, "/") if os.sep != "/" else rel) in files
 
 
-def unchanged(src: str, out: str, saved: dict[str, Any], listing: Listing, present: set[str]) -> tuple[int, int] | None:
+def unchanged(src: str, out: str, saved: dict[str, Any], listing: Listing, names: list[str]) -> tuple[int, int] | None:
     """(files, errors) when the saved state shows that nothing changed at all, else None.
 
     Nothing changed means: the same sources with the same size and mtime (a listed symlink to
-    another listed source is that source), their fact files and no
-    other file in the facts folder, the same recorded config stamps and workspace package.json
+    another listed source is that source), their fact files and no other fact-shaped file among
+    ``names`` (the facts folder's), the same recorded config stamps and workspace package.json
     list, and the preamble as written.
     """
-    files = saved.get("files")
+    if not _well_formed(saved) or saved["facts"] is None:
+        return None
+    paths, facts = _split(saved["paths"]), saved["facts"]
+    if (facts.count(_SEP) + 1 if facts else 0) != len(paths):
+        return None
+    sizes, mtimes, configs = saved["sizes"], saved["mtimes"], saved["configs"]
+    absent, absent_other = _split(saved["absent"]), _split(saved["absent_other"])
     if (
-        not isinstance(files, dict)
-        or saved.get("unreadable")
+        saved.get("unreadable")
         or saved.get("retry")  # files refused for want of memory are tried again
         or saved.get("workspace") != list(listing.packages)
+        or not _same_fact_files(names, facts)
     ):
         return None
-    aliases = len(listing.sources) - len(files)  # listed symlinks to another listed source (scanner.worklist)
-    if aliases < 0 or len(present) != len(files):
-        return None
-    cut = len(layout.FACTS_FOLDER) + 1
-    join = os.path.join
-    lstat = os.lstat
-    link = stat.S_ISLNK
     try:
-        for path in listing.sources:
-            known = files.get(path)
-            if known is None:
-                if aliases == 0 or not _links_to_one_of(src, path, files):
-                    return None
-                aliases -= 1
-                continue
-            st = lstat(join(src, path))
-            if link(st.st_mode):
-                st = os.stat(join(src, path))  # a link's own mtime does not move when its target changes
-            if st.st_size != known[0] or st.st_mtime_ns != known[1] or known[2][cut:] not in present:
-                return None
-        for config, stamp in saved.get("configs", {}).items():
-            try:
-                st = os.stat(os.path.normpath(join(src, config)))
-            except (FileNotFoundError, NotADirectoryError, ValueError):  # absent, or under a file (x.css/package.json)
-                if stamp is not None:
-                    return None
-                continue
-            if stamp is None or st.st_size != stamp[0] or st.st_mtime_ns != stamp[1]:
-                return None
+        if not _same_sources(src, listing.sources, paths, sizes, mtimes):
+            return None
+        if not _same_configs(src, configs, absent, absent_other, listing):
+            return None
         expected = layout.PREAMBLE_TEXT.encode("utf-8")
-        if safe_write.read_nofollow(join(out, layout.PREAMBLE_NAME), len(expected)) != expected:
+        if safe_write.read_nofollow(os.path.join(out, layout.PREAMBLE_NAME), len(expected)) != expected:
             return None
     except (OSError, ValueError, TypeError, IndexError):
         return None
-    return len(files), int(saved.get("errors", 0))
+    return len(paths), int(saved.get("errors", 0))
+
+
+def _same_fact_files(names: list[str], facts: str) -> bool:
+    """True when the fact-shaped names among ``names`` are exactly those of ``facts`` (sorted, joined);
+    other names do not count."""
+    if _joined(sorted(names)) == facts:  # the common case: nothing else in the folder, no name to match
+        return True
+    shaped = layout.FACT_FILE_NAME.match
+    return _joined(sorted(n for n in names if shaped(n))) == facts
+
+
+def _same_sources(src: str, sources: tuple[str, ...], paths: list[str], sizes: list[int], mtimes: list[int]) -> bool:
+    """True when every listed source has the recorded size and mtime (a symlink: its target's)."""
+    if len(sources) != len(paths) or _joined(list(sources)) != _joined(paths):
+        return _same_sources_aliased(src, sources, dict(zip(paths, zip(sizes, mtimes))))
+    prefix = src.rstrip(os.sep) + os.sep
+    lstat = os.lstat
+    link = stat.S_ISLNK
+    for path, size, mtime in zip(paths, sizes, mtimes):
+        st = lstat(prefix + path)
+        if link(st.st_mode):
+            st = os.stat(prefix + path)  # a link's own mtime does not move when its target changes
+        if st.st_size != size or st.st_mtime_ns != mtime:
+            return False
+    return True
+
+
+def _same_sources_aliased(src: str, sources: tuple[str, ...], files: dict[str, tuple[int, int]]) -> bool:
+    """``_same_sources`` when the listing is not the recorded paths: it holds listed symlinks to another
+    listed source (scanner.worklist counts them once), or it changed."""
+    aliases = len(sources) - len(files)
+    if aliases < 0:
+        return False
+    join = os.path.join
+    for path in sources:
+        known = files.get(path)
+        if known is None:
+            if aliases == 0 or not _links_to_one_of(src, path, files):
+                return False
+            aliases -= 1
+            continue
+        st = os.lstat(join(src, path))
+        if stat.S_ISLNK(st.st_mode):
+            st = os.stat(join(src, path))
+        if st.st_size != known[0] or st.st_mtime_ns != known[1]:
+            return False
+    return True
+
+
+def _normalized(key: str) -> bool:
+    """True when the config key is a plain path below SRC (no ``.``, ``..`` or empty segment)."""
+    return not (
+        key in ("", ".", "..")
+        or key.startswith(("/", "./", "../"))
+        or key.endswith(("/", "/.", "/.."))
+        or "//" in key
+        or "/./" in key
+        or "/../" in key
+    )
+
+
+def _config_path(src: str, key: str) -> str:
+    """The path of a recorded config key (relative to SRC, possibly above it)."""
+    if not _normalized(key):
+        return os.path.normpath(os.path.join(src, key))
+    return src.rstrip(os.sep) + os.sep + key
+
+
+def _same_configs(src: str, configs: dict[str, Any], absent: list[str], other: list[str], listing: Listing) -> bool:
+    """True when the recorded configs have their stamps and the recorded absent ones are still absent
+    (``absent``: plain paths below SRC, ``other``: the rest, such as ``../tsconfig.json``).
+
+    An absent key needs no stat of its own when the listing's walk shows nothing there, or when it
+    lies under a path found absent (keys are sorted: ``x.js`` comes before ``x.js/package.json``)."""
+    for config, stamp in configs.items():
+        try:
+            st = os.stat(_config_path(src, config))
+        except (FileNotFoundError, NotADirectoryError, ValueError):
+            return False
+        if st.st_size != stamp[0] or st.st_mtime_ns != stamp[1]:
+            return False
+    gone: set[str] = set()
+    walked, surely_absent = listing.walked, listing.surely_absent
+    prefix = src.rstrip(os.sep) + os.sep
+    for config in absent:
+        parent, _, name = config.rpartition("/")
+        names = walked.get(parent)
+        if names is not None:  # the common case, inlined: a folder the walk listed
+            if (name.casefold() if name.isascii() else folded(name)) not in names:
+                continue
+        elif surely_absent(config):
+            continue
+        if not _still_absent(prefix + config, gone):
+            return False
+    return all(_still_absent(os.path.normpath(os.path.join(src, config)), gone) for config in other)
+
+
+def _still_absent(path: str, gone: set[str]) -> bool:
+    """True when nothing is at ``path`` (recorded in ``gone``): under a path in ``gone``, or by a stat."""
+    if path.rpartition(os.sep)[0] in gone:
+        gone.add(path)
+        return True
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # absent, or under a file (x.css/package.json)
+        gone.add(path)
+        return True
+    return False
