@@ -51,28 +51,34 @@ def busy_beaver(repeat: int = 5) -> dict:
     }
 
 
-def counter() -> dict:
+def counter(repeat: int = 3) -> dict:
+    """Best of ``repeat`` CPU times (``time.process_time``: the machine is shared), ours and clingo's
+    interleaved, each run on a fresh kernel / ``Control``."""
     import clingo
 
-    kernel = Kernel(BOOT, budget=10**9)
-    kernel.load_text(f"count(1)@init.\ncount(Y)@next :- count(X), X < {COUNTER_TICKS}, Y is X + 1.\n")
-    start = time.perf_counter()
-    report = kernel.run(budget=10**9)
-    ours = time.perf_counter() - start
-    assert report.quiescent and report.ticks == COUNTER_TICKS + 1  # ticks 0..9999 count, tick 10000 repeats itself
-    start = time.perf_counter()
-    ctl = clingo.Control(["--warn=none"])
-    ctl.add("base", [], f"count(0,1). count(T+1,X+1) :- count(T,X), X < {COUNTER_TICKS}.")
-    ctl.ground([("base", [])])
-    ctl.solve()
-    peer = time.perf_counter() - start
+    ours = peer = float("inf")
+    for _ in range(repeat):
+        kernel = Kernel(BOOT, budget=10**9)
+        kernel.load_text(f"count(1)@init.\ncount(Y)@next :- count(X), X < {COUNTER_TICKS}, Y is X + 1.\n")
+        start = time.process_time()
+        report = kernel.run(budget=10**9)
+        ours = min(ours, time.process_time() - start)
+        assert report.quiescent and report.ticks == COUNTER_TICKS + 1  # ticks 0..9999 count, 10000 repeats
+        del kernel
+        start = time.process_time()
+        ctl = clingo.Control(["--warn=none"])
+        ctl.add("base", [], f"count(0,1). count(T+1,X+1) :- count(T,X), X < {COUNTER_TICKS}.")
+        ctl.ground([("base", [])])
+        ctl.solve()
+        peer = min(peer, time.process_time() - start)
+        del ctl
     return {
         "bench": f"counter {COUNTER_TICKS:,} ticks",
         "ticks": report.ticks,
-        "seconds": round(ours, 3),
+        "cpu_seconds": round(ours, 3),
         "ticks_per_s": round(report.ticks / ours),
         "peer": "clingo, time-indexed count",
-        "peer_seconds": round(peer, 4),
+        "peer_cpu_seconds": round(peer, 4),
         "ratio": round(ours / peer, 1),
     }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import cast
 
 from . import builtins as B
@@ -17,11 +18,12 @@ from . import costs as C
 from . import vocabulary as V
 from .caches import Caches, Previous, StrataEntry
 from .clauses import NEXT, Aggregate, Literal, Negated, body_literals
-from .cycles import named_relation, strong_components
+from .cycles import CycleTable, named_relation, strong_components
 from .demand import Demand
+from .metadata import MetadataTable
 from .plan import BudgetExhausted, CompiledRule
 from .reflect import fact_term
-from .rulebook import DecodedRules, RuleBook
+from .rulebook import DecodedRules, RuleBook, interpreted
 from .store import Store
 from .tables import NarrowIndex, Table
 from .terms import is_ground
@@ -36,7 +38,13 @@ class Context:
     """
 
     def __init__(
-        self, store: Store, decoded: DecodedRules, limit: int, naive: bool = False, base: dict | None = None
+        self,
+        store: Store,
+        decoded: DecodedRules,
+        limit: int,
+        naive: bool = False,
+        base: dict | None = None,
+        carry: tuple | None = None,
     ) -> None:
         self.store = store
         self.decoded = decoded
@@ -44,6 +52,10 @@ class Context:
         self.provs: dict[str, dict] = {}
         self.staged_provs: dict[str, dict] = {}
         self.mores: dict[str, dict] = {}
+        # ``carry``: the provenance of the evaluation this one starts from, and the relations (sorted)
+        # whose records are computed afresh here (every other relation's records are that one's)
+        self.carried: dict | None = None
+        self.fresh: tuple = ()
         self.staged_mores: dict[str, dict] = {}
         self.news: dict[str, list] = {}
         self.deltas: dict[str, list] = {}
@@ -61,11 +73,13 @@ class Context:
         self.memory_limit: int | None = -1  # read from the environment at the first look (check_memory)
         self.memory_seen = 0  # ctx.steps when the process's size was last looked at
         self.out_of_memory = False
-        self.demand = Demand(self, decoded.by_demand)
-        self.call = self.demand.call
+        self._demand: Demand | None = None  # made on first use (a context that needs none is no reference cycle)
         # the tables of relations that only base facts fill: never written during an evaluation, so
         # the next evaluation reads those of its relations that did not change as they are
         self.base_tables: dict[str, Table] = {}
+        if carry is not None and base is not None:
+            self._carry(base, *carry)
+            return
         if base is not None:
             self.base_tables = base
             self.tables.update(base)
@@ -80,17 +94,61 @@ class Context:
             if rel not in heads and rel != V.HOLE:
                 self.base_tables[rel] = table
 
+    def _carry(self, base: dict, before: Context, plan: Plan) -> None:
+        """Start from the tables and provenance of ``before`` (the last complete evaluation, with the
+        same schedule), except what ``plan`` computes again: the heads of the components it runs, the
+        relations that changed, fact metadata, demand relations and holes.  What a fresh context would
+        hold for the rest is exactly what ``before`` held: the same base tables, and the head tables
+        and records of the components taken over unchanged."""
+        self.carried = before.provs
+        self.fresh = plan.fresh
+        self.base_tables = base
+        tables = self.tables = dict(before.tables)
+        for rel in plan.drop:
+            tables.pop(rel, None)
+        tables.update(base)
+        store_base = self.store.base
+        for rel in plan.refill:
+            if rel in store_base:
+                table = tables[rel] = Table()
+                table.rows = dict.fromkeys(self.store.sorted_rows(rel), -1)
+        provs = self.provs = dict(before.provs)
+        mores = self.mores = dict(before.mores)
+        for rel in plan.forget:
+            provs.pop(rel, None)
+            mores.pop(rel, None)
+        based = before.based
+        for rel in plan.moved:
+            if (rel in store_base) != (rel in based):
+                based = based ^ {rel}
+        self.based = based
+
+    @property
+    def demand(self) -> Demand:
+        """The top-down solver over this context (demand relations, aggregates, questions)."""
+        solver = self._demand
+        if solver is None:
+            solver = self._demand = Demand(self, self.decoded.by_demand)
+        return solver
+
+    def release(self) -> None:
+        """Drop what refers back to this context (its solver, its cycle table): a finished tick's
+        context is then freed as soon as nothing holds it, with the garbage collector paused (a run of
+        ticks); a later question over it makes them afresh."""
+        self._demand = None
+        self.tables.pop(V.CYCLE_COMPONENT, None)
+
+    def call(self, rel: str, persp: str | None, args: tuple) -> list:
+        """``Demand.call``: the rows of demand relation ``rel`` matching a call pattern."""
+        return self.demand.call(rel, persp, args)
+
     # -- accessors used by generated code ------------------------------------------------------
     def table(self, rel: str) -> Table:
         t = self.tables.get(rel)
         if t is None:
             if rel in (V.IN_PERSPECTIVE, V.ASSERTED_BY):
-                from .metadata import MetadataTable
-
                 t = self.tables[rel] = cast(Table, MetadataTable(self.store, rel))  # reads like a Table
             elif rel == V.CYCLE_COMPONENT:
-                from .cycles import CycleTable
-
                 t = self.tables[rel] = cast(Table, CycleTable(self))  # reads like a Table
             else:
                 t = self.tables[rel] = Table()
@@ -311,16 +369,18 @@ def run_rules(
     previous round are forgotten."""
     if not rules:
         return
-    from .rulebook import interpreted
-
     demand = ctx.decoded.demand
     recursive = frozenset(r.clause.head.rel for r in rules)
     reads = demand_reads or {}
-    again = {
-        r.index
-        for r in rules
-        if any(lit.rel in demand and (reads.get(lit.rel, set()) & recursive) for lit, _ in _body_literals(r))
-    }
+    again = (
+        {
+            r.index
+            for r in rules
+            if any(lit.rel in demand and (reads.get(lit.rel, set()) & recursive) for lit, _ in _body_literals(r))
+        }
+        if demand
+        else ()
+    )
     for rule in rules:
         if rule.index in again:
             interpreted(rule)(ctx, rule.index)
@@ -396,19 +456,36 @@ def stratify(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) ->
     return out
 
 
-def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: int, caches: Caches) -> Outcome:
+_STRATA_GOALS = frozenset((V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED))
+
+
+def _stratification(
+    store: Store, book: RuleBook, decoded: DecodedRules, limit: int, caches: Caches, reuse=None
+) -> Outcome:
     """Phase one, reused while none of the relations it reads has changed (ticks, repeated questions).
 
     A reused stratification charges the steps it cost; when they do not fit the budget it runs again,
-    so a budget cuts exactly where it would cut a fresh evaluation."""
-    goals = frozenset((V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED))
-    cached_cone(decoded, caches, goals)
+    so a budget cuts exactly where it would cut a fresh evaluation.  ``reuse`` (``_reusable``): when
+    the last evaluation used the cached stratification and none of what it reads changed since, it
+    holds without comparing versions."""
+    goals = _STRATA_GOALS
+    cone_set = cached_cone(decoded, caches, goals)
+    hit = caches.strata
+    if (
+        reuse is not None
+        and hit is not None
+        and reuse[1].strata is hit
+        and hit.steps <= limit
+        and cone_set.isdisjoint(reuse[0])
+    ):
+        out = Outcome(None, hit.strata, [], False)
+        out.steps = hit.steps
+        return out
     needed = caches.cones.get(("sorted", goals))
     if needed is None:
         needed = caches.cones[("sorted", goals)] = tuple(sorted(caches.cones[goals]))
     versions = store.versions
     key = (caches.cone_ids, tuple([versions.get(rel, 0) for rel in needed]))
-    hit = caches.strata
     if hit is not None and hit.key == key and hit.steps <= limit:
         out = Outcome(None, hit.strata, [], False)  # never written to: the schedule and the result copy it
         out.steps = hit.steps
@@ -418,7 +495,9 @@ def _stratification(store: Store, book: RuleBook, decoded: DecodedRules, limit: 
     strat.steps = strat.ctx.steps
     if not strat.unstratified and not strat.partial:
         strata = dict(strat.strata)
-        caches.strata = StrataEntry(key, strata, strat.ctx.steps, tuple(sorted(strata.items())))
+        caches.strata = StrataEntry(
+            key, strata, strat.ctx.steps, tuple(sorted(strata.items())), MappingProxyType(strata)
+        )
     return strat
 
 
@@ -427,6 +506,7 @@ def _same_rules(decoded: DecodedRules, caches: Caches) -> None:
     ids = decoded.ids
     if caches.cone_ids != ids:
         caches.cones, caches.schedules, caches.cone_ids = {}, {}, ids
+        caches.schedule_memo = None
 
 
 def cached_cone(decoded: DecodedRules, caches: Caches, goals: frozenset) -> frozenset:
@@ -441,15 +521,20 @@ def cached_cone(decoded: DecodedRules, caches: Caches, goals: frozenset) -> froz
 def _guards(decoded: DecodedRules) -> tuple[frozenset, tuple]:
     """The premises that can make a rule unable to fire before anything is evaluated: positive
     literals of relations that only base facts fill (no rule concludes them, the kernel computes
-    none of them).  Each is ``(rule index, relation, row)``, the row given when the literal is ground
-    (a written perspective, constant arguments), else None (then only an empty relation stops it)."""
-    out = []
+    none of them), and of ``asserted_by`` (empty while no fact names who asserted it).  Each is
+    ``(rule index, relation, row)``, the row given when the literal is ground (a written perspective,
+    constant arguments), else None (then only an empty relation stops it)."""
+    out: list[tuple[int, str, tuple | None]] = []
     for rule in decoded.rules:
         for item in rule.clause.body:
             if not isinstance(item, Literal) or item.temporal == NEXT:
                 continue
             rel = item.rel
-            if rel in decoded.heads or rel in decoded.demand or rel in V.VIRTUAL_RELATIONS or rel == V.HOLE:
+            if rel in decoded.heads or rel in decoded.demand or rel == V.HOLE:
+                continue
+            if rel in V.VIRTUAL_RELATIONS:
+                if rel == V.ASSERTED_BY:
+                    out.append((rule.index, rel, None))
                 continue
             row = None
             if type(item.persp) is str and all(is_ground(a) and not B.has_arith(a) for a in item.args):
@@ -461,27 +546,40 @@ def _guards(decoded: DecodedRules) -> tuple[frozenset, tuple]:
 def dead_rules(store: Store, decoded: DecodedRules, caches: Caches, touched: set | None) -> frozenset:
     """The rules that cannot fire in this evaluation: a premise reads a base-only relation that has no
     fact it could match (``_guards``), e.g. ``use(no_circular)`` when that preset is off.  Recomputed
-    only when one of those relations changed."""
+    only when one of those relations changed.  ``asserted_by`` is looked at only once an evaluation
+    has built it for the current facts (building it reads every base fact): until then a rule
+    reading it is taken as live, and the rules are looked at again once it is built."""
     guards = caches.guards
     if guards is None or guards[0] != decoded.ids:
         guards = caches.guards = (decoded.ids, *_guards(decoded))
         caches.dead = None
     _, rels, checks = guards
-    if caches.dead is not None and touched is not None and rels.isdisjoint(touched):
+    owners = store.known_metadata(V.ASSERTED_BY) if V.ASSERTED_BY in rels else None
+    if (
+        caches.dead is not None
+        and touched is not None
+        and rels.isdisjoint(touched)
+        and not (caches.dead_blind and owners is not None)
+    ):
         return caches.dead
     base = store.base
     dead = set()
     for index, rel, row in checks:
+        if rel == V.ASSERTED_BY:
+            if owners is not None and not owners.rows:
+                dead.add(index)
+            continue
         facts = base.get(rel)
         if not facts or (row is not None and row not in facts):
             dead.add(index)
     caches.dead = frozenset(dead)
+    caches.dead_blind = V.ASSERTED_BY in rels and owners is None
     return caches.dead
 
 
 def _schedule(
     decoded: DecodedRules, strata: dict, goals: set[str] | None, caches: Caches, dead: frozenset = frozenset()
-) -> tuple:
+) -> Schedule:
     """The bottom-up rules in the order they run: per stratum (ascending, unknown last) the components
     in dependency order; the @next rules; what demand relations read.  Rules that cannot fire
     (``dead``) are left out, and with them whatever only they read: only what the goals need runs.
@@ -494,14 +592,19 @@ def _schedule(
         wanted = caches.cones.get(wkey)
         if wanted is None:
             wanted = caches.cones[wkey] = frozenset(cone(decoded, set(goals), dead))
+    gkey = None if goals is None else frozenset(goals)
+    memo = caches.schedule_memo
+    if memo is not None and memo[0] is strata and memo[1] == gkey and memo[2] is dead:
+        return memo[3]
     hit_strata = caches.strata
     if hit_strata is not None and hit_strata.strata is strata:
         skey = hit_strata.items
     else:
         skey = tuple(sorted(strata.items()))
-    key = (skey, None if goals is None else frozenset(goals), dead)
+    key = (skey, gkey, dead)
     hit = caches.schedules.get(key)
     if hit is not None:
+        caches.schedule_memo = (strata, gkey, dead, hit)
         return hit
     groups: dict[int, list[CompiledRule]] = {}
     staged: list[CompiledRule] = []
@@ -522,8 +625,86 @@ def _schedule(
             heads = frozenset(r.clause.head.rel for r in rules)
             comps.append(Component(rules, heads, min(heads)))
         levels.append(comps)
-    out = caches.schedules[key] = (levels, staged, demand_reads)
+    out = caches.schedules[key] = Schedule(levels, staged, demand_reads, gkey, dead)
+    caches.schedule_memo = (strata, gkey, dead, out)
     return out
+
+
+@dataclass(slots=True)
+class Plan:
+    """What an evaluation that starts from the last one (same schedule) computes again, for one set
+    of changed relations: the components to run (in schedule order) and their heads; the tables to
+    drop (those heads, the changed relations, fact metadata, demand relations, holes), those of them
+    to fill again from base facts, the provenance to forget, and the changed relations that are heads
+    (whether they have base facts may have changed)."""
+
+    rerun: tuple
+    heads: frozenset
+    drop: frozenset
+    refill: frozenset
+    forget: frozenset
+    moved: frozenset
+    fresh: tuple  # ``forget`` sorted
+    keep: tuple  # per head of @next rules (``Schedule.staged_groups``): whether what they stage is the same
+
+
+@dataclass(slots=True)
+class Schedule:
+    """The bottom-up rules in the order they run (``_schedule``): per stratum, the components; the
+    @next rules and their compiled variants (per mode); what each demand relation reads; and the
+    ``Plan`` per set of changed relations, made the first time that set is seen."""
+
+    levels: list
+    staged: list
+    demand_reads: dict
+    goals: frozenset | None = None  # what it was made for: the goals and the dead rules
+    dead: frozenset = frozenset()
+    staged_fns: dict = field(default_factory=dict)  # naive -> [(rule, variant), ...]
+    groups: dict = field(default_factory=dict)  # naive -> the @next rules by head (``staged_groups``)
+    plans: dict = field(default_factory=dict)  # frozenset of changed relations -> Plan
+    quiet: dict = field(default_factory=dict)  # frozenset of changed relations -> whether ``_quiet`` holds
+
+    def staged_variants(self, book: RuleBook, decoded: DecodedRules, naive: bool) -> list:
+        fns = self.staged_fns.get(naive)
+        if fns is None:
+            fns = self.staged_fns[naive] = [
+                (rule, book.variant(rule, -1, frozenset(), decoded.demand, naive)) for rule in self.staged
+            ]
+        return fns
+
+    def staged_groups(self, book: RuleBook, decoded: DecodedRules, naive: bool) -> list:
+        """The @next rules by head, heads in order of their first rule: ``(head, [(rule index,
+        variant), ...], relations they read, fixed)``; ``fixed``: an ``@init`` premise or a demand
+        call, so what they stage is never taken over."""
+        groups = self.groups.get(naive)
+        if groups is None:
+            by_head: dict[str, list] = {}
+            for rule, fn in self.staged_variants(book, decoded, naive):
+                by_head.setdefault(rule.clause.head.rel, []).append((rule, fn))
+            groups = self.groups[naive] = []
+            for head, pairs in by_head.items():
+                reads = frozenset(lit.rel for rule, _ in pairs for lit, _ in _body_literals(rule))
+                fixed = bool(reads & decoded.demand) or any(
+                    isinstance(i, Literal) and i.temporal == "init" for rule, _ in pairs for i in rule.clause.body
+                )
+                groups.append((head, [(rule.index, fn) for rule, fn in pairs], reads, fixed))
+        return groups
+
+    def plan(self, decoded: DecodedRules, caches: Caches, touched: set, groups: list) -> Plan:
+        key = frozenset(touched)
+        plan = self.plans.get(key)
+        if plan is None:
+            if len(self.plans) >= 256:  # a bound: each plan is small, but every set of changes makes one
+                self.plans.clear()
+            rerun = tuple(c for level in self.levels for c in level if _blocked(c, decoded, caches, touched))
+            heads = frozenset().union(*(c.heads for c in rerun))
+            moved = key & decoded.heads
+            forget = heads | decoded.demand
+            drop = forget | key | V.VIRTUAL_RELATIONS | {V.HOLE}
+            altered = key | heads
+            keep = tuple(not fixed and reads.isdisjoint(altered) for _, _, reads, fixed in groups)
+            plan = self.plans[key] = Plan(rerun, heads, drop, heads | moved, forget, moved, tuple(sorted(forget)), keep)
+        return plan
 
 
 @dataclass(slots=True)
@@ -539,6 +720,36 @@ class Component:
     key: str
     cone: frozenset | None = None
     fixed: bool = False
+    flat: list | None = None  # (rule index, full variant) per rule when no rule reads a head or a demand relation
+
+
+def run_component(ctx: Context, book: RuleBook, comp: Component, demand_reads: dict) -> None:
+    """``run_rules`` over a component's rules.  A component none of whose rules reads its own heads
+    (positively) or calls a demand relation is done after one pass: this runs that pass and the two
+    installs ``run_rules`` makes, with the variants looked up once per component."""
+    flat = comp.flat
+    if flat is None and not ctx.naive:
+        heads = comp.heads
+        demand = ctx.decoded.demand
+        if not any(rule.clause.body[pos].rel in heads for rule in comp.rules for pos in rule.positive) and not any(
+            lit.rel in demand for rule in comp.rules for lit, _ in _body_literals(rule)
+        ):
+            flat = comp.flat = [(r.index, book.variant(r, -1, heads, demand, False)) for r in comp.rules]
+        else:
+            flat = comp.flat = []
+    if not flat or ctx.naive:
+        run_rules(ctx, book, comp.rules, demand_reads=demand_reads)
+        return
+    for rix, fn in flat:
+        fn(ctx, rix)
+    tables = ctx.tables
+    for rel in comp.heads:
+        table = tables.get(rel)
+        if table is not None and type(table) is Table:
+            table.clear_indexes()
+    if ctx.flush():  # run_rules's next round reads no delta: it installs nothing
+        ctx.prev = ctx.round
+        ctx.flush()
 
 
 def _blocked(comp: Component, decoded: DecodedRules, caches: Caches, touched: set) -> bool:
@@ -594,16 +805,79 @@ def _reusable(store: Store, decoded: DecodedRules, naive: bool, caches: Caches):
     prev = caches.last
     if prev is None or prev.naive != naive or prev.rule_ids != decoded.ids:
         return None
-    before = prev.versions
-    now = store.versions
-    touched = {rel for rel, n in now.items() if before.get(rel, 0) != n}
-    if len(before) != len(now):
-        touched |= {rel for rel in before if rel not in now}
+    touched = store.touched_since(prev.changes)
+    if touched is None:
+        before = prev.versions
+        now = store.versions
+        touched = {rel for rel, n in now.items() if before.get(rel, 0) != n}
+        if len(before) != len(now):
+            touched |= {rel for rel in before if rel not in now}
+    return _with_metadata(store, prev, touched), prev
+
+
+def _with_metadata(store: Store, prev: Previous, touched: set) -> set:
+    """``touched`` with the fact metadata relations that changed with it."""
     if touched:
         touched |= V.VIRTUAL_RELATIONS if store.owned != prev.owned else V.VIRTUAL_RELATIONS - {V.ASSERTED_BY}
     elif store.owned != prev.owned:
         touched = set(V.VIRTUAL_RELATIONS)
-    return touched, prev
+    return touched
+
+
+def _quiet(store: Store, caches: Caches, limit: int, goals: frozenset | None):
+    """``(decoded, stratification, schedule, reuse)`` without looking anything up again, when what
+    changed since the last complete evaluation (known from ``Store.touched_since``) is none of what
+    the rules, the stratification and the dead rules are read from: then all four are the last
+    evaluation's (a tick that changes domain facts only).  None otherwise."""
+    prev = caches.last
+    if prev is None or not caches.carry:
+        return None
+    schedule = cast("Schedule | None", prev.schedule)
+    hit = caches.strata
+    if (
+        schedule is None
+        or schedule.goals != goals
+        or schedule.dead is not caches.dead
+        or prev.strata is not hit
+        or hit is None
+        or hit.steps > limit
+        or caches.dead_blind
+    ):
+        return None
+    if prev.changes != store.dirty_since:  # as _reusable and _with_metadata, without copying sets
+        return None
+    dirty = store.dirty
+    if dirty:
+        key = frozenset(dirty) | (V.VIRTUAL_RELATIONS if store.owned != prev.owned else _UNOWNED_METADATA)
+    elif store.owned != prev.owned:
+        key = V.VIRTUAL_RELATIONS
+    else:
+        key = frozenset()
+    quiet = schedule.quiet.get(key)
+    if quiet is None:
+        if len(schedule.quiet) >= 256:
+            schedule.quiet.clear()
+        cone_set = caches.cones.get(_STRATA_GOALS)
+        guards = caches.guards
+        quiet = schedule.quiet[key] = (
+            cone_set is not None
+            and guards is not None
+            and key.isdisjoint(cone_set)
+            and key.isdisjoint(guards[1])
+            and key.isdisjoint((V.RULE, V.PREMISE_LIT, V.CONCLUSION_LIT))
+        )
+    if not quiet:
+        return None
+    decoded = cast("Context", prev.ctx).decoded
+    rules = caches.rules
+    if rules is None or rules.decoded is not decoded:
+        return None
+    strat = Outcome(None, hit.strata, [], False)
+    strat.steps = hit.steps
+    return decoded, strat, schedule, (key, prev)
+
+
+_UNOWNED_METADATA = V.VIRTUAL_RELATIONS - {V.ASSERTED_BY}  # what changes with facts that name no asserter
 
 
 def evaluate(
@@ -638,24 +912,137 @@ def _evaluate(
     caches: Caches | None,
 ) -> Outcome:
     caches = caches if caches is not None else Caches()
+    prev = caches.last
+    if prev is not None and prev.naive == naive:
+        quiet = _quiet(store, caches, limit, None if goals is None else frozenset(goals))
+        if quiet is not None:
+            out = _carried(store, book, quiet[0], limit, naive, caches, quiet[1], quiet[2], quiet[3])
+            if out is not None:
+                return out
     decoded = book.rules(store, caches)
-    strat = _stratification(store, book, decoded, limit, caches)
+    reuse = _reusable(store, decoded, naive, caches)
+    strat = _stratification(store, book, decoded, limit, caches, reuse)
     if strat.unstratified:
         return strat
-    reuse = _reusable(store, decoded, naive, caches)
+    dead = dead_rules(store, decoded, caches, None if reuse is None else reuse[0])
+    schedule = _schedule(decoded, strat.strata, goals, caches, dead)
+    out = None
+    if caches.carry and reuse is not None and reuse[1].schedule is schedule and not strat.partial:
+        out = _carried(store, book, decoded, limit, naive, caches, strat, schedule, reuse)
+    if out is None:
+        out = _afresh(store, book, decoded, limit, naive, caches, strat, schedule, reuse)
+    return out
+
+
+def _carried(
+    store: Store,
+    book: RuleBook,
+    decoded: DecodedRules,
+    limit: int,
+    naive: bool,
+    caches: Caches,
+    strat: Outcome,
+    schedule: Schedule,
+    reuse: tuple,
+) -> Outcome | None:
+    """The evaluation when the last complete one ran the same schedule: its results are carried over
+    whole (``Context._carry``) and only the components ``Schedule.plan`` names run again, so the cost
+    is that of what changed, not of the number of components or relations (a tick).
+
+    The components taken over are charged what they cost up front.  When the budget holds it all, every
+    component was within the budget at its turn in schedule order too, so the outcome is the one
+    ``_afresh`` computes; when it does not (None), ``_afresh`` runs instead and cuts where it cuts."""
+    touched, prev = reuse
+    groups = schedule.staged_groups(book, decoded, naive)
+    plan = schedule.plan(decoded, caches, touched, groups)
+    ctx = Context(store, decoded, limit, naive, _base_tables(store, decoded, reuse), (prev.ctx, plan))
+    costs = dict(prev.costs)
+    reused = prev.total
+    for comp in plan.rerun:
+        reused -= prev.costs.get(comp.key, 0)
+    ctx.steps = strat.steps + reused
+    ctx.saved = (strat.steps if strat.ctx is None else 0) + reused
+    total = reused
+    try:
+        if ctx.steps > ctx.limit:
+            return None
+        for comp in plan.rerun:
+            before = ctx.steps
+            run_component(ctx, book, comp, schedule.demand_reads)
+            spent = ctx.steps - before
+            total += spent
+            for rel in comp.heads:
+                costs[rel] = spent
+        # the @next rules, by head: what those that read nothing that changed stage is taken over
+        before_ctx = prev.ctx
+        last_costs = prev.staged_costs
+        staged_costs: dict[str, int] = {}
+        staged, staged_mores = ctx.staged_provs, ctx.staged_mores
+        for (head, fns, _, _), keep in zip(groups, plan.keep):
+            cost = last_costs.get(head) if keep else None
+            if cost is not None:  # charged as work performed, as running them is (a run's budget counts work)
+                ctx.steps += cost
+                found = before_ctx.staged_provs.get(head)
+                if found is not None:
+                    staged[head] = found
+                found = before_ctx.staged_mores.get(head)
+                if found is not None:
+                    staged_mores[head] = found
+            else:
+                before = ctx.steps
+                for rix, fn in fns:
+                    fn(ctx, rix)
+                cost = ctx.steps - before
+            staged_costs[head] = cost
+    except BudgetExhausted:
+        return None
+    if ctx.steps > ctx.limit:
+        return None
+    ctx.finished = True
+    caches.last = Previous(
+        decoded.ids,
+        dict(store.versions),
+        naive,
+        ctx,
+        prev.heads,
+        costs,
+        store.owned,
+        store.changes,
+        schedule,
+        total,
+        caches.strata,
+        staged_costs,
+    )
+    store.mark_clean()
+    return Outcome(ctx, strat.strata, [], False)
+
+
+def _afresh(
+    store: Store,
+    book: RuleBook,
+    decoded: DecodedRules,
+    limit: int,
+    naive: bool,
+    caches: Caches,
+    strat: Outcome,
+    schedule: Schedule,
+    reuse: tuple | None,
+) -> Outcome:
+    """The evaluation component by component, in schedule order: a component none of whose inputs
+    changed since the last complete evaluation is taken over from it while the budget holds its cost."""
     ctx = Context(store, decoded, limit, naive, _base_tables(store, decoded, reuse))
     ctx.steps = strat.steps
     ctx.saved = strat.steps if strat.ctx is None else 0
     out = Outcome(ctx, strat.strata, [], strat.partial)
-    dead = dead_rules(store, decoded, caches, None if reuse is None else reuse[0])
-    levels, staged, demand_reads = _schedule(decoded, strat.strata, goals, caches, dead)
     derived: set[str] = set()
     costs: dict[str, int] = {}
+    staged_costs: dict[str, int] = {}
+    total = 0
     try:
         if strat.partial:
             raise BudgetExhausted()
         touched, prev = reuse if reuse is not None else (set(), None)
-        for level in levels:
+        for level in schedule.levels:
             for comp in level:
                 heads = comp.heads
                 derived |= heads
@@ -664,6 +1051,7 @@ def _evaluate(
                     if ctx.steps + cost <= ctx.limit:  # reuse charges what the component cost
                         ctx.steps += cost
                         ctx.saved += cost
+                        total += cost
                         before_ctx = prev.ctx
                         for rel in heads:
                             ctx.tables[rel] = before_ctx.tables[rel]
@@ -674,11 +1062,15 @@ def _evaluate(
                             costs[rel] = cost
                         continue
                 before = ctx.steps
-                run_rules(ctx, book, comp.rules, demand_reads=demand_reads)
+                run_rules(ctx, book, comp.rules, demand_reads=schedule.demand_reads)
+                total += ctx.steps - before
                 for rel in heads:
                     costs[rel] = ctx.steps - before
-        for rule in staged:
-            book.variant(rule, -1, frozenset(), decoded.demand, naive)(ctx, rule.index)
+        for rule, fn in schedule.staged_variants(book, decoded, naive):
+            before = ctx.steps
+            fn(ctx, rule.index)
+            head = rule.clause.head.rel
+            staged_costs[head] = staged_costs.get(head, 0) + ctx.steps - before
     except BudgetExhausted:
         out.partial = True
         ctx.flush()
@@ -695,5 +1087,11 @@ def _evaluate(
             frozenset(derived),
             costs,
             store.owned,
+            store.changes,
+            schedule,
+            total,
+            caches.strata,
+            staged_costs,
         )
+        store.mark_clean()
     return out

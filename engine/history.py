@@ -28,26 +28,53 @@ class History:
     runs: dict = field(default_factory=dict)  # (rel, row, rule_id) -> [[start, end], ...] ascending
     open: dict = field(default_factory=dict)  # rel -> _Open
     last: int = -1  # the last finished tick
+    frozen: dict | None = None  # the ``provs`` of the last freeze: then ``open`` holds one run per relation of it
 
     # -- recording at a tick boundary -------------------------------------------------------------
-    def freeze(self, tick: int, provs: dict, staged: dict, rules: tuple, mores: dict, staged_mores: dict) -> None:
+    def freeze(
+        self,
+        tick: int,
+        provs: dict,
+        staged: dict,
+        rules: tuple,
+        mores: dict,
+        staged_mores: dict,
+        carried: tuple | None = None,
+    ) -> None:
         """Record the finished ``tick``: ``provs`` (rel -> {row: record}) of the tick's evaluation and
         the ``staged`` records of its @next rules (``mores``, ``staged_mores``: their extra rules,
-        ``engine.plan.again``)."""
+        ``engine.plan.again``).  ``carried``: ``(before, fresh)`` when ``provs`` is the ``before`` of
+        an evaluation except for the relations in ``fresh`` (sorted); when ``before`` is what the last
+        freeze recorded, only those relations are looked at."""
         self.last = tick
-        for rel in sorted(self.open):
-            run = self.open[rel]
-            if provs.get(rel) is not run.provs:
+        open_ = self.open
+        if carried is not None and carried[0] is self.frozen and self.frozen is not None:
+            names: tuple | list = carried[1]
+            check: tuple | list = names
+        else:
+            names = sorted(provs)
+            check = sorted(open_)
+        for rel in check:
+            run = open_.get(rel)
+            if run is not None and provs.get(rel) is not run.provs:
                 self._close(rel, run, tick - 1)
-                del self.open[rel]
-        for rel in sorted(provs):
-            if rel not in self.open:
-                self.open[rel] = _Open(provs[rel], mores.get(rel, {}), rules, tick)
+                del open_[rel]
+        for rel in names:
+            if rel not in open_ and rel in provs:
+                open_[rel] = _Open(provs[rel], mores.get(rel, {}), rules, tick)
+        self.frozen = provs
+        runs = self.runs
         for rel in sorted(staged):
             more = staged_mores.get(rel, {})
             for row, rec in staged[rel].items():
-                for rix in _rule_indexes(rec, more.get(row)):
-                    self._add((rel, row, rules[rix].rid), tick, tick)
+                for rix in (rec[0],) if not more else _rule_indexes(rec, more.get(row)):
+                    key = (rel, row, rules[rix].rid)
+                    spans = runs.get(key)
+                    if spans is not None and spans[-1][1] + 1 >= tick:
+                        if spans[-1][1] < tick:
+                            spans[-1][1] = tick
+                    else:
+                        self._add(key, tick, tick)
 
     def _close(self, rel: str, run: _Open, end: int) -> None:
         if end < run.start:
@@ -93,6 +120,7 @@ class History:
         """Install saved runs ``(rel, row, rule_id, start, end)``; ``last`` is the last finished tick."""
         self.runs = {}
         self.open = {}
+        self.frozen = None
         self.last = last
         for rel, row, rid, start, end in sorted(runs, key=lambda r: (r[0], fact_key(r[1]), r[2], r[3])):
             self._add((rel, row, rid), start, end)

@@ -7,8 +7,9 @@ perspective with ``assert_fact(..., who=...)`` between evaluations and reads the
 
 from __future__ import annotations
 
+import gc
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from .store import Store
 from .terms import Term, canonical_facts, canonical_rows, fact_key, format_fact, format_term, sort_key
 
 DEFAULT_BUDGET = 100_000
+_RUN_COLLECT = 200_000  # young objects a run of ticks lets pile up before it collects them
 _log = logging.getLogger(__name__)  # each evaluation's cost, for `rofl -vv` (rofl.logs)
 
 
@@ -74,6 +76,8 @@ class Kernel:
         self.naive = naive
         self.declared: frozenset[Signature] = frozenset()  # relations known with no rows (``declare``)
         self._origins: dict[str, str] = {}  # rule id -> "file:line:col" it was loaded from (for messages)
+        # rel -> (its staged records, their rows as derived, sorted, the rules, its part of _staged's lists)
+        self._staged_memo: dict[str, tuple] = {}
         journal: list = []
         for rel in V.RESERVED_RELATIONS:
             self._add(V.RESERVED, ("main", (rel,)), None, journal)
@@ -288,7 +292,9 @@ class Kernel:
             return outcome
         if outcome.partial:
             self._hole(kind, outcome.ctx)
-        self._result = Result.of(outcome.ctx, outcome.strata, outcome.partial, goals)
+        hit = self._caches.strata
+        view = hit.view if hit is not None and hit.strata is outcome.strata else None
+        self._result = Result.of(outcome.ctx, outcome.strata, outcome.partial, goals, view)
         if _log.isEnabledFor(logging.DEBUG):
             asked = "every relation" if goals is None else ", ".join(sorted(goals))
             done = f"{self._result.steps} steps ({self._result.work} performed)"
@@ -346,12 +352,20 @@ class Kernel:
         names |= {rel for rel in self.store.relations() if any(row[0] == persp for row in self.store.base[rel])}
         return names
 
-    def base_rows(self, rel: str, persp: str | None = None) -> tuple[tuple, ...]:
-        """The asserted (base) rows ``(persp, *args)`` of ``rel``, in perspective ``persp`` when given."""
+    def rows(self, relation: str, persp: str | None = None) -> tuple[tuple, ...]:
+        """The asserted (base) rows ``(persp, *args)`` of ``relation``, in ``persp`` when given."""
         from .namespace import stored_name
 
-        facts = self.store.base.get(stored_name(rel, persp), {})
+        facts = self.store.base.get(stored_name(relation, persp), {})
         return tuple(facts) if persp is None else tuple(r for r in facts if r[0] == persp)
+
+    def drop_relations(self, keep: Callable[[str], bool]) -> None:
+        """Forget every asserted fact of each stored relation that ``keep`` refuses (a loader's placeholders)."""
+        for rel in [r for r in self.store.base if not keep(r)]:
+            del self.store.base[rel]
+            self.store.touch(rel)
+            self.store.owned += 1  # asserted_by's version: some of those facts may have named who asserted them
+            self._result = None
 
     @property
     def outcome(self) -> Result:
@@ -549,32 +563,54 @@ class Kernel:
     def tick(self, budget: int | None = None) -> TickReport:
         """Close the current tick: freeze provenance, drop its domain facts, install the staged ones."""
         result = self.evaluate()
-        return self._advance(result, list(result.staged()), self.current_facts(), budget)
+        return self._advance(result, list(result.staged()), self.current_facts(), budget)[0]
 
-    def _advance(self, result: Result, staged: list, current: list, budget: int | None) -> TickReport:
-        """``tick`` with this tick's staged and current facts already read."""
+    def _advance(
+        self, result: Result, staged: list, current: list, budget: int | None, pairs: list | None = None
+    ) -> tuple[TickReport, int]:
+        """``tick`` with this tick's staged and current facts already read (``pairs``: the staged facts
+        as ``(rel, row)``, when known).  Also returns the store's ``changes`` counter right after the
+        staged facts were installed: while it reads the same, the current facts are the installed ones."""
         ctx = result._ctx
-        store = self.store
-        store.history.freeze(store.tick, ctx.provs, ctx.staged_provs, ctx.decoded.rules, ctx.mores, ctx.staged_mores)
-        quiescent = [(r, w) for r, w, _ in staged] == current  # the next tick would be this one again
+        store = self._store
+        carried = None if ctx.carried is None else (ctx.carried, ctx.fresh)
+        store.history.freeze(
+            store.tick, ctx.provs, ctx.staged_provs, ctx.decoded.rules, ctx.mores, ctx.staged_mores, carried
+        )
+        ctx.release()
+        if pairs is None:
+            pairs = [(r, w) for r, w, _ in staged]
+        quiescent = pairs == current  # the next tick would be this one again
         finished = store.tick
-        carried = {(rel, row) for rel, row, _ in staged}
-        for rel, row in current:
-            if (rel, row) not in carried:
-                store.remove(rel, row)
+        kept = set(pairs)
+        for fact in current:
+            if fact not in kept:
+                store.remove(*fact)
         store.tick += 1
-        for rel, row, rid in staged:
-            if store.has(rel, row):  # carried unchanged: it moves to the new tick, its relation stays as it was
-                store.set_meta(rel, row, store.meta(None, store.tick))
+        meta = store.meta(None, store.tick)
+        base = store.base
+        past = store.past
+        for (rel, row, rid), fact in zip(staged, pairs):
+            facts = base.get(rel)
+            if facts is not None and row in facts:  # carried unchanged: to the new tick, its relation as it was
+                store.set_meta(rel, row, meta)
+            elif rel != V.AUTHORITY and store.add(rel, row, None):  # what _assert does, for the common case
+                edb = base.get(V.EDB)
+                if edb is None or ("main", (rel,)) not in edb:
+                    store.add(V.EDB, ("main", (rel,)), None)
+                held = base.get(V.AUTHORITY)
+                if held is None or ("main", (row[0],), (V.KERNEL_WHO,)) not in held:
+                    self._register(row[0], [])
             else:
                 self._assert(rel, row, None, [])
-            store.past[(rel, row)] = (rid, finished)
-        installed = tuple((r, w) for r, w, _ in staged)
+            past[fact] = (rid, finished)
+        installed = tuple(pairs)
         store.tick_log.append((store.tick, installed))
         store.touch(V.DERIVED_BY)
+        mark = store.changes
         self._result = None
         out = self._run_evaluation("tick", budget)
-        return TickReport(store.tick, installed, quiescent, out.partial)
+        return TickReport(store.tick, installed, quiescent, out.partial), mark
 
     def staged_facts(self) -> list[tuple[str, tuple]]:
         return [(rel, row) for rel, row, _ in self.evaluate().staged()]
@@ -594,6 +630,19 @@ class Kernel:
     def run(self, max_ticks: int | None = None, budget: int | None = None, collect: tuple = ()) -> RunReport:
         """Run ticks until a silent fixpoint, ``max_ticks`` tick evaluations, or the budget (for the whole run)."""
         total = self.budget if budget is None else budget
+        paused = gc.isenabled()  # as during an evaluation (engine.evaluate.evaluate), for the whole run
+        if paused:
+            gc.disable()
+        try:
+            return self._run(max_ticks, total, collect)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _run(self, max_ticks: int | None, total: int, collect: tuple) -> RunReport:
+        """``run`` with the cyclic garbage collector paused: between ticks only the young objects are
+        collected, once every ``_RUN_COLLECT`` of them (a tick's working set, its tables and records, is
+        not walked again after each tick: a tenth of a short tick went to collections)."""
         used = 0
         collected = []
         ticks = 0
@@ -601,19 +650,21 @@ class Kernel:
         self._run_evaluation("tick", total)
         outcome = self._evaluated()
         reporter = events.current()  # the call's reporter: progress per tick, and a cancel point between ticks
+        names = sorted(set(collect))
+        installed: list | None = None
+        mark = -1
         while True:
             ticks += 1
             used += outcome.work
-            facts = [
-                format_fact(rel, row[0], row[1:]) for name in sorted(set(collect)) for rel, row in self.facts(name)
-            ]
-            collected.append((self.store.tick, tuple(facts)))
+            facts = [format_fact(r, w[0], w[1:]) for name in names for r, w in self.facts(name)] if names else ()
+            collected.append((self._store.tick, tuple(facts)))
             if outcome.partial:
                 partial = True
                 break
-            staged = list(outcome.staged())
-            current = self.current_facts()
-            if [(r, w) for r, w, _ in staged] == current:  # a silent fixpoint: the next tick repeats this one
+            staged, pairs = self._staged(outcome)
+            # right after a tick boundary, this tick's facts are the ones it installed
+            current = installed if installed is not None and self._store.changes == mark else self.current_facts()
+            if pairs == current:  # a silent fixpoint: the next tick repeats this one
                 quiescent = True
                 break
             if (max_ticks is not None and ticks >= max_ticks) or used >= total:
@@ -623,9 +674,38 @@ class Kernel:
                 break
             reporter.progress(ticks, max_ticks or 0, "ticks")
             reporter.check()
-            self._advance(outcome, staged, current, total - used)
+            if gc.get_count()[0] > _RUN_COLLECT:
+                gc.collect(0)
+            report, mark = self._advance(outcome, staged, current, total - used, pairs)
+            installed = pairs
             outcome = self._evaluated()
         return RunReport(ticks, quiescent, partial, tuple(collected))
+
+    def _staged(self, result: Result) -> tuple[list, list]:
+        """``result.staged()`` as a list, and its ``(rel, row)`` pairs; a relation whose staged rows are
+        those of the last call (the same records, or the same rows in the order they were derived)
+        takes that call's canonical order instead of sorting again."""
+        ctx = result._ctx
+        staged = ctx.staged_provs
+        rules = ctx.decoded.rules
+        memo = self._staged_memo
+        out: list = []
+        pairs: list = []
+        for rel in sorted(staged):
+            provs = staged[rel]
+            hit = memo.get(rel)
+            if hit is not None and hit[0] is provs and hit[3] is rules:  # taken over from the last evaluation
+                out += hit[4]
+                pairs += hit[5]
+                continue
+            derived = tuple(provs)
+            ordered = hit[2] if hit is not None and hit[1] == derived else canonical_rows(derived)
+            mine = [(rel, row, rules[provs[row][0]].rid) for row in ordered]
+            facts = [(rel, row) for row in ordered]
+            memo[rel] = (provs, derived, ordered, rules, mine, facts)
+            out += mine
+            pairs += facts
+        return out, pairs
 
 
 def _read_text(path) -> str:

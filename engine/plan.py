@@ -490,13 +490,14 @@ class _Gen:
         self.emit("if steps > limit:")
         self.emit("    ctx.steps = steps - 1")
         self.emit("    raise _BUDGET")
-        self.emit("rec = P.get(f)")
-        self.emit("if rec is None:")
-        self.emit(f"    P[f] = (RIX, {''.join(f'r{i}, ' for i in self.rule.positive)})")
-        if not self.next_head:
-            self.emit("    NEW.append(f)")  # base facts are left out when the round is installed (Context.flush)
-        self.emit("else:")
+        # one probe of the records per firing: a new record is set by the probe itself
+        self.emit(f"new = (RIX, {''.join(f'r{i}, ' for i in self.rule.positive)})")
+        self.emit("rec = P.setdefault(f, new)")
+        self.emit("if rec is not new:")
         self.emit("    _again(M, f, rec, RIX)")
+        if not self.next_head:
+            self.emit("else:")
+            self.emit("    NEW.append(f)")  # base facts are left out when the round is installed (Context.flush)
 
     def assemble(self) -> str:
         h = self.clause.head.rel

@@ -56,12 +56,13 @@ class Result:
     _ctx: Context  # private to the kernel
 
     @staticmethod
-    def of(ctx, strata: dict, partial: bool, goals) -> Result:
+    def of(ctx, strata: dict, partial: bool, goals, view: Mapping[str, int] | None = None) -> Result:
+        """``view``: a read-only view of ``strata`` that nothing writes through (a cached stratification's)."""
         return Result(
             partial,
             ctx.steps,
             ctx.steps - ctx.saved,
-            MappingProxyType(dict(strata)),
+            MappingProxyType(dict(strata)) if view is None else view,
             None if goals is None else frozenset(goals),
             ctx,
         )

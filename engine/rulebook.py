@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import vocabulary as V
+from .caches import RulesEntry
 from .clauses import NEXT, Clause, Literal, body_literals, scope_aggregates
 from .plan import CompiledRule, UnsafeRule, again, check_demand_safe, compile_variant, range_restricted
 from .reflect import WANTS, item_from_term, literal_from_term, well_formed
@@ -73,9 +74,8 @@ class RuleBook:
     def rules(self, store: Store, caches) -> DecodedRules:
         """The store's rules, decoded again only when a reflection relation changed (``caches``: the
         kernel's ``engine.caches.Caches``)."""
-        from .caches import RulesEntry
-
-        key = tuple(store.versions.get(rel, 0) for rel in (V.RULE, V.PREMISE_LIT, V.CONCLUSION_LIT))
+        versions = store.versions
+        key = (versions.get(V.RULE, 0), versions.get(V.PREMISE_LIT, 0), versions.get(V.CONCLUSION_LIT, 0))
         hit = caches.rules
         if hit is not None and hit.key == key:
             return hit.decoded

@@ -33,8 +33,8 @@ class Snapshot:
         store = kernel.store
         if store.tick != self.tick:
             return False
-        changed = [rel for rel in {*store.base, *self.rows} if store.versions.get(rel, 0) != self.versions.get(rel, 0)]
-        for rel in changed:
+        moved = [rel for rel in {*store.base, *self.rows} if store.versions.get(rel, 0) != self.versions.get(rel, 0)]
+        for rel in moved:
             now = store.base.get(rel, {})
             before = self.rows.get(rel, frozenset())
             if len(now) < len(before) or any(row not in now for row in before):

@@ -39,6 +39,8 @@ class Store:
     owned: int = 0  # change counter of the facts that name who asserted them (not saved): asserted_by's version
     changes: int = 0  # change counter of every relation together (not saved): in_perspective's version
     _meta_tables: dict = field(default_factory=dict)  # metadata relation -> (its version, its full Table)
+    dirty: set = field(default_factory=set, compare=False)  # relations touched since ``changes`` was ``dirty_since``
+    dirty_since: int = field(default=0, compare=False)
 
     def touch(self, rel: str) -> None:
         self.touch_only(rel)
@@ -113,6 +115,17 @@ class Store:
     def touch_only(self, rel: str) -> None:
         self.versions[rel] = self.versions.get(rel, 0) + 1
         self.changes += 1
+        self.dirty.add(rel)
+
+    def touched_since(self, changes: int) -> set | None:
+        """The relations touched since the store's ``changes`` counter read ``changes`` (a copy), or None
+        when that is not known here (the set was reset at another point since)."""
+        return set(self.dirty) if changes == self.dirty_since else None
+
+    def mark_clean(self) -> None:
+        """Start a new ``dirty`` set at the current ``changes``."""
+        self.dirty = set()
+        self.dirty_since = self.changes
 
     def metadata_table(self, rel: str, build: Callable[[], Any]) -> Any:
         """The full table of metadata relation ``rel`` (``engine.metadata``), built by ``build()`` only
@@ -124,6 +137,12 @@ class Store:
         table = build()
         self._meta_tables[rel] = (version, table)
         return table
+
+    def known_metadata(self, rel: str) -> Any:
+        """The full table of metadata relation ``rel`` when one is built for the current facts, else None."""
+        hit = self._meta_tables.get(rel)
+        version = self.owned if rel == V.ASSERTED_BY else self.changes
+        return hit[1] if hit is not None and hit[0] == version else None
 
     def relations(self) -> list[str]:
         return sorted(self.base)

@@ -351,21 +351,22 @@ def canonical_rows(rows) -> list:
     rows = list(rows)
     if len(rows) < 2:  # nothing to order: no key is computed (a key is as deep as its term)
         return rows
-    if rows:
-        width = len(rows[0])
-        uniform = all(len(r) == width for r in rows)
-        if uniform:
-            for c in range(width):
-                kinds = {type(r[c]) for r in rows}
-                if kinds == {tuple}:
-                    if {len(r[c]) for r in rows} != {1}:
-                        uniform = False
-                        break
-                elif len(kinds) != 1 or not (kinds <= {int, str}):
-                    uniform = False
+    if len(set(map(len, rows))) == 1:
+        for col in zip(*rows):
+            kinds = set(map(type, col))
+            if len(kinds) != 1:
+                break
+            kind = kinds.pop()
+            if kind is tuple:
+                if set(map(len, col)) != _ONE:
                     break
-        if uniform:
+            elif kind is not int and kind is not str:
+                break
+        else:
             rows.sort()
             return rows
     rows.sort(key=fact_key)
     return rows
+
+
+_ONE = frozenset((1,))

@@ -14,7 +14,7 @@ VALUES = 'v(1). v(2). v(-3). v("a"). v("b"). v(f(1)). v(g).'
 
 def test_mode_facts_are_the_table():
     k = Kernel(BOOT)
-    assert sorted(r[1:] for r in k.base_rows("mode")) == sorted(B.MODES)
+    assert sorted(r[1:] for r in k.rows("mode")) == sorted(B.MODES)
     assert {op for op, _ in B.MODES} == {b.op for b in B.TABLE}
 
 
@@ -33,7 +33,7 @@ def test_a_test_builtin_means_the_same_bottom_up_top_down_and_asked(op):
     k.load_text(f"{VALUES}\nup(X, Y) :- v(X), v(Y), {test}.\nd(X, Y) :- {test}.\ncall(X, Y) :- v(X), v(Y), d(X, Y).")
     up = set(k.query("up(X, Y)").rows)
     assert up == set(k.query("call(X, Y)").rows) == set(k.query(f"v(X), v(Y), {test}").rows)
-    values = [r[1] for r in k.base_rows("v")]
+    values = [r[1] for r in k.rows("v")]
     spec = B.BY_OP[op]
     assert up == {(x, y) for x in values for y in values if spec.test(x, y)}
 
