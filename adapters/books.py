@@ -7,7 +7,8 @@ Every declaration is checked here; a malformed one is a ``BookError`` naming the
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -15,10 +16,11 @@ from rofl.engine.errors import RoflError
 from rofl.engine.result import Result
 from rofl.engine.terms import format_fact, format_term
 
-from .policy import CLASSES
+from .policy import CLASSES, UNSUPPORTED_CAPABILITY, why
 
 ARG_TYPES = ("text", "number", "atom", "time", "json")
 AUTH_HOWS = ("bearer", "basic", "header", "query", "client_credentials", "login")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an environment variable's name, as a key names it
 DEFAULT_MAX_WANTS = 1000
 # Perspectives a book may not be named after: its answers would land among the world's, boot's, the
 # audits' or the scanner's facts.
@@ -53,6 +55,39 @@ DECLARATIONS = (
 
 class BookError(RoflError):
     """A book declaration that cannot be used (wrong shape or an unknown value)."""
+
+
+class BookSourceError(RoflError):
+    """What ``rofl adapter openapi`` or ``mcp`` writes a book from is wrong: a description, or a key of the
+    command line (``parse_key``); the message names the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """``HOW[:NAME]=ENV`` of the command line: where the secret of a scheme of that kind is."""
+
+    how: str
+    name: str | None
+    env: str
+
+
+def parse_key(text: str) -> Key:
+    """``bearer=TOKEN``, ``header:X-Api-Key=KEY``, ``client_credentials:https://x/token=ID_SECRET``,
+    ``login:https://issuer`` (a login reads no variable); raises BookSourceError naming the fix."""
+    head, sep, env = text.rpartition("=")
+    if not sep or not ENV_NAME.fullmatch(env):
+        head, env = text, ""
+    how, colon, name = head.partition(":")
+    if how not in AUTH_HOWS:
+        raise BookSourceError(
+            f"{text}: HOW must be one of {', '.join(AUTH_HOWS)} (HOW[:NAME]=ENV, e.g. bearer=API_TOKEN)"
+        )
+    if how == "login":
+        if env:
+            raise BookSourceError(f"{text}: a login reads no variable; write login:ISSUER")
+    elif not env:
+        raise BookSourceError(f"{text}: name the environment variable that holds the secret: {head}=ENV_VAR")
+    return Key(how, name if colon else None, env)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +153,19 @@ class Catalog:
         for cap in self.capabilities.values():
             out.update(dict.fromkeys(cap.secrets))
         return tuple(out)
+
+
+def unmapped_columns(cap: Capability, fields: Iterable[tuple[int, str]], declaration: str) -> str | None:
+    """The Why of a capability whose answer columns (2 to its arity) ``fields`` (column, pointer) do not all map,
+    naming the ``declaration`` to add (``http_field``, ``mcp_field``); None when every column is mapped."""
+    missing = sorted(set(range(2, (cap.answer_arity or 1) + 1)) - {col for col, _ in fields})
+    if not missing:
+        return None
+    cols = ", ".join(map(str, missing))
+    return why(
+        UNSUPPORTED_CAPABILITY,
+        f'capability {cap.name}: answer column(s) {cols} have no {declaration}({cap.name}, Col, "/pointer")',
+    )
 
 
 def _rows(result: Result, rel: str) -> list[tuple]:

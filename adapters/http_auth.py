@@ -27,9 +27,11 @@ from typing import Any
 
 from rofl.engine.errors import RoflError
 
+from .batch import Reply
 from .books import Secret
 from .policy import CAPABILITY_DENIED, HOST_CALL_FAILED, why
 from .secrets import Scrubber
+from .wants import Want
 
 MARGIN_S = 30.0  # a token this close to its expiry is fetched again (half its life when that is shorter)
 MAX_TOKEN_ANSWER = 1 << 20  # bytes of a token endpoint's answer
@@ -143,6 +145,27 @@ class HttpAuth:
                     return login
                 headers.append(("authorization", f"Bearer {login}"))
         return Credentials(tuple(headers), tuple(params))
+
+    def send_again(self, status: int | None, secrets: Iterable[Secret], resent: bool) -> bool:
+        """Whether a request refused with ``status`` is sent again: a 401 to a request not ``resent`` yet,
+        when ``renew`` forgot a fetched token of ``secrets`` (the one retry both HTTP kinds make)."""
+        return status == 401 and not resent and self.renew(secrets)
+
+    def clean(self, book: str, reply: Reply) -> Reply:
+        """``reply`` with the tokens fetched this session kept out: scrubbed from its Whys, and an answer that
+        holds one failed instead (the variables are the session's to check)."""
+        if not self.values:
+            return reply
+        scrubber = token_scrubber(self.values)
+        answers: dict[Want, tuple[tuple, ...]] = {}
+        failed = {w: scrubber.scrub(text) for w, text in reply.failed.items()}
+        for want, rows in reply.answers.items():
+            if any(scrubber.leaks_term(row) for row in rows):
+                reason = f"adapter {book}: an answer holds the value of a secret; nothing of it is kept"
+                failed[want] = why(HOST_CALL_FAILED, reason)
+            else:
+                answers[want] = rows
+        return Reply(answers, failed, {w: scrubber.scrub(text) for w, text in reply.held.items()})
 
     def renew(self, secrets: Iterable[Secret]) -> bool:
         """After a 401: forget the tokens these secrets got; True when one of them is fetched (a

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .books import unmapped_columns
 from .policy import CLASSES, NO_MATCHING_ADAPTER, UNSUPPORTED_CAPABILITY, is_files, why
 
 if TYPE_CHECKING:
@@ -80,14 +81,7 @@ def _openapi_check(cap: Capability, book: Book) -> str | None:
             UNSUPPORTED_CAPABILITY,
             f"capability {cap.name} is reads, which sends only GET or HEAD; a {cap.http.method} is does",
         )
-    missing = sorted(set(range(2, (cap.answer_arity or 1) + 1)) - {col for col, _ in cap.http.fields})
-    if missing:
-        cols = ", ".join(map(str, missing))
-        return why(
-            UNSUPPORTED_CAPABILITY,
-            f'capability {cap.name}: answer column(s) {cols} have no http_field({cap.name}, Col, "/pointer")',
-        )
-    return None
+    return unmapped_columns(cap, cap.http.fields, "http_field")
 
 
 def _mcp_check(cap: Capability, book: Book) -> str | None:

@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .batch import Batch, Reply
-from .books import Book, Capability, McpTool
-from .http_auth import Failed, Held, HttpAuth, token_scrubber
+from .books import Book, Capability, McpTool, unmapped_columns
+from .http_auth import Failed, Held, HttpAuth
 from .mcp_client import TIMED_OUT, Connection, McpFailure, is_url, post_form, unsendable
 from .policy import HOST_CALL_FAILED, NO_MATCHING_ADAPTER, UNSUPPORTED_CAPABILITY, why
 from .secrets import Scrubber
@@ -51,13 +51,9 @@ def check(cap: Capability, book: Book) -> str | None:
         return why(
             UNSUPPORTED_CAPABILITY, f'capability {cap.name} has no mcp_tool({cap.name}, "tool") for its mcp book'
         )
-    missing = sorted(set(range(2, (cap.answer_arity or 1) + 1)) - {col for col, _ in cap.mcp.fields})
-    if missing:
-        cols = ", ".join(map(str, missing))
-        return why(
-            UNSUPPORTED_CAPABILITY,
-            f'capability {cap.name}: answer column(s) {cols} have no mcp_field({cap.name}, Col, "/pointer")',
-        )
+    unmapped = unmapped_columns(cap, cap.mcp.fields, "mcp_field")
+    if unmapped is not None:
+        return unmapped
     problem = unsendable(cap.secrets, is_url(book.address))
     if problem is not None:
         return why(UNSUPPORTED_CAPABILITY, f"capability {cap.name}: the mcp kind {problem}")
@@ -87,9 +83,9 @@ class McpAdapter:
         deadline = time.monotonic() + book.timeout_s
         session = self._session(batch)
         if isinstance(session, Held):
-            return self._clean(batch, Reply({}, {}, {w: session.why for w in batch.wants}))
+            return self.auth.clean(batch.book.name, Reply({}, {}, {w: session.why for w in batch.wants}))
         if isinstance(session, str):
-            return self._clean(batch, Reply.failing(batch.wants, session))
+            return self.auth.clean(batch.book.name, Reply.failing(batch.wants, session))
         arguments = [{field: args[a.name] for field, a in zip(spec.inputs, cap.args)} for args in batch.args]
         outcomes = session.call(spec.tool, arguments, deadline, parallel=cap.klass == "reads")
         answers: dict[Want, tuple[tuple, ...]] = {}
@@ -109,7 +105,7 @@ class McpAdapter:
                     failed[want] = why(HOST_CALL_FAILED, f"{where}: {rows}")
                 else:
                     answers[want] = rows
-        return self._clean(batch, Reply(answers, failed))
+        return self.auth.clean(batch.book.name, Reply(answers, failed))
 
     def _session(self, batch: Batch) -> Connection | Held | str:
         """The open session for this batch's book and secrets (opened now if there is none, the last one
@@ -135,7 +131,7 @@ class McpAdapter:
             try:
                 session = Connection.open(book.address, batch.environ, book.timeout_s, dict(headers), dict(params))
             except McpFailure as exc:
-                if exc.status == 401 and attempt == 1 and self.auth.renew(cap.secrets):
+                if self.auth.send_again(exc.status, cap.secrets, attempt > 1):
                     continue  # a fetched token the server no longer takes: fetch it again, once
                 code = NO_MATCHING_ADAPTER if exc.unusable else HOST_CALL_FAILED
                 return why(code, f"adapter {book.name}: {self.scrubber.scrub(str(exc))}")
@@ -143,21 +139,6 @@ class McpAdapter:
             self._sessions[key] = (sent, session)
             return session
         return why(HOST_CALL_FAILED, f"adapter {book.name}: the server refused the credentials twice")
-
-    def _clean(self, batch: Batch, reply: Reply) -> Reply:
-        """The reply with the tokens fetched this session kept out (the variables are the session's to check)."""
-        if not self.auth.values:
-            return reply
-        scrubber = token_scrubber(self.auth.values)
-        answers: dict[Want, tuple[tuple, ...]] = {}
-        failed = {w: scrubber.scrub(text) for w, text in reply.failed.items()}
-        for want, rows in reply.answers.items():
-            if any(scrubber.leaks_term(row) for row in rows):
-                reason = f"adapter {batch.book.name}: an answer holds the value of a secret; nothing of it is kept"
-                failed[want] = why(HOST_CALL_FAILED, reason)
-            else:
-                answers[want] = rows
-        return Reply(answers, failed, {w: scrubber.scrub(text) for w, text in reply.held.items()})
 
     def close(self) -> None:
         for _, session in self._sessions.values():

@@ -27,15 +27,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rofl.engine.errors import RoflError
 from rofl.engine.lexer import is_name
 from rofl.engine.terms import quote
 
-from .books import AUTH_HOWS, RESERVED_BOOKS
+from .books import RESERVED_BOOKS, BookSourceError, Key
+from .books import parse_key as parse_key  # its home is books.py; tests and scripts still ask for it here
 
 METHODS = ("get", "head", "post", "put", "patch", "delete", "options")
 READS = ("get", "head")
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 RESERVED_NAMES = frozenset(("not", "is", "mod", "want", "bridge"))  # words of the language
 NEXT_LINKS = ("next", "nextLink", "next_link", "nextUrl", "next_url", "nextPage", "next_page_url", "@odata.nextLink")
 CURSOR_PARAMS = ("cursor", "page_token", "pageToken", "after", "starting_after", "next_token", "continuation")
@@ -53,34 +52,7 @@ ROW_ARRAYS = ("items", "data", "results", "value", "entries", "records", "elemen
 MAX_DEPTH = 64  # $ref hops while resolving one schema
 
 
-class SpecError(RoflError):
-    """An OpenAPI description rofl cannot turn into a book (or a key of the command line that is wrong)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Key:
-    """``HOW[:NAME]=ENV`` of the command line: where the secret of a scheme of that kind is."""
-
-    how: str
-    name: str | None
-    env: str
-
-
-def parse_key(text: str) -> Key:
-    """``bearer=TOKEN``, ``header:X-Api-Key=KEY``, ``client_credentials:https://x/token=ID_SECRET``,
-    ``login:https://issuer`` (a login reads no variable); raises SpecError naming the fix."""
-    head, sep, env = text.rpartition("=")
-    if not sep or not ENV_NAME.fullmatch(env):
-        head, env = text, ""
-    how, colon, name = head.partition(":")
-    if how not in AUTH_HOWS:
-        raise SpecError(f"{text}: HOW must be one of {', '.join(AUTH_HOWS)} (HOW[:NAME]=ENV, e.g. bearer=API_TOKEN)")
-    if how == "login":
-        if env:
-            raise SpecError(f"{text}: a login reads no variable; write login:ISSUER")
-    elif not env:
-        raise SpecError(f"{text}: name the environment variable that holds the secret: {head}=ENV_VAR")
-    return Key(how, name if colon else None, env)
+SpecError = BookSourceError  # an OpenAPI description (or a key of the command line) rofl cannot make a book of
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from rofl.engine.terms import Term
 
 from .batch import Batch, Reply
 from .books import Capability, HttpOp
-from .http_auth import Credentials, Failed, Held, HttpAuth, token_scrubber
+from .http_auth import Credentials, Failed, Held, HttpAuth
 from .policy import HOST_CALL_FAILED, NO_MATCHING_ADAPTER, UNSUPPORTED_CAPABILITY, why
 from .wants import Want
 
@@ -135,22 +135,7 @@ class OpenApiAdapter:
                 failed[want] = exc.reason
                 if exc.batch:
                     unreachable = exc.reason
-        return self._clean(batch, Reply(answers, failed, held))
-
-    def _clean(self, batch: Batch, reply: Reply) -> Reply:
-        """The reply with the tokens fetched this session kept out (the variables are the session's to check)."""
-        if not self.auth.values:
-            return reply
-        scrubber = token_scrubber(self.auth.values)
-        answers: dict[Want, tuple[tuple, ...]] = {}
-        failed = {w: scrubber.scrub(text) for w, text in reply.failed.items()}
-        for want, rows in reply.answers.items():
-            if any(scrubber.leaks_term(row) for row in rows):
-                reason = f"adapter {batch.book.name}: an answer holds the value of a secret; nothing of it is kept"
-                failed[want] = why(HOST_CALL_FAILED, reason)
-            else:
-                answers[want] = rows
-        return Reply(answers, failed, {w: scrubber.scrub(text) for w, text in reply.held.items()})
+        return self.auth.clean(batch.book.name, Reply(answers, failed, held))
 
     def _want(self, batch: Batch, op: HttpOp, args: dict, deadline: float) -> tuple[tuple, ...]:
         """One want's request and its pages, as answer rows; raises _Fail or _Hold."""
@@ -170,7 +155,7 @@ class OpenApiAdapter:
                 raise _Fail(why(HOST_CALL_FAILED, f"{label}: the pagination repeats a page"))
             seen.add(mark)
             status, reason, data, response = self._send(batch, label, url, params, headers, body, deadline)
-            if status == 401 and not renewed and self.auth.renew(cap.secrets):
+            if self.auth.send_again(status, cap.secrets, renewed):
                 renewed = True  # a token the API no longer takes: fetched again, sent again, once
                 seen.discard(mark)
                 continue

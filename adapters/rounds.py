@@ -186,7 +186,7 @@ class Session:
         goals = set(DECLARATIONS)
         result = kernel.evaluate(goals=goals)
         loaders: dict[str, set] = {}
-        for row in kernel.store.base.get(V.LOADED_BY, {}):
+        for row in kernel.rows(V.LOADED_BY):
             if len(row) == 3 and row[1][:1] and row[2][:1]:
                 loaders.setdefault(row[1][0], set()).add(row[2][0])
         for rel in sorted(DECLARATIONS, key=lambda r: r != "adapter"):  # the adapter itself named first
@@ -204,7 +204,7 @@ class Session:
                     ((rel, row),),
                 )
         wanted = {r.rid for r in self.rules}
-        for row in kernel.store.base.get(V.LOADED_BY, {}):
+        for row in kernel.rows(V.LOADED_BY):
             if len(row) == 3 and row[1][:1] and row[1][0] in wanted and row[2][0] not in TRUSTED:
                 raise Refused(
                     why(

@@ -63,14 +63,14 @@ class Want:
 def want_rules(kernel: Kernel) -> tuple[WantRule, ...]:
     """Every want rule of the store, read back from its reflection, in rule-id order."""
     heads: dict[str, Literal] = {}
-    for row in kernel.base_rows(V.CONCLUSION_LIT, "main"):
+    for row in kernel.rows(V.CONCLUSION_LIT, "main"):
         term = row[3] if len(row) == 4 else None
         if isinstance(term, tuple) and len(term) == 2 and term[0] == WANTS and isinstance(row[1], tuple):
             heads[row[1][0]] = literal_from_term(term[1])
     if not heads:
         return ()
     premises: dict[str, list] = {}
-    for row in kernel.base_rows(V.PREMISE_LIT, "main"):
+    for row in kernel.rows(V.PREMISE_LIT, "main"):
         if len(row) == 4 and isinstance(row[1], tuple) and row[1][0] in heads:
             premises.setdefault(row[1][0], []).append((row[2], row[3]))
     out = []
@@ -84,7 +84,7 @@ def has_wants(kernel: Kernel) -> bool:
     """Whether the loaded world holds any want rule (a cheap look at the reflected conclusions)."""
     return any(
         len(row) == 4 and isinstance(row[3], tuple) and row[3][:1] == (WANTS,)
-        for row in kernel.base_rows(V.CONCLUSION_LIT, "main")
+        for row in kernel.rows(V.CONCLUSION_LIT, "main")
     )
 
 

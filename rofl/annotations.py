@@ -7,17 +7,15 @@ The runner (actions/toolkit ``command.ts``) unescapes ``%25 %0D %0A`` in the mes
 
 from __future__ import annotations
 
+from .escaping import escaper
 from .findings import Finding
 
 LEVELS = {"error": "error", "warn": "warning", "info": "notice"}
 
 
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+DATA_ESCAPES = {"%": "%25", "\r": "%0D", "\n": "%0A"}
+escape_data = escaper(DATA_ESCAPES)
+escape_property = escaper({**DATA_ESCAPES, ":": "%3A", ",": "%2C"})
 
 
 def command(level: str, message: str, **properties: str | int | None) -> str:

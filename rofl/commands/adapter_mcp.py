@@ -48,16 +48,15 @@ def mcp_command(address: str, keys: tuple[str, ...], book: str | None, prefix: s
     it as http_auth sends it, a command in its environment under that name. The value is read now and
     when a want is sent, and never printed.
     """
-    from rofl.adapters.books import Secret
+    from rofl.adapters.books import BookSourceError, Secret, parse_key
     from rofl.adapters.http_auth import Failed, Held, HttpAuth, token_scrubber
     from rofl.adapters.mcp_book import book_name, book_text
     from rofl.adapters.mcp_client import Connection, McpFailure, is_url, post_form
-    from rofl.adapters.openapi_book import SpecError, parse_key
     from rofl.adapters.secrets import Scrubber, child_environment
 
     try:
         parsed = [parse_key(k) for k in keys]
-    except SpecError as exc:
+    except BookSourceError as exc:
         fail(f"rofl adapter mcp: {exc}")
     if book is not None and book_name(book) != book:
         fail(f"rofl adapter mcp: --book {book}: a book's name is a lower-case ROFL name, e.g. {book_name(book)}")

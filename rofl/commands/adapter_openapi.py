@@ -41,7 +41,8 @@ def openapi_command(spec: str, keys: tuple[str, ...], book: str | None, base: st
     variable of a secret (HOW is bearer, basic, header, query, client_credentials or login), e.g.
     bearer=API_TOKEN or header:X-Api-Key=API_KEY; its value is read when a want is sent, never printed.
     """
-    from rofl.adapters.openapi_book import SpecError, book_text, parse_key
+    from rofl.adapters.books import parse_key
+    from rofl.adapters.openapi_book import SpecError, book_text
 
     try:
         parsed = [parse_key(k) for k in keys]

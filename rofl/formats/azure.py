@@ -7,17 +7,15 @@ warnings: ``warn`` and ``info`` findings are warnings.
 
 from __future__ import annotations
 
+from ..escaping import escaper
 from . import Report, message
 
 TYPES = {"error": "error", "warn": "warning", "info": "warning"}
 
 
-def escape_data(text: str) -> str:
-    return text.replace("%", "%AZP25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(";", "%3B").replace("]", "%5D")
+DATA_ESCAPES = {"%": "%AZP25", "\r": "%0D", "\n": "%0A"}
+escape_data = escaper(DATA_ESCAPES)
+escape_property = escaper({**DATA_ESCAPES, ";": "%3B", "]": "%5D"})
 
 
 def command(area_event: str, data: str, **properties: str | int | None) -> str:

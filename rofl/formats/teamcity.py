@@ -7,6 +7,7 @@ Values are quoted in ``'...'`` with TeamCity's escapes: ``|`` ``'`` ``[`` ``]`` 
 
 from __future__ import annotations
 
+from ..escaping import escaper
 from . import Report, message
 
 SEVERITY = {"error": "ERROR", "warn": "WARNING", "info": "INFO"}
@@ -23,8 +24,7 @@ ESCAPES = {
 }
 
 
-def escape(text: str) -> str:
-    return "".join(ESCAPES.get(c, c) for c in text)
+escape = escaper(ESCAPES)
 
 
 def service_message(kind: str, /, **attributes: str | int | None) -> str:

@@ -103,7 +103,7 @@ def test_a_hostile_adapter_fails_its_wants_and_asserts_nothing(adapter_env, name
     for _, why in report.failed:
         assert why.startswith("ADP_HOST_CALL_FAILED: adapter h: ") and reason in why, why
     assert not rows(s.kernel, "seen[h](W, X)")
-    assert s.kernel.base_rows("dependency", "code") == ()
+    assert s.kernel.rows("dependency", "code") == ()
     assert not [row for facts in s.kernel.store.base.values() for row, meta in facts.items() if meta.who == "h"]
     assert len(rows(s.kernel, "failed(W, Why)")) == 2
 

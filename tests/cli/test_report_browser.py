@@ -5,70 +5,26 @@ each step is kept under build/test-artefacts/report-browser/ (the path is printe
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
+from functools import partial
 from urllib.parse import quote
 
 import pytest
 
+from tests.browser import MARKS, By, Keys, artefacts, headless, screenshot
 from tests.cli.report_fixtures import BIG, report
 
-CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "") if p and os.path.exists(p)), None)
-DRIVER = next(
-    (p for p in ("/usr/bin/chromedriver", shutil.which("chromedriver") or "") if p and os.path.exists(p)), None
-)
-ARTEFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artefacts" / "report-browser"
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-except ImportError:  # pragma: no cover - the dev extra installs it
-    webdriver = None
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        webdriver is None or CHROMIUM is None or DRIVER is None,
-        reason="no headless browser: needs Debian's chromium and chromium-driver (apt-get install -y chromium "
-        "chromium-driver; `make test` installs them when apt is usable) and selenium (the dev extra)",
-    ),
-]
+ARTEFACTS = artefacts("report-browser")
+pytestmark = MARKS
+shot = partial(screenshot, ARTEFACTS)
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory) -> Iterator[tuple]:
     root = tmp_path_factory.mktemp("report-browser")
     _, _, out = report(root)
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={root / 'profile'}",
-        "--window-size=1280,900",
-    ):
-        options.add_argument(flag)
-    browser = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
-    ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    print(f"\nreport browser screenshots: {ARTEFACTS}")
-    try:
+    with headless(root / "profile", 1280, 900, ARTEFACTS) as browser:
         yield browser, out.resolve().as_uri()
-    finally:
-        browser.quit()
-
-
-def shot(browser, name: str) -> None:
-    browser.save_screenshot(str(ARTEFACTS / f"{name}.png"))
 
 
 def visible_view(browser) -> str | None:

@@ -7,38 +7,20 @@ two servers; a screenshot of each step under build/test-artefacts/render-browser
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
 from tests.adapters.render_worlds import guest_db, guest_world, guests
+from tests.browser import MARKS, By, WebDriverWait, artefacts, headless, screenshot
 from tests.servers.conftest import Running, rofl, start, stop
 
-CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "") if p and os.path.exists(p)), None)
-DRIVER = next(
-    (p for p in ("/usr/bin/chromedriver", shutil.which("chromedriver") or "") if p and os.path.exists(p)), None
-)
-ARTEFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artefacts" / "render-browser"
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:  # pragma: no cover - the dev extra installs it
-    webdriver = None
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        webdriver is None or CHROMIUM is None or DRIVER is None,
-        reason="no headless browser: needs Debian's chromium and chromium-driver (apt-get install -y chromium "
-        "chromium-driver; `make test` installs them when apt is usable) and selenium (the dev extra)",
-    ),
-]
+ARTEFACTS = artefacts("render-browser")
+pytestmark = MARKS
+shot = partial(screenshot, ARTEFACTS)
 
 
 @pytest.fixture(scope="module")
@@ -54,38 +36,14 @@ def workbench(tmp_path_factory) -> Iterator[tuple]:
     world.write_text(guest_world(db))
     env = {k: v for k, v in os.environ.items() if k not in ("ROFL_SERVER_TOKEN", "CI")}
     servers: list[Running] = []
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={root / 'profile'}",
-        "--window-size=1000,800",
-    ):
-        options.add_argument(flag)
-    browser = None
     try:
         servers.append(start("server", facts, src, env=env))
         servers.append(start("server", facts, src, env=env, extra=("--allow", "does")))
-        browser = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
-        ARTEFACTS.mkdir(parents=True, exist_ok=True)
-        print(f"\nrender browser screenshots: {ARTEFACTS}")
-        yield browser, servers[0], servers[1], world, db
+        with headless(root / "profile", 1000, 800, ARTEFACTS) as browser:
+            yield browser, servers[0], servers[1], world, db
     finally:
-        if browser is not None:
-            browser.quit()
         for running in servers:
             stop(running)
-
-
-def shot(browser, name: str) -> None:
-    browser.save_screenshot(str(ARTEFACTS / f"{name}.png"))
 
 
 def open_and_press(browser, running: Running, world: Path, name: str) -> dict:
