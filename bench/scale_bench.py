@@ -8,8 +8,12 @@ into bench/.cache/synthetic (warm facts) and asked once to build the graph index
   rescan first, which finds nothing), median wall seconds and CPU seconds of three, and its peak RSS;
 * the peer, in the same run: a fresh Python process that reads the same edges (every dependency the
   index holds, as a JSON edge list) and answers ``networkx.ancestors`` of the changed file;
+* a no-change ``rofl scan`` (fresh process, median of three): the part of ``impact`` that its rescan is;
 * at 20,000 files: ``impact`` through a running ``rofl server`` (median of 20 requests, warm), and
-  ``audit`` after a one-file change beside a no-change rescan (capped at SCALE_AUDIT_CAP seconds).
+  ``audit`` after a one-file change beside a no-change rescan (capped at SCALE_AUDIT_CAP seconds),
+  an audit before the change having judged the scan (what the audit after it reuses).
+
+SCALE_ONLY=audit runs only the audit after a one-file change, at 2,000 and at 20,000 files.
 
 Reported: growth 2,000 -> 20,000 (target <= 2x), peak at 20,000 (target < 400 MB), the server's
 median (target <= 50 ms), the audit ratio (target <= 5x) and the growth exponent.  100,000 files only
@@ -130,6 +134,9 @@ def one_size(n: int) -> dict:
         "ratio": ours["wall"] / peer["wall"],
         "cpu_ratio": ours["cpu"] / max(peer["cpu"], 1e-9),
     }
+    rescan = timed([*rofl_argv(), "scan", str(src), "--out", str(facts)])  # what impact's rescan costs of it
+    row["no_change_scan_s"] = rescan["wall"]
+    row["no_change_scan_cpu_s"] = rescan["cpu"]
     if cold is not None:
         row["cold_scan_s"] = cold
     return row
@@ -177,33 +184,59 @@ def served(n: int, requests: int = 20) -> dict:
 def audit_after_change(n: int) -> dict:
     """`rofl audit` after a one-file change (rescanned), beside a no-change rescan, in the same run."""
     src, facts, _ = prepared(n)
+    audit_argv = ["timeout", str(int(AUDIT_CAP)), *rofl_argv(), "audit", "--facts", str(facts)]
+    subprocess.run([*rofl_argv(), "scan", str(src), "--out", str(facts)], check=True, capture_output=True)
+    subprocess.run(audit_argv, capture_output=True)  # the audit before the change: what the next one reuses
     rescan = timed([*rofl_argv(), "scan", str(src), "--out", str(facts)])
     target = src / synthetic.changed_file()
     original = target.read_bytes()
+    audit: dict | None = None
     try:
         target.write_bytes(original + b"\n// edited\n")
         subprocess.run([*rofl_argv(), "scan", str(src), "--out", str(facts)], check=True, capture_output=True)
         try:
-            audit = run_child(["timeout", str(int(AUDIT_CAP)), *rofl_argv(), "audit", "--facts", str(facts)])
-            seconds: float | None = audit["wall"]
+            audit = run_child(audit_argv)
         except RuntimeError:
-            seconds = None  # over the cap (or failed): reported as such
+            audit = None  # over the cap (or failed): reported as such
     finally:
         target.write_bytes(original)
         subprocess.run([*rofl_argv(), "scan", str(src), "--out", str(facts)], check=True, capture_output=True)
-    row = {"workload": f"{n:,} files, audit after a one-file change", "rescan_s": rescan["wall"]}
-    if seconds is not None:
-        row["audit_s"] = seconds
-        row["audit_vs_rescan_x"] = seconds / rescan["wall"]
+    row = {
+        "workload": f"{n:,} files, audit after a one-file change",
+        "rescan_s": rescan["wall"],
+        "rescan_cpu_s": rescan["cpu"],
+    }
+    if audit is not None:
+        row["audit_s"] = audit["wall"]
+        row["audit_cpu_s"] = audit["cpu"]
+        row["audit_vs_rescan_x"] = audit["wall"] / rescan["wall"]
+        row["audit_vs_rescan_cpu_x"] = audit["cpu"] / max(rescan["cpu"], 1e-9)
     else:
         row["audit_s"] = f"> {AUDIT_CAP:.0f} (cap)"
     return row
+
+
+def audit_only() -> list[dict]:
+    """SCALE_ONLY=audit: the audit after a one-file change at 2,000 and 20,000 files, nothing else."""
+    rows = [audit_after_change(n) for n in (2_000, 20_000)]
+    for a in rows:
+        if "audit_vs_rescan_x" in a:
+            print(
+                f"{a['workload']}: {a['audit_s']:.2f} s ({a['audit_cpu_s']:.2f} s CPU) vs no-change rescan "
+                f"{a['rescan_s']:.2f} s ({a['rescan_cpu_s']:.2f} s CPU): {a['audit_vs_rescan_x']:.1f}x wall, "
+                f"{a['audit_vs_rescan_cpu_x']:.1f}x CPU (target <= 5x)"
+            )
+        else:
+            print(f"{a['workload']}: {a['audit_s']} s vs no-change rescan {a['rescan_s']:.2f} s")
+    return rows
 
 
 def main() -> list[dict]:
     if not synthetic.THREE.is_dir():
         print(f"three/src is absent ({synthetic.THREE}): run `python bench/run.py scan` once to fetch it")
         return []
+    if os.environ.get("SCALE_ONLY") == "audit":
+        return audit_only()
     sizes = [2_000, 20_000] + ([100_000] if os.environ.get("ROFL_BENCH_FULL") else [])
     rows = [one_size(n) for n in sizes]
     by = {r["workload"]: r for r in rows}

@@ -28,9 +28,10 @@ import marshal
 import os
 import stat
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rofl.engine import safe_write
 from rofl.scanner.factfile import named_digest
@@ -53,9 +54,9 @@ _GLOB_PREFIX = "package_nonsource_glob[code]("
 Rows = tuple[tuple[str, tuple[tuple, ...]], ...]  # ((relation, rows), ...) of one fact file
 
 
-@dataclass(frozen=True, slots=True)
-class Listed:
-    """A fact file the manifest lists: its path in the folder, digest, and what else must hold of it."""
+class Listed(NamedTuple):
+    """A fact file the manifest lists: its path in the folder, digest, and what else must hold of it
+    (a tuple: a manifest lists tens of thousands, made on every check)."""
 
     path: str
     digest: str
@@ -106,23 +107,40 @@ def current(root: Path, code_rules: str, secret: bytes | None, raw: bytes | None
         return None
     manifest_hash = hash_bytes(raw)
     index = _read_index(root, secret)
-    if index is not None and index["manifest"] == manifest_hash and _unchanged(root, index["listing"]):
+    if index is not None and index["manifest"] == manifest_hash and unchanged(root, index["listing"]):
         return _view(root, index, 0)  # the common case: nothing changed since the index was built
     manifest: dict | None = None
     if index is not None and index["manifest"] == manifest_hash:
         listed = [Listed(*row[:4]) for row in index["listing"]]
     else:
-        manifest = _parse_manifest(raw)
+        manifest = parsed_manifest(raw)
         if manifest is None:
             return None
-        found = _listing(manifest)
+        found = listing_of(manifest)
         if found is None:
             return None
         listed = found
+    checked = checked_listing(root, listed, index["listing"] if index is not None else (), _checked_rows)
+    if checked is None:
+        return None
+    listing, fresh = checked
+    if index is not None and manifest is None and not fresh:
+        return _view(root, index, 0)
+    return _update(root, secret, index, manifest, manifest_hash, listed, listing, fresh, code_rules)
+
+
+def checked_listing(
+    root: Path, listed: list[Listed], known: tuple, check: Callable[[str, Listed], Any]
+) -> tuple[list[tuple], dict[str, tuple[str, Any]]] | None:
+    """Each listed fact file's listing row ``(path, digest, named, preamble, size, mtime_ns, inode)``,
+    and ``{path: (digest, check(file, item))}`` for each whose digest and stat ``known`` (listing rows
+    of an earlier check) does not record: ``check`` reads it and checks it (``checked_text``).  None
+    when the folder holds another ``.rofl`` file, a listed one is missing or not regular, or a check
+    fails (returns None)."""
     if not _only_listed(root, {x.path for x in listed}):
         return None
-    known = {(row[0], row[1]): tuple(row[4:]) for row in index["listing"]} if index is not None else {}
-    fresh: dict[str, tuple[str, Rows]] = {}
+    stats = {(row[0], row[1]): tuple(row[4:]) for row in known}
+    fresh: dict[str, tuple[str, Any]] = {}
     listing = []
     base = os.fspath(root) + os.sep
     for item in listed:
@@ -134,18 +152,16 @@ def current(root: Path, code_rules: str, secret: bytes | None, raw: bytes | None
         if not stat.S_ISREG(st.st_mode):
             return None
         seen = (st.st_size, st.st_mtime_ns, st.st_ino)
-        if known.get((item.path, item.digest)) != seen:
-            rows = _checked_rows(path, item)
-            if rows is None:
+        if stats.get((item.path, item.digest)) != seen:
+            value = check(path, item)
+            if value is None:
                 return None
-            fresh[item.path] = (item.digest, rows)
+            fresh[item.path] = (item.digest, value)
         listing.append((item.path, item.digest, item.named, item.preamble, *seen))
-    if index is not None and manifest is None and not fresh:
-        return _view(root, index, 0)
-    return _update(root, secret, index, manifest, manifest_hash, listed, listing, fresh, code_rules)
+    return listing, fresh
 
 
-def _unchanged(root: Path, listing: tuple) -> bool:
+def unchanged(root: Path, listing: tuple) -> bool:
     """Whether every listed fact file has the stat it had when its bytes were checked, and the folder
     holds no other ``.rofl`` file (one stat per file: the check the compiled cache's key makes)."""
     entries = _fact_entries(os.fspath(root))
@@ -266,14 +282,14 @@ def _graph_tuple(graph: Graph) -> tuple:
     return tuple(getattr(graph, name) for name in Graph.__slots__)
 
 
-def _parse_manifest(raw: bytes) -> dict | None:
+def parsed_manifest(raw: bytes) -> dict | None:
     from rofl.scanner.manifest import _parse
 
     data = _parse(raw)
     return data if isinstance(data, dict) else None
 
 
-def _listing(manifest: dict) -> list[Listed] | None:
+def listing_of(manifest: dict) -> list[Listed] | None:
     """The fact files the manifest lists, as the loader (``rofl.loading.factdir.open_folder``) checks them."""
     import posixpath
 
@@ -309,6 +325,13 @@ def _only_listed(root: Path, listed: set[str]) -> bool:
 
 def _checked_rows(path: str | Path, item: Listed) -> Rows | None:
     """The rows of a listed fact file whose bytes pass the loader's checks, else None."""
+    text = checked_text(path, item)
+    return extract(text) if text is not None else None
+
+
+def checked_text(path: str | Path, item: Listed) -> str | None:
+    """The text of a listed fact file whose bytes pass the loader's checks (``rofl.loading.factdir``:
+    the digest the manifest records, carried in its name; the preamble's one text), else None."""
     try:
         data = safe_write.read_regular(path, MAX_FACT_FILE_BYTES)
     except OSError:
@@ -319,10 +342,9 @@ def _checked_rows(path: str | Path, item: Listed) -> Rows | None:
     if item.preamble and data != PREAMBLE_TEXT.encode("utf-8"):
         return None
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return extract(text)
 
 
 def extract(text: str) -> Rows | None:

@@ -25,7 +25,7 @@ def snapshot(folder):
     return {
         p.relative_to(folder): p.read_bytes()
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.name != ".rofl-store.cache"
+        if p.is_file() and p.name not in (".rofl-store.cache", ".rofl-audit.records")  # the caches beside the facts
     }
 
 

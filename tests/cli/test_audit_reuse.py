@@ -1,0 +1,183 @@
+"""`rofl audit` over a scan reuses what it judged before (rofl.audit_store): the same answer as a load of
+every fact file, after any sequence of source edits and rescans, with forged facts still reported."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.cli.forgery import redigest
+from tests.conftest import write_tree
+
+TREE = {
+    "src/a.js": "import { b } from './b.js';\nexport const a = b + 1;\n",
+    "src/b.js": "import { c } from './lib/c.js';\nexport const b = c;\n",
+    "src/lib/c.js": "export const c = 2;\n",
+    "src/lib/d.ts": "import type { T } from '../types';\nexport function d(t: T) { return t; }\n",
+}
+FORBID = 'forbid("src/lib", "src").\n'  # a rule reading [code]: the audit needs every fact file
+NAMES = ["src/a.js", "src/b.js", "src/lib/c.js", "src/lib/d.ts", "src/e.js", "src/lib/f.js"]
+
+edits = st.lists(
+    st.tuples(
+        st.sampled_from(["edit", "import", "delete", "add"]),
+        st.sampled_from(NAMES),
+    ),
+    min_size=1,
+    max_size=3,
+)
+tampers = st.sampled_from([None, None, "append_main", "append_code", "hand_written", "redigest_main", "delete_fact"])
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@contextmanager
+def every_fact_file():
+    """The audit as it was: every fact file loaded (the reused residue refused)."""
+    with mock.patch("rofl.audit_store.residue", return_value=None):
+        yield
+
+
+def audit_both(facts: Path, *extra: str) -> tuple[tuple, tuple]:
+    reused = run("audit", "--facts", facts, "--json", *extra)
+    with every_fact_file():
+        full = run("audit", "--facts", facts, "--json", *extra)
+    return reused, full
+
+
+def apply(src: Path, op: str, name: str) -> None:
+    path = src / name
+    if op == "delete":
+        path.unlink(missing_ok=True)
+    elif op == "add" or not path.exists():
+        write_tree(src, {name: "export const x = 1;\n"})
+    elif op == "edit":
+        path.write_text(path.read_text() + "// edited\n")
+    else:  # import another file
+        target = "./c.js" if "/lib/" in name else "./lib/c.js"
+        path.write_text(f"import {{ c as c{len(path.read_text())} }} from '{target}';\n" + path.read_text())
+
+
+def tamper(facts: Path, kind: str) -> None:
+    """What an attacker who can write the fact folder does (tests/cli/forgery.py)."""
+    listed = sorted(p.relative_to(facts).as_posix() for p in (facts / "code").glob("*.rofl"))
+    if not listed:
+        return
+    target = facts / listed[0]
+    if kind == "append_main":
+        target.write_text(target.read_text() + 'owner[main]("x").\n')
+    elif kind == "append_code":
+        target.write_text(target.read_text() + 'src_file[code]("fake.js", "0").\n')
+    elif kind == "hand_written":
+        (facts / "code" / "hand.rofl").write_text('src_file[code]("hand.js", "0").\nrole[main](admin).\n')
+    elif kind == "redigest_main":
+        target.write_text(target.read_text() + 'owner[main]("x").\n')
+        redigest(facts, listed[0], rename=True)
+    elif kind == "delete_fact":
+        target.unlink()
+
+
+def findings(out: str) -> set[str]:
+    return {f["audit"] for f in json.loads(out)["findings"]}
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=st.lists(edits, min_size=1, max_size=2), forbid=st.booleans(), forged=tampers)
+def test_an_audit_after_rescans_equals_an_audit_of_every_fact_file(steps, forbid, forged):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        src, facts = root / "repo", root / "facts"
+        write_tree(src, TREE)
+        rules: tuple[str, ...] = ()
+        if forbid:
+            (root / "rules.rofl").write_text(FORBID)
+            rules = ("--rules", str(root / "rules.rofl"))
+        assert run("scan", src, "--out", facts)[0] == 0
+        first, full = audit_both(facts, *rules)
+        assert first == full
+        for step in steps:
+            for op, name in step:
+                apply(src, op, name)
+            assert run("scan", src, "--out", facts)[0] == 0
+            assert audit_both(facts, *rules)[0] == audit_both(facts, *rules)[1]
+        if forged is not None:
+            tamper(facts, forged)
+            reused, full = audit_both(facts, *rules)
+            assert reused == full
+            if forged in ("append_main", "hand_written", "redigest_main"):
+                assert reused[0] == 1 and findings(reused[1]) & {"forged", "unverified"}, reused
+            elif forged == "delete_fact":
+                assert reused[0] == 1 and "missing_fact_file" in findings(reused[1]), reused
+
+
+def test_after_a_one_file_change_the_audit_reads_only_that_fact_file(tmp_path):
+    from rofl import audit_store
+
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, TREE)
+    assert run("scan", src, "--out", facts)[0] == 0
+    assert run("audit", "--facts", facts)[0] == 0
+    assert audit_store.residue(facts).updated == 0  # judged by the first audit, nothing read again
+    (src / "src/b.js").write_text(TREE["src/b.js"] + "// edited\n")
+    assert run("scan", src, "--out", facts)[0] == 0
+    found = audit_store.residue(facts)
+    assert found.updated == 1 and [row[0] for row in found.whole] == ["preamble.rofl"]
+    assert {"src_file", "src_import"} <= found.code
+    from rofl.loading.factload import Loading
+
+    parsed: list[str] = []
+    original = Loading.load
+
+    def counting(self, kernel, path, who, text):
+        parsed.append(Path(path).name)
+        return original(self, kernel, path, who, text)
+
+    with mock.patch.object(Loading, "load", counting):
+        code, out, _ = run("audit", "--facts", facts)
+    assert code == 0 and "all audits are empty" in out
+    assert parsed == ["preamble.rofl"]  # no source's fact file is parsed
+
+
+def test_a_fact_file_edited_without_its_digest_is_still_reported(tmp_path):
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, TREE)
+    assert run("scan", src, "--out", facts)[0] == 0
+    assert run("audit", "--facts", facts)[0] == 0  # the records are written
+    target = sorted((facts / "code").glob("*.rofl"))[0]
+    text = target.read_text()
+    target.write_text(text.replace("\n", '\nsecret[main]("x").\n', 1))
+    code, out, _ = run("audit", "--facts", facts, "--json")
+    assert code == 1 and findings(out) & {"forged", "unverified"}
+
+
+def test_a_signed_scan_is_audited_from_its_residue_and_a_wrong_key_still_fails_it(tmp_path):
+    import os
+
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, TREE)
+    for name in ("ci", "other"):
+        assert run("keygen", "--out", tmp_path / name)[0] == 0
+    os.environ["ROFL_TEST_REUSE_KEY"] = (tmp_path / "ci.key").read_text()
+    try:
+        assert run("scan", src, "--out", facts, "--sign-key", "ROFL_TEST_REUSE_KEY")[0] == 0
+        (src / "src/b.js").write_text(TREE["src/b.js"] + "// edited\n")
+        assert run("scan", src, "--out", facts, "--sign-key", "ROFL_TEST_REUSE_KEY")[0] == 0
+    finally:
+        del os.environ["ROFL_TEST_REUSE_KEY"]
+    for key, clean in ((tmp_path / "ci.pub", True), (tmp_path / "other.pub", False)):
+        reused, full = audit_both(facts, "--public-key", str(key))
+        assert reused == full
+        assert (reused[0] == 0) is clean and ("unsigned" in findings(reused[1])) is not clean
