@@ -15,7 +15,6 @@ from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
 
-from .exits import fail
 from .loading.kernel import BOOT
 from .loading.locate import declared_at
 
@@ -105,26 +104,23 @@ def open_session(kernel: Kernel, allow: tuple = (), rounds: int | None = None, f
     try:
         policy = Policy.command_line(allow)
     except ValueError as exc:
-        fail(f"rofl: {exc}")
+        raise RoflError(f"rofl: {exc}") from None
     session = Session(kernel, policy, max_rounds=rounds or DEFAULT_ROUNDS, world_factory=load_world)
     try:
         session.start()
     except Refused as exc:
-        fail(f"{declared_at(files, exc.declarations) or 'rofl'}: {exc}")
+        raise RoflError(f"{declared_at(files, exc.declarations) or 'rofl'}: {exc}") from None
     return session
 
 
 def finished(session) -> AdapterRun:
     """The run of a session whose rounds are over; its summary goes to stderr, and on a terminal the
     components its render adapter drew go to stdout first (``adapters.render_kind.as_text``)."""
-    report = session.report()
-    drawn = session.kinds.get("render")
-    if drawn is not None and on_terminal():
-        from rofl.adapters.render_kind import as_text
-
-        click.echo(as_text(drawn.components) + "\n")
-    click.echo(f"rofl: {report.summary()}", err=True)
-    return AdapterRun(session, report)
+    run = AdapterRun(session, session.report())
+    draw(run)
+    for line in run_note(run):
+        click.echo(line, err=True)
+    return run
 
 
 def on_terminal() -> bool:
@@ -140,6 +136,29 @@ def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None, fil
         return None
     session.run()
     return finished(session)
+
+
+def rounds_of(kernel: Kernel, allow: tuple = (), rounds: int | None = None, files: tuple = ()) -> AdapterRun | None:
+    """``run_rounds`` for a question: nothing printed (its summary is ``run_note``, what it drew ``draw``)."""
+    session = open_session(kernel, allow, rounds, files)
+    if session is None:
+        return None
+    session.run()
+    return AdapterRun(session, session.report())
+
+
+def run_note(run: AdapterRun | None) -> tuple[str, ...]:
+    """The stderr line ``finished`` prints of a run (none without rounds)."""
+    return () if run is None else (f"rofl: {run.report.summary()}",)  # type: ignore[attr-defined]
+
+
+def draw(run: AdapterRun | None) -> None:
+    """On a terminal, the components a run's render adapter drew, on stdout (as ``finished`` does)."""
+    drawn = run.session.kinds.get("render") if run is not None else None  # type: ignore[attr-defined]
+    if drawn is not None and on_terminal():
+        from rofl.adapters.render_kind import as_text
+
+        click.echo(as_text(drawn.components) + "\n")
 
 
 def at_boundary(node, run: AdapterRun | None):

@@ -276,6 +276,11 @@ def _real_folder_inside(src: Path, folder: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def folders_only(src: Path, facts_dir: Path) -> Context:
+    """A classification context holding only the two folders (what ``in_facts_dir`` reads)."""
+    return Context(src, facts_dir, {}, {}, CodeFacts(frozenset(), frozenset(), frozenset(), {}, {}))
+
+
 def in_facts_dir(path: str, ctx: Context) -> bool:
     """Whether ``path`` (relative to SRC) lies in the fact folder: never a change, even listed by git."""
     try:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import IntEnum
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -37,18 +37,25 @@ EXIT_CODES_HELP = "Exit codes: 0 answers, 1 no answer, 2 user error, 3 partial (
 
 def warn_partial(kernel: Kernel, command: str) -> bool:
     """Say on stderr when the evaluation behind an answer ran out of budget; return whether it did."""
-    current = kernel.current
-    if current is not None and current.partial:
-        if current.out_of_memory:
-            from rofl.engine.costs import MEMORY_ENV, memory_limit
+    line = partial_line(kernel, command)
+    if line is not None:
+        click.echo(line, err=True)
+    return line is not None
 
-            limit = (memory_limit() or 0) // (1024 * 1024)
-            reason = f"the evaluation grew past {limit} MiB; the answer is partial, raise {MEMORY_ENV} (MiB)"
-        else:
-            reason = "the budget ran out before the evaluation finished; the answer is partial, raise --budget"
-        click.echo(f"rofl {command}: {reason}", err=True)
-        return True
-    return False
+
+def partial_line(kernel: Kernel, command: str) -> str | None:
+    """The line ``warn_partial`` prints (None when the evaluation finished), for a question's notes."""
+    current = kernel.current
+    if current is None or not current.partial:
+        return None
+    if current.out_of_memory:
+        from rofl.engine.costs import MEMORY_ENV, memory_limit
+
+        limit = (memory_limit() or 0) // (1024 * 1024)
+        reason = f"the evaluation grew past {limit} MiB; the answer is partial, raise {MEMORY_ENV} (MiB)"
+    else:
+        reason = "the budget ran out before the evaluation finished; the answer is partial, raise --budget"
+    return f"rofl {command}: {reason}"
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -61,16 +68,47 @@ def user_errors(fn: Callable) -> Callable:
     """Turn a RoflError (bad syntax, missing file, refused load) into one line on stderr and exit 2."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except RoflError as exc:
-            fail(str(exc), getattr(exc, "exit_code", Exit.USER_ERROR))
-        except ExtractorFailure as exc:  # a rescan inside impact or audit --reextract met our own bug
-            fail(f"rofl: {exc}", ExtractorFailure.EXIT_STATUS)
-        except RecursionError:
-            fail("rofl: the program nests too deeply to evaluate; reduce term or proof depth")
-        except MemoryError:
-            fail("rofl: out of memory; lower --budget or ask a narrower question")
+        except USER_ERRORS as exc:
+            fail(*error_line(exc))
 
     return wrapper
+
+
+# what ends a command as a user error (one line, no traceback): ``error_line`` says which line and code
+USER_ERRORS = (RoflError, ExtractorFailure, RecursionError, MemoryError)
+
+
+def error_line(exc: BaseException) -> tuple[str, int]:
+    """The one line and the exit code a user error (one of ``USER_ERRORS``) ends a command with."""
+    if isinstance(exc, RoflError):
+        return str(exc), getattr(exc, "exit_code", Exit.USER_ERROR)
+    if isinstance(exc, ExtractorFailure):  # a rescan inside impact or audit --reextract met our own bug
+        return f"rofl: {exc}", ExtractorFailure.EXIT_STATUS
+    if isinstance(exc, RecursionError):
+        return "rofl: the program nests too deeply to evaluate; reduce term or proof depth", Exit.USER_ERROR
+    return "rofl: out of memory; lower --budget or ask a narrower question", Exit.USER_ERROR
+
+
+def tell(warnings: Iterable[str], notes: Iterable[str] = ()) -> None:
+    """What a question's loading said (each line after ``warning: ``), then the question's own notes, on stderr."""
+    for line in warnings:
+        click.echo(f"warning: {line}", err=True)
+    for line in notes:
+        click.echo(line, err=True)
+
+
+def asked(question: Callable[[Any, Any], Any], options: Any) -> Any:
+    """The command line's way to ask: ``question(options, Source())``, its load warnings and then its notes
+    on stderr (the warnings even when it fails)."""
+    from .loading.source import Source
+
+    source = Source()
+    try:
+        answer = question(options, source)
+    finally:
+        tell(source.warnings)
+    tell((), answer.notes)
+    return answer

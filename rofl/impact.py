@@ -131,15 +131,15 @@ def hop_labeller(kernel: Kernel, result, runtime: bool) -> Callable[[tuple[str, 
     if not wide:
         return lambda via: ()
     kinds: dict[tuple[str, str], set[object]] = {}
-    for _, f, s, k in kernel.base_rows("src_import_kind", "code"):
+    for _, f, s, k in kernel.rows("src_import_kind", "code"):
         kinds.setdefault((f, s), set()).add(k[0] if type(k) is tuple and len(k) == 1 else k)
-    declarations = {row[1] for row in kernel.base_rows("src_declaration", "code")}
+    declarations = {row[1] for row in kernel.rows("src_declaration", "code")}
     imports: set[tuple[str, str]] = set()
-    for _, f, s, t in kernel.base_rows("src_resolves", "code"):
+    for _, f, s, t in kernel.rows("src_resolves", "code"):
         if (f, t) in wide and (not runtime or (kinds.get((f, s), set()) - {"type"} and t not in declarations)):
             imports.add((f, t))
     specifiers: dict[tuple[str, str], list[str]] = {}
-    for _, f, s, d in kernel.base_rows("src_workspace_import", "code"):
+    for _, f, s, d in kernel.rows("src_workspace_import", "code"):
         if not runtime or kinds.get((f, s), set()) - {"type"}:
             specifiers.setdefault((f, d), []).append(s)
     why: dict[tuple[str, str], str] = {}

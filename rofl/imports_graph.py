@@ -84,14 +84,14 @@ def import_graph(kernel: Kernel, runtime: bool = False) -> ImportGraph:
     )
     wanted = set(edges)
     lines: dict[tuple[str, str], int] = {}
-    for _, f, s, n in kernel.base_rows("src_import_line", "code"):
+    for _, f, s, n in kernel.rows("src_import_line", "code"):
         if type(n) is int and ((f, s) not in lines or n < lines[(f, s)]):
             lines[(f, s)] = n
     kinds: dict[tuple[str, str], set[str]] = {}
-    for _, f, s, k in kernel.base_rows("src_import_kind", "code"):
+    for _, f, s, k in kernel.rows("src_import_kind", "code"):
         kinds.setdefault((f, s), set()).add(_atom(k))
     sites: dict[tuple[str, str], list[ImportSite]] = {}
-    for _, f, s, t in kernel.base_rows("src_resolves", "code"):
+    for _, f, s, t in kernel.rows("src_resolves", "code"):
         if (f, t) not in wanted:
             continue
         ks = kinds.get((f, s), set())
@@ -102,13 +102,13 @@ def import_graph(kernel: Kernel, runtime: bool = False) -> ImportGraph:
     for row in result.rows(wide_rel, "code"):
         if len(row) == 4 and all(type(v) is str for v in row[1:]) and (row[1], row[2]) not in sites:
             wide.setdefault((row[1], row[3]), set()).add(row[2])
-    for _, f, s, d in kernel.base_rows("src_workspace_import", "code") if wide else ():
+    for _, f, s, d in kernel.rows("src_workspace_import", "code") if wide else ():
         ks = kinds.get((f, s), set())
         if (f, d) not in wide or (runtime and ks and ks <= {"type"}):
             continue
         for t in wide[(f, d)]:
             sites.setdefault((f, t), []).append(ImportSite(f, s, lines.get((f, s)), tuple(sorted(ks)), d))
-    files = tuple(sorted({row[1] for row in kernel.base_rows("src_file", "code") if type(row[1]) is str}))
+    files = tuple(sorted({row[1] for row in kernel.rows("src_file", "code") if type(row[1]) is str}))
     return ImportGraph(
         files,
         edges,

@@ -26,12 +26,12 @@ def missing_inputs(kernel: Kernel, rel: str) -> list[str]:
     only some rules read (``touches``, ``impact_via``) is not needed, so not missing."""
     heads: dict[str, set] = {}
     reads: dict[tuple, set[str]] = {}
-    for _, rid, (head,) in kernel.base_rows(V.CONCLUDES, "main"):
+    for _, rid, (head,) in kernel.rows(V.CONCLUDES, "main"):
         heads.setdefault(head, set()).add(rid)
-    for _, rid, (body,) in kernel.base_rows(V.PREMISE_POS, "main"):
+    for _, rid, (body,) in kernel.rows(V.PREMISE_POS, "main"):
         reads.setdefault(rid, set()).add(body)
     needs = _needs(heads, reads, rel)
-    remembered = {row[1][0] for row in kernel.base_rows(V.EDB, "main")}
+    remembered = {row[1][0] for row in kernel.rows(V.EDB, "main")}
     declared = {s.rel for s in kernel.declared}
     return sorted(
         name
@@ -40,7 +40,7 @@ def missing_inputs(kernel: Kernel, rel: str) -> list[str]:
         and name not in V.RESERVED_SET
         and name not in remembered
         and name not in declared
-        and not kernel.base_rows(name)
+        and not kernel.rows(name)
     )
 
 

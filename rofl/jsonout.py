@@ -110,14 +110,7 @@ def dumps_fast(data: Any) -> str:
 
 
 def emit_json(data: object) -> None:
-    """Print ``data`` with the one JSON encoding of every command (terms through ``term``); a call a
-    session serves keeps it as its answer instead (the server encodes it the same way)."""
-    from .loading.kernel import SERVED_CALL
-
-    call = SERVED_CALL.get()
-    if call is not None:
-        call.answers.append(data)
-        return
+    """Print ``data`` with the one JSON encoding of every command (terms through ``term``)."""
     import click
 
     click.echo(dumps(data))

@@ -6,9 +6,7 @@ from collections.abc import Callable
 
 import click
 
-from rofl.engine.errors import RoflError
 from rofl.engine.kernel import DEFAULT_BUDGET
-from rofl.engine.parse import parse_literal
 
 from .exits import EXIT_CODES_HELP
 from .loading.kernel import CODE_BUDGET
@@ -70,13 +68,3 @@ def examples(*lines: str, exit_codes: str = EXIT_CODES_HELP) -> str:
     """A command's --help epilog: its exit codes, then real examples, one per line, kept as written."""
     text = "\b\n" + exit_codes + "\n\n" if exit_codes else ""
     return text + "\b\nExamples:\n" + "\n".join("  " + line for line in lines)
-
-
-def ground_fact(text: str):
-    """Parse FACT arguments of why/whynot/excise: a ground literal."""
-    from rofl.engine.terms import is_ground
-
-    lit = parse_literal(text, "<fact>")
-    if not (isinstance(lit.persp, str) and all(is_ground(a) for a in lit.args)):
-        raise RoflError(f"<fact>: '{text}' has variables; give a ground fact such as path(a, c)")
-    return lit

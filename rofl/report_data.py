@@ -9,7 +9,6 @@ together, and each proof reuses that evaluation instead of evaluating every rela
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
@@ -222,29 +221,19 @@ def impact_view(
     kernel: Kernel, facts: str, changed: tuple[str, ...], git_base: str | None, runtime: bool
 ) -> ImpactView:
     """The impact of the changed paths (or of the work tree against ``git_base``), from the facts as
-    they are, classified as `rofl impact` classifies them."""
-    from .changes import OUTSIDE, CodeFacts, Context, classify
-    from .gitrefs import Git
-    from .impact import impact
+    they are: `rofl impact`'s question (``rofl.questions.impact``) answered by this kernel."""
+    from .questions.impact import ImpactOptions, impact_over
 
-    facts_dir = Path(facts)
-    from rofl.scanner.manifest import read, src_of
-
-    manifest = read(facts_dir)
-    src = Path(src_of(manifest)).resolve()
-    git = Git(src)
-    paths = git.changed(git_base) if git_base else list(changed)
-    code = {rel: kernel.base_rows(rel, "code") for rel in CodeFacts.RELATIONS}
-    ctx = Context(src, facts_dir.resolve(), manifest, manifest, CodeFacts.from_store(code), git_base, git)
-    changes, missing = classify(paths, ctx)
-    if missing:
-        raise RoflError(
-            f"rofl report: {', '.join(map(repr, missing))}: exists nowhere under {src} and was never scanned; give paths relative to the scanned folder"
-        )
-    treated = [c for c in changes if c.kind != OUTSIDE]
-    result = impact(kernel, treated, runtime=runtime)
+    options = ImpactOptions(facts, tuple(changed), git_base, runtime)
+    try:
+        answer = impact_over(kernel, options)
+    except RoflError as err:  # the report was asked: its name on the error
+        text = str(err)
+        if not text.startswith("rofl impact: "):
+            raise
+        raise RoflError("rofl report: " + text.removeprefix("rofl impact: ")) from None
     return ImpactView(
-        tuple(c.path for c in changes),
-        tuple(f"{c.path}: {c.detail}" for c in changes),
-        {a.file: a.via for a in result.affected},
+        answer.changed,
+        tuple(f"{c.path}: {c.detail}" for c in answer.classified),
+        {a.file: a.via for a in answer.affected},
     )

@@ -2,12 +2,15 @@
 
 The answer is the scanner's own change detection (``scanner.worklist``) run read-only against the
 manifest: a source is stale exactly when the next ``rofl scan`` would parse it again or drop it,
-and a config file exactly when the next scan would see it changed.
+and a config file exactly when the next scan would see it changed.  ``staleness`` is the one check and
+warning line of every command that answers from the facts as they are (``stale_warning``, impact --no-rescan).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,26 +57,52 @@ def warn_if_stale(manifest: dict[str, Any], facts: str | Path, command: str) -> 
     command that answers from the facts as they are must not pass old answers off as current."""
     import click
 
+    line = stale_warning(manifest, facts, command)
+    if line is not None:
+        click.echo(line, err=True)
+
+
+def stale_warning(manifest: dict[str, Any], facts: str | Path, command: str) -> str | None:
+    """The line ``warn_if_stale`` prints (None when the facts are current), for a question to return."""
     from rofl.scanner.errors import shown
     from rofl.scanner.manifest import src_of
 
     src = src_of(manifest)
     if not os.path.isdir(src):
-        click.echo(
-            f"rofl {command}: warning: the scanned folder {shown(src)} is gone; the facts cannot be checked", err=True
-        )
-        return
+        return f"rofl {command}: warning: the scanned folder {shown(src)} is gone; the facts cannot be checked"
+    fix = f"run `rofl scan {shown(src)} --out {shown(str(facts))}` for current answers"
+    return staleness(manifest, src, facts, fix, f"rofl {command}: ").line
+
+
+@dataclass(frozen=True, slots=True)
+class Staleness:
+    """Whether the facts as they are match the sources: the stale paths (``path: why``, None when it
+    cannot be told) and the one warning line that says so (None when they match)."""
+
+    stale: tuple[str, ...] | None
+    line: str | None
+
+
+def staleness(
+    manifest: dict[str, Any],
+    src: str | Path,
+    facts: str | Path,
+    fix: str,
+    prefix: str = "",
+    escape: Callable[[str], str] | None = None,
+    unchanged: bool = False,
+) -> Staleness:
+    """The stale-facts check every command that answers from the facts as they are makes, and its warning:
+    ``prefix`` + ``warning: the facts are stale (N path(s): ...); `` + ``fix`` (paths through ``escape``,
+    by default ``scanner.errors.shown``).  ``unchanged``: a watcher saw no source change (nothing looked at)."""
+    from rofl.scanner.errors import shown
+
+    escaped = escape or shown
     try:
-        stale = stale_sources(manifest, src, facts)
+        stale = () if unchanged else tuple(f"{path}: {why}" for path, why in stale_sources(manifest, src, facts))
     except RoflError as err:
-        click.echo(f"rofl {command}: warning: cannot tell whether the facts are stale ({err})", err=True)
-        return
-    if stale:
-        listed = "; ".join(f"{path}: {why}" for path, why in stale[:3]) + (
-            f"; and {len(stale) - 3} more" if len(stale) > 3 else ""
-        )
-        click.echo(
-            f"rofl {command}: warning: the facts are stale ({len(stale)} path(s): {shown(listed)}); "
-            f"run `rofl scan {shown(src)} --out {shown(str(facts))}` for current answers",
-            err=True,
-        )
+        return Staleness(None, f"{prefix}warning: cannot tell whether the facts are stale ({err})")
+    if not stale:
+        return Staleness((), None)
+    listed = "; ".join(stale[:3]) + (f"; and {len(stale) - 3} more" if len(stale) > 3 else "")
+    return Staleness(stale, f"{prefix}warning: the facts are stale ({len(stale)} path(s): {escaped(listed)}); {fix}")

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -172,7 +172,7 @@ class SymbolFacts:
         made is reused: it covers them)."""
         from rofl.engine.namespace import stored_name
 
-        rows: dict[str, Iterable[tuple]] = {rel: kernel.base_rows(rel, "code") for rel in RELATIONS}
+        rows: dict[str, Iterable[tuple]] = {rel: kernel.rows(rel, "code") for rel in RELATIONS}
         rows[PACKAGE_WIDE] = kernel.evaluate(goals={stored_name(PACKAGE_WIDE, "code")}).rows(PACKAGE_WIDE, "code")
         return SymbolFacts.from_rows(rows)
 
@@ -600,13 +600,13 @@ def seeds_json(result: SymbolImpact) -> list[dict]:
     return [{"file": f, "exports": list(names)} for f, names in result.seeds]
 
 
-def seed_lines(result: SymbolImpact, escape: Callable[[str], str], limit: int = 8) -> list[str]:
-    """``exports: FILE: a, b`` per changed file: the exports the change touches."""
+def seed_lines(seeds: Sequence[tuple[str, Sequence[str]]], escape: Callable[[str], str], limit: int = 8) -> list[str]:
+    """``exports: FILE: a, b`` per changed file (``seeds``: each with the exports the change touches)."""
     out = []
-    if len(result.seeds) > MAX_SEED_LINES:  # a long branch: --format json lists every file's
-        touched = sum(1 for _, names in result.seeds if names)
-        return [f"exports touched: in {touched} of {len(result.seeds)} changed files (--format json lists them)"]
-    for f, names in result.seeds:
+    if len(seeds) > MAX_SEED_LINES:  # a long branch: --format json lists every file's
+        touched = sum(1 for _, names in seeds if names)
+        return [f"exports touched: in {touched} of {len(seeds)} changed files (--format json lists them)"]
+    for f, names in seeds:
         shown = ", ".join(escape(n) for n in names[:limit]) + (
             f" and {len(names) - limit} more" if len(names) > limit else ""
         )

@@ -29,9 +29,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hmac
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -46,23 +44,12 @@ from .boundary import Served
 from .commands import QUICK, BadRequest, schema, served
 from .executions import Executions
 from .protocol import BY_NAME, protocol
-from .setup import READ_SECONDS, TOKEN_ENV
+from .render_routes import Host, render_routes
+from .responses import JSONResponse, error, json_body
+from .setup import READ_SECONDS, TOKEN_ENV, serve_app
 
 MAX_BODY = 64 * 1024
 HEARTBEAT_SECONDS = 15.0
-
-
-class JSONResponse(Response):
-    """A JSON response in the one encoding of every command (``rofl.jsonout.dumps``: any nesting depth)."""
-
-    media_type = "application/json"
-
-    def render(self, content: Any) -> bytes:
-        return wiretext.json_text(content).encode("utf-8")
-
-
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
 
 
 class Guard:
@@ -135,28 +122,12 @@ class Guard:
         await self.app(scope, limited, send)
 
 
-async def _json_body(request: Request) -> Any:
-    raw = await request.body()
-    if not raw.strip():
-        return {}
-    try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise BadRequest(f"the body is not valid JSON ({err}); send a JSON object") from None
-    except RecursionError:
-        raise BadRequest("the body nests too deeply; send a flat JSON object of arguments") from None
-    bad = wiretext.refusal(body)
-    if bad is not None:
-        raise BadRequest(bad)
-    return body
-
-
 def routes(executions: Executions) -> list[Route]:
     """The routes over ``executions``, each answering its own refusals (one line and the refusal's status),
     so that they serve the same beside another application's (``rofl mcp --http`` serves them beside /mcp)."""
 
     async def start(request: Request) -> Response:
-        body = await _json_body(request)
+        body = await json_body(request)
         if not isinstance(body, dict):
             raise BadRequest('the body must be a JSON object such as {"command": "impact", "args": {...}}')
         extra = sorted(set(body) - {"command", "args"})
@@ -234,7 +205,7 @@ def routes(executions: Executions) -> list[Route]:
             raise BadRequest(
                 f"{name!r} is not a quick question ({', '.join(QUICK)}); start it with POST /executions instead"
             )
-        body = await _json_body(request)
+        body = await json_body(request)
         execution = executions.start(name, body)
         assert execution.future is not None
         await asyncio.wrap_future(execution.future)
@@ -306,8 +277,6 @@ def build_app(
     ``allow`` is the adapter policy of the worlds its workbench pages render (``--allow``)."""
     from rofl.adapters.policy import Policy
 
-    from .render_routes import Host, render_routes
-
     base = Policy.command_line(allow)  # a page is where a world shows: `shows` is granted there, CI or not
     workbench = Host(executions.folders, executions.session.scanned, Policy(base.classes | {"shows"}, base.programs))
     return Starlette(
@@ -326,7 +295,5 @@ def serve(
     allow: tuple[str, ...] = (),
 ) -> None:
     """Run the server until interrupted; says where it listens on stderr (port 0 picks a free one)."""
-    from .setup import serve_app
-
     app = build_app(executions, token, host, read_seconds, allow)
     serve_app(app, host, port, "rofl server", executions, read_seconds)

@@ -245,9 +245,11 @@ def _answers() -> dict[str, dict[str, Any]]:
     from rofl.questions.audit import AuditAnswer
     from rofl.questions.cycles import CyclesAnswer
     from rofl.questions.explain import WhyAnswer, WhynotAnswer
+    from rofl.questions.impact import ImpactAnswer
     from rofl.questions.relations import RelationsAnswer
 
     types_ = {
+        "impact": ImpactAnswer,
         "ask": AskAnswer,
         "cycles": CyclesAnswer,
         "audit": AuditAnswer,

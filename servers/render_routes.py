@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from .commands import BadRequest, Folders
 from .render_page import Outcome, error_body, fragment, page, security_policy
+from .responses import JSONResponse, error, json_body
 
 MAX_FILES = 32
 PATH = "/render"
@@ -143,7 +144,6 @@ def _workbench(body: Any) -> tuple[Any, Workbench]:
 
 def render_routes(host: Host) -> list[Route]:
     """GET and POST ``/render`` over ``host``."""
-    from .http import JSONResponse, _json_body, error
 
     async def show(request: Request) -> Response:
         nonce = secrets.token_urlsafe(16)
@@ -162,7 +162,7 @@ def render_routes(host: Host) -> list[Route]:
 
     async def press(request: Request) -> Response:
         try:
-            given, workbench = _workbench(await _json_body(request))
+            given, workbench = _workbench(await json_body(request))
             files = _files(host, given)
             rendering = await asyncio.to_thread(evaluate, host, files, workbench)
         except BadRequest as exc:

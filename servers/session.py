@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
 from rofl.engine import vocabulary as V
 from rofl.engine.kernel import Kernel
 from rofl.engine.snapshot import Snapshot
 from rofl.scanner.layout import FACTS_FOLDER, MANIFEST_NAME
 
-from rofl.loading.kernel import SERVED_CALL, has_scan, loaded_code_kernel
+from rofl.loading.kernel import CODE_BUDGET, has_scan, loaded_code_kernel
+from rofl.loading.source import Source
 
 if TYPE_CHECKING:
     from rofl.freshness import SourceWatch
@@ -40,9 +40,9 @@ class Lease:
 class Session:
     """One fact folder (and the sources scanned into it) kept loaded between calls.
 
-    While a call runs inside ``session.call()``, the commands' own ``build_kernel`` over this folder
-    returns a kernel loaded once (per rule files and budget) instead of loading the store again; what
-    the call asserts is retracted when it ends.  A kernel is reloaded when the scan changes (the
+    A question asked through ``session.source()`` (a ``SessionSource``) over this folder is lent a kernel
+    loaded once (per rule files and budget) instead of loading the store again; what the call asserts
+    is retracted when it ends.  A kernel is reloaded when the scan changes (the
     manifest or a rule file changes on disk).  At most ``pool`` kernels per key exist; more callers
     wait for one.  ``scan_lock`` lets one scan of the folder run at a time in this process (the
     scanner's own lock file keeps other processes out).
@@ -186,33 +186,75 @@ class Session:
             del self._idle[key]
 
     @contextmanager
-    def call(self, command: str | None = None) -> Iterator[Call]:
-        """The scope of one run of ``command``: its ``build_kernel`` over this folder leases from the session."""
-        call = Call(self, command)
-        token = SERVED_CALL.set(call)
+    def source(self, command: str | None = None) -> Iterator[SessionSource]:
+        """The source one call of ``command`` loads through: the kernels it leases are given back when the
+        block ends."""
+        source = SessionSource(self, command)
         try:
-            yield call
+            yield source
         finally:
-            SERVED_CALL.reset(token)
-            for lease in call.leases:
-                self.release(lease, command)
+            source.release()
 
 
-class Call:
-    """The kernels one call leased from its session (given back when the call ends)."""
+class SessionSource(Source):
+    """A question's source inside a server (``Session.source``): over the session's folder, a loaded kernel
+    lent (its load warnings repeated in ``warnings``), the manifest parsed once, values kept while the scan
+    holds, the watcher's word on the sources; anything else loads from disk as the command line's."""
+
+    __slots__ = ("command", "leases", "session")
 
     def __init__(self, session: Session, command: str | None = None) -> None:
+        super().__init__()
         self.session = session
         self.command = command
         self.leases: list[Lease] = []
-        self.answers: list[object] = []  # what the command's emit_json would have printed, in order
 
-    def kernel(self, facts: str, rules: tuple, budget: int) -> Kernel | None:
-        """The session's loaded kernel when ``facts`` is its folder (its load warnings repeated on stderr)."""
-        if not self.session.holds(facts):
-            return None
-        lease = self.session.lease(rules, budget, self.command)
-        self.leases.append(lease)
-        for line in lease.warnings:
-            click.echo(f"warning: {line}", err=True)
-        return lease.kernel
+    def kernel(
+        self,
+        files: tuple = (),
+        load_as: tuple = (),
+        budget: int | None = None,
+        *,
+        store: str | None = None,
+        facts: str | None = None,
+        rules: tuple = (),
+        use_cache: bool = True,
+        public_key: str | None = None,
+        refuse_forged: bool = False,
+    ) -> Kernel:
+        """The session's loaded kernel when only its folder's scan (and rule files) is asked for; else a load."""
+        lendable = facts is not None and not store and not files and not load_as and use_cache and public_key is None
+        if lendable and self.session.holds(str(facts)):
+            lease = self.session.lease(rules, budget or CODE_BUDGET, self.command)
+            self.leases.append(lease)
+            self.warnings.extend(lease.warnings)
+            return lease.kernel
+        return super().kernel(
+            files,
+            load_as,
+            budget,
+            store=store,
+            facts=facts,
+            rules=rules,
+            use_cache=use_cache,
+            public_key=public_key,
+            refuse_forged=refuse_forged,
+        )
+
+    def manifest(self, facts: Path) -> dict:
+        return self.session.manifest() if self.session.holds(facts) else super().manifest(facts)
+
+    def kept(self, facts: Path, name: str, build: Callable[[], object]) -> object:
+        return self.session.kept(name, build) if self.session.holds(facts) else build()
+
+    def serves(self, facts: Path) -> bool:
+        return self.session.holds(facts)
+
+    def sources_unchanged(self, facts: Path) -> bool:
+        return self.session.holds(facts) and self.session.fresh()
+
+    def release(self) -> None:
+        """Give every leased kernel back to the session (restored to what it held)."""
+        leases, self.leases = self.leases, []
+        for lease in leases:
+            self.session.release(lease, self.command)

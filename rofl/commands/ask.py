@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import sys
+from typing import Any
 
 import click
 
 from rofl.engine.terms import format_term
 
-from ..adapting import adapter_options, rounds_ran_out, run_rounds
-from ..exits import Exit, user_errors
+from ..adapting import adapter_options, draw
+from ..exits import asked, user_errors
 from ..jsonout import emit_json
-from ..loading.kernel import build_kernel, incomplete_fact_files
-from ..options import PUBLIC_KEY, examples, ground_fact, program_options
+from ..options import PUBLIC_KEY, examples, program_options
 from ..questions.answer import answer_json
 
 EPILOG = examples(
@@ -32,21 +31,7 @@ EPILOG = examples(
 @PUBLIC_KEY
 @adapter_options
 @user_errors
-def command(
-    query: str,
-    files: tuple,
-    load_as: tuple,
-    budget: int | None,
-    as_json: bool,
-    store: str | None,
-    facts: str | None,
-    rules: tuple,
-    why_facts: tuple,
-    whynot_facts: tuple,
-    public_key: str | None = None,
-    allow: tuple = (),
-    rounds: int | None = None,
-) -> None:
+def command(**params: Any) -> None:
     """Answer QUERY over boot.rofl and FILES: a literal such as 'path(a, X)', or a conjunction of
     literals, negations and comparisons such as 'p(X), not q(X), X > 1'.
 
@@ -54,48 +39,11 @@ def command(
     variables holds; `no` when nothing holds.  A relation that nothing defines in the perspective
     asked, or a variable nothing binds, is an error.
     """
-    from rofl.engine.namespace import qualify_literal
-    from rofl.engine.parse import parse_body
-    from rofl.engine.query import plan
+    from ..questions.ask import AskOptions, ask
 
-    from ..questions.ask import ask
-
-    question = plan(parse_body(query, "<query>"))
-    whys = [ground_fact(f) for f in why_facts]
-    whynots = [ground_fact(f) for f in whynot_facts]
-    goals = question.goals | {qualify_literal(w).rel for w in whys + whynots}
-    kernel = build_kernel(
-        files, load_as, budget, store=store, facts=facts, rules=rules, public_key=public_key, refuse_forged=True
-    )
-    if facts is not None:  # it answers from the facts as they are: say so when the sources moved on
-        from rofl.scanner.manifest import read
-
-        from ..staleness import warn_if_stale
-
-        warn_if_stale(read(facts), facts, "ask")
-    if facts is not None and (rules or load_as):  # only a program given here can hold a usurping rule
-        from ..questions.forgery import usurped_facts
-
-        usurped = usurped_facts(kernel)
-        if usurped:
-            click.echo(
-                f"rofl ask: warning: {len(usurped)} fact(s) only usurping rules derive are forged (forged[audit]); "
-                "run `rofl audit` to see them",
-                err=True,
-            )
-    wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
-    answer = ask(
-        kernel,
-        query,
-        question,
-        budget,
-        goals,
-        list(zip(why_facts, whys)),
-        list(zip(whynot_facts, whynots)),
-        wants,
-        incomplete_fact_files(kernel) if facts is not None else None,
-    )
-    if as_json:
+    answer = asked(ask, AskOptions.from_params(params))
+    draw(answer.run)
+    if params["as_json"]:
         emit_json(answer_json(answer))
     else:
         if not answer.rows:
@@ -108,12 +56,7 @@ def command(
         for why in answer.why or ():
             click.echo(f"-- why {why.fact}")
             click.echo("\n".join(why.node.lines()) if why.node else f"{why.fact} does not hold (try --whynot)")
-        for f, tree in zip(whynot_facts, answer.whynot or ()):
+        for f, tree in zip(params["whynot_facts"], answer.whynot or ()):
             click.echo(f"-- whynot {f}")
             click.echo("\n".join(tree.node.lines()))
-    if rounds_ran_out(wants):
-        sys.exit(Exit.PARTIAL)
-    if answer.partial:
-        click.echo("-- partial: the budget ran out; raise --budget for a complete answer", err=True)
-        sys.exit(Exit.PARTIAL)
-    sys.exit(Exit.OK if answer.rows else Exit.NO_ANSWER)
+    raise SystemExit(answer.status())

@@ -18,7 +18,9 @@ from ..options import PUBLIC_KEY, examples, program_options
 from ..questions.answer import answer_json
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..questions.audit import AuditAnswer
+    from rofl.engine.kernel import Kernel
+
+    from ..questions.audit import AuditAnswer, AuditOptions
 
 FORMAT_HELP = help_text()
 EPILOG = examples(
@@ -110,6 +112,8 @@ def command(
     allow_config_js: bool = False,
 ) -> None:
     """Run boot's audits, the presets turned on and any [audit] rules; exit 1 on findings at --fail-on or above."""
+    from dataclasses import replace
+
     from .. import baseline as baselines
     from ..questions.audit import AuditOptions, audit
 
@@ -121,18 +125,6 @@ def command(
         fail(f"rofl audit: --json and --format {output_format} disagree; give one of them")
     output_format = output_format or ("json" if as_json else "text")
     entries = baselines.read(baseline_file) if baseline_file is not None else None  # a bad baseline fails first
-    kernel = build_kernel(
-        files, load_as, budget, store=store, facts=facts, rules=rules, use_cache=False, public_key=public_key
-    )
-    from ..loading.presets import load_presets, turned_on
-
-    if facts is not None:
-        for line in load_presets(kernel, facts, src, (*files, *rules)):
-            click.echo(f"warning: {line}", err=True)
-    elif turned_on(kernel):
-        click.echo("warning: the presets (use, forbidden) judge a scan; give --facts DIR to run them", err=True)
-    depcruise_names = load_depcruise(kernel, facts, src, depcruise_config, allow_config_js)
-    wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
     options = AuditOptions(
         files=tuple(files),
         load_as=tuple(load_as),
@@ -141,11 +133,33 @@ def command(
         src=src,
         reextract=reextract,
         baseline=tuple(entries) if entries is not None else None,
-        depcruise_names=depcruise_names,
-        wants=wants.as_json() if wants is not None else None,
-        rounds_partial=bool(wants and wants.partial),
     )
-    answer = audit(kernel, options)
+    reused = None
+    if facts is not None and not store and not allow:
+        reused = audit_reused(facts, files, load_as, rules, budget, src, depcruise_config, public_key, options)
+    if reused is not None:
+        kernel, answer = reused
+        wants = None
+    else:
+        kernel = build_kernel(
+            files, load_as, budget, store=store, facts=facts, rules=rules, use_cache=False, public_key=public_key
+        )
+        from ..loading.presets import load_presets, turned_on
+
+        if facts is not None:
+            for line in load_presets(kernel, facts, src, (*files, *rules)):
+                click.echo(f"warning: {line}", err=True)
+        elif turned_on(kernel):
+            click.echo("warning: the presets (use, forbidden) judge a scan; give --facts DIR to run them", err=True)
+        depcruise_names = load_depcruise(kernel, facts, src, depcruise_config, allow_config_js)
+        wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
+        options = replace(
+            options,
+            depcruise_names=depcruise_names,
+            wants=wants.as_json() if wants is not None else None,
+            rounds_partial=bool(wants and wants.partial),
+        )
+        answer = audit(kernel, options)
     if write_baseline is not None:
         if answer.partial:
             fail(
@@ -165,6 +179,71 @@ def command(
     if warn_partial(kernel, "audit") | rounds_ran_out(wants):
         sys.exit(Exit.PARTIAL)  # an audit cut short is not clean, whatever it found so far
     sys.exit(1 if answer.failing(fail_on) else 0)
+
+
+KERNEL_FREE = frozenset({"stale", "reextract"})  # findings the audit makes outside the kernel
+
+
+def audit_reused(
+    facts: str,
+    files: tuple,
+    load_as: tuple,
+    rules: tuple,
+    budget: int | None,
+    src: str | None,
+    depcruise_config: str | None,
+    public_key: str | None,
+    options: AuditOptions,
+) -> tuple[Kernel, AuditAnswer] | None:
+    """The audit over the scan's residue (``rofl.audit_store``) when it is the full audit: the folder
+    verifies (and its signature, with ``public_key``), no preset, dependency-cruiser rule or adapter
+    round is on, no rule the audits depend on reads the pure fact files, and the residue gives no
+    finding (a finding is located and judged over the full load).  None otherwise: the caller loads
+    every fact file."""
+    from dataclasses import replace
+
+    from rofl.engine.errors import RoflError
+
+    from .. import audit_store
+    from ..loading.kernel import CODE_BUDGET, who_name
+    from ..loading.presets import turned_on
+    from ..questions.audit import audit
+
+    if depcruise_config is not None:
+        return None
+    found = audit_store.residue(Path(facts))
+    if found is None:
+        return None
+    if public_key is not None:  # a scan that fails it loads as unverified: the full load reports it
+        from ..loading.factdir import read_manifest
+        from ..loading.signing import verify_folder
+
+        try:
+            if not verify_folder(Path(facts), read_manifest(Path(facts)), public_key).ok:
+                return None
+        except (RoflError, OSError):
+            return None
+    from .. import depcruise_config as dc
+
+    if dc.find_config(src if src is not None else found.src) is not None:
+        return None
+    try:
+        if any(who_name(w) == "scanner" for w, _ in load_as):
+            return None  # refused by the full load, with its message
+        kernel = audit_store.residue_kernel(found, rules, budget or CODE_BUDGET)
+        sources = [(Path(f), None) for f in files] + [(Path(f), who_name(w)) for w, f in load_as]
+        if sources:
+            kernel.load_sources(sources, evaluate_now=False)
+    except (RoflError, audit_store.Unsure):
+        return None  # the full load says what is wrong, as it always did
+    from rofl.adapters.wants import has_wants
+
+    if turned_on(kernel) or has_wants(kernel) or not audit_store.covers(kernel, found):
+        return None  # presets, adapter rounds or rules that read the scan's [code] facts: a full load
+    judged = audit(kernel, replace(options, src=None, reextract=False))  # the kernel's findings alone first
+    if judged.partial or any(f.audit not in KERNEL_FREE for f in (*judged.findings, *judged.known_findings)):
+        return None
+    return kernel, audit(kernel, options) if options.src is not None else judged
 
 
 def render_format(output_format: str, answer: AuditAnswer, fail_on: str, facts: str | None, src: str | None) -> str:

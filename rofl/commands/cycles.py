@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..exits import FINDINGS, Exit, fail, user_errors
+from ..exits import asked, user_errors
 from ..formats import NAMES as FORMAT_NAMES
 from ..formats import help_text
 from ..jsonout import emit_json
-from ..loading.kernel import build_kernel
 from ..options import BUDGET, FACTS, RULES, examples
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,42 +43,21 @@ EXIT_CODES = "Exit codes: 0 no cycle, 1 cycles found, 2 user error, 3 partial (t
 @RULES
 @BUDGET
 @user_errors
-def command(
-    facts: str | None,
-    runtime: bool,
-    as_json: bool,
-    rules: tuple,
-    budget: int | None,
-    output_format: str | None = None,
-) -> None:
+def command(**params: Any) -> None:
     """Every strongly connected component of the import graph with a shortest cycle through each of its
     files, and a smallest set of imports whose removal breaks all its cycles, each with its proof."""
-    from rofl.scanner.manifest import read
-
     from ..questions.answer import answer_json
-    from ..questions.cycles import cycles
-    from ..staleness import warn_if_stale
+    from ..questions.cycles import CyclesOptions, cycles
 
-    if facts is None:
-        fail("rofl cycles: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
-    if as_json and output_format not in (None, "json"):
-        fail(f"rofl cycles: --json and --format {output_format} disagree; give one of them")
-    warn_if_stale(read(facts), facts, "cycles")
-    answer = cycles(build_kernel((), (), budget, facts=facts, rules=rules), runtime=runtime)
-    if output_format in FORMAT_NAMES:
-        click.echo(render_format(output_format, answer, facts), nl=False)
-    elif as_json or output_format == "json":
+    options = CyclesOptions.from_params(params)
+    answer = asked(cycles, options)
+    if options.output_format in FORMAT_NAMES:
+        click.echo(render_format(options.output_format, answer, options.facts), nl=False)
+    elif options.as_json or options.output_format == "json":
         emit_json(answer_json(answer))
     else:
         render_text(answer)
-    raise SystemExit(exit_code(answer))
-
-
-def exit_code(answer: CyclesAnswer) -> Exit:
-    if answer.partial:
-        click.echo("rofl cycles: the budget ran out before the evaluation finished; raise --budget", err=True)
-        return Exit.PARTIAL
-    return FINDINGS if answer.components else Exit.OK
+    raise SystemExit(answer.status())
 
 
 def render_format(output_format: str, answer: CyclesAnswer, facts: str) -> str:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import sys
+from typing import Any
 
 import click
 
-from rofl.engine.namespace import qualify_literal
-
-from ..adapting import adapter_options, rounds_ran_out, run_rounds
-from ..exits import Exit, fail, user_errors, warn_partial
+from ..adapting import adapter_options, draw
+from ..exits import asked, user_errors
 from ..jsonout import emit_json
-from ..loading.kernel import build_kernel
-from ..options import examples, ground_fact, program_options
+from ..options import examples, program_options
 from ..questions.answer import answer_json
 
 SENSORS = "examples/sensors.rofl --load-as sensor_net examples/sensor_readings.rofl"
@@ -39,106 +36,51 @@ EXCISE_EPILOG = examples(
 @program_options
 @adapter_options
 @user_errors
-def why_command(
-    fact: str,
-    files: tuple,
-    load_as: tuple,
-    budget: int | None,
-    as_json: bool,
-    store: str | None,
-    facts: str | None,
-    rules: tuple,
-    allow: tuple = (),
-    rounds: int | None = None,
-) -> None:
+def why_command(**params: Any) -> None:
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold, 2 when
     that cannot be known because an input it needs (changed/1 for affected) is not given."""
-    from ..questions.explain import why
+    from ..questions.explain import ExplainOptions, why
 
-    lit = ground_fact(fact)
-    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
-    wants = run_rounds(kernel, allow, rounds, (*files, *rules))  # a refusal names the FILE:LINE it is written at
-    answer = why(kernel, fact, lit, wants)
-    partial = warn_partial(kernel, "why") | rounds_ran_out(wants)
-    if not answer.holds:
-        from ..inputs import unknowable
-
-        missing = unknowable(kernel, qualify_literal(lit).rel, fact)
-        if missing is not None:  # "does not hold" would not be known: say what is missing
-            fail(missing)
-    if as_json:
+    answer = asked(why, ExplainOptions.from_params(params))
+    draw(answer.run)
+    if params["as_json"]:
         emit_json(answer_json(answer))
     elif answer.node is None:
-        click.echo(f"{fact} does not hold (try: rofl whynot)")
+        click.echo(f"{answer.fact} does not hold (try: rofl whynot)")
     else:
         click.echo("\n".join(answer.node.lines()))
-    if answer.forged:
-        forged = answer.forged
-        shown = "; ".join(forged[:3]) + (f"; and {len(forged) - 3} more" if len(forged) > 3 else "")
-        click.echo(
-            f"warning: this derivation rests on {len(forged)} forged fact(s) (forged[audit]: {shown}); run `rofl audit`",
-            err=True,
-        )
-    if partial:
-        sys.exit(Exit.PARTIAL)
-    if not answer.holds:
-        sys.exit(1)
+    raise SystemExit(answer.status())
 
 
 @click.command("whynot", epilog=WHYNOT_EPILOG)
 @click.argument("fact")
 @program_options
 @user_errors
-def whynot_command(
-    fact: str,
-    files: tuple,
-    load_as: tuple,
-    budget: int | None,
-    as_json: bool,
-    store: str | None,
-    facts: str | None,
-    rules: tuple,
-) -> None:
+def whynot_command(**params: Any) -> None:
     """For FACT that does not hold, name the failing premise of each rule that could conclude it.
 
     Exit 1 when FACT holds after all.
     """
-    from ..questions.explain import whynot
+    from ..questions.explain import ExplainOptions, whynot
 
-    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
-    answer = whynot(kernel, ground_fact(fact))
-    partial = warn_partial(kernel, "whynot")
-    if as_json:
+    answer = asked(whynot, ExplainOptions.from_params(params))
+    if params["as_json"]:
         emit_json(answer_json(answer))
     elif answer.node is not None:
         click.echo("\n".join(answer.node.lines()))
-    if partial:
-        sys.exit(Exit.PARTIAL)
-    if answer.holds:
-        sys.exit(1)
+    raise SystemExit(answer.status())
 
 
 @click.command("excise", epilog=EXCISE_EPILOG)
 @click.argument("fact")
 @program_options
 @user_errors
-def excise_command(
-    fact: str,
-    files: tuple,
-    load_as: tuple,
-    budget: int | None,
-    as_json: bool,
-    store: str | None,
-    facts: str | None,
-    rules: tuple,
-) -> None:
+def excise_command(**params: Any) -> None:
     """The facts lost and gained when base fact FACT is removed (recomputed, not read from witnesses)."""
-    from ..questions.explain import excise
+    from ..questions.explain import ExplainOptions, excise
 
-    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
-    answer = excise(kernel, ground_fact(fact))
-    partial = warn_partial(kernel, "excise")
-    if as_json:
+    answer = asked(excise, ExplainOptions.from_params(params))
+    if params["as_json"]:
         emit_json(answer_json(answer))
     else:
         for f in answer.removed:
@@ -147,5 +89,4 @@ def excise_command(
             click.echo(f"+ {f}")
         if not answer.removed and not answer.added:
             click.echo("no change")
-    if partial:
-        sys.exit(Exit.PARTIAL)
+    raise SystemExit(answer.status())

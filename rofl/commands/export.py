@@ -6,9 +6,8 @@ import sys
 
 import click
 
-from ..exits import Exit, fail, user_errors
+from ..exits import fail, user_errors
 from ..export import FORMATS
-from ..loading.kernel import build_kernel
 from ..options import BUDGET, FACTS, FILES, RULES, examples
 
 
@@ -44,33 +43,24 @@ def command(
     relation: str, files: tuple, facts: str | None, fmt: str, output: str | None, rules: tuple, budget: int | None
 ) -> None:
     """Write RELATION (e.g. dependency, depends_on, or one a rule file derives) as a networkx graph."""
-    from ..export import build_graph, parse_relation, write
-    from ..outfile import write_output
+    from ..loading.source import Source
+    from ..questions.export import ExportOptions, export
 
-    rel, _ = parse_relation(relation)
-    if facts is None and not files:
-        fail("rofl export: give --facts DIR (a scan) or program FILES to load")
-    if facts is not None:  # it answers from the facts as they are: say when the sources moved on
-        from rofl.scanner.manifest import read
+    options = ExportOptions.from_params(click.get_current_context().params)
+    source = Source()
+    answer = export(options, source)
+    for line in source.warnings:
+        click.echo(f"warning: {line}", err=True)
+    for line in answer.notes:
+        click.echo(line, err=True)
+    if options.output:
+        from ..outfile import write_output
 
-        from ..staleness import warn_if_stale
-
-        warn_if_stale(read(facts), facts, "export")
-    kernel = build_kernel(files, (), budget, facts=facts, rules=rules)
-    graph = build_graph(kernel, relation)
-    if graph.number_of_edges() == 0 and not graph.graph.get("partial"):
-        click.echo(f"warning: relation '{relation}' has no facts; the graph is empty", err=True)
-    text = write(graph, fmt)
-    if output:
         try:
-            write_output(output, text.encode("utf-8", "surrogateescape"))
+            write_output(options.output, answer.document.encode("utf-8", "surrogateescape"))
         except OSError as exc:
-            fail(f"rofl export: cannot write {output} ({exc.strerror}); choose another -o path")
-        click.echo(f"wrote {output}: {graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges", err=True)
+            fail(f"rofl export: cannot write {options.output} ({exc.strerror}); choose another -o path")
+        click.echo(f"wrote {options.output}: {answer.nodes} nodes, {answer.edges} edges", err=True)
     else:
-        sys.stdout.write(text)
-    if graph.graph.get("partial"):
-        click.echo(
-            f"rofl export: partial: the budget ran out before '{relation}' was complete; raise --budget", err=True
-        )
-        raise SystemExit(Exit.PARTIAL)
+        sys.stdout.write(answer.document)
+    raise SystemExit(answer.status())

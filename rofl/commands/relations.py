@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import click
 
-from ..exits import user_errors
+from ..exits import asked, user_errors
 from ..jsonout import emit_json
-from ..loading.kernel import BOOT, CODE_RULES, build_kernel
 from ..options import FACTS, FILES, JSON, LOAD_AS, RULES, STORE, examples
 from ..questions.answer import answer_json
-
-COUNT_BUDGET = 1_000_000  # row counts of derived relations stop here (a closure over a big scan is costly)
+from ..questions.relations import COUNT_BUDGET
 
 EPILOG = examples(
     "rofl relations examples/tc.rofl",
@@ -37,20 +35,15 @@ EPILOG = examples(
     help="Derivation steps spent counting derived rows; past it, counts are lower bounds (shown >=N).",
 )
 @user_errors
-def command(
-    files: tuple, load_as: tuple, facts: str | None, rules: tuple, store: str | None, as_json: bool, budget: int
-) -> None:
+def command(**params: Any) -> None:
     """List every relation of boot.rofl and FILES (or of a scan): perspective, arity, rows that hold,
     where it is defined (file and line, `scanner` or `kernel`) and the comment above its first rule."""
-    from ..questions.relations import relations
+    from ..questions.relations import RelationsOptions, relations
 
-    kernel = build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules)
-    paths = [BOOT] + ([CODE_RULES] if facts is not None else []) + [Path(f) for f in files]
-    paths += [Path(f) for _, f in load_as] + [Path(r) for r in rules]
-    answer = relations(kernel, paths, scanned=facts is not None, stored=store is not None)
-    if as_json:
+    answer = asked(relations, RelationsOptions.from_params(params))
+    if params["as_json"]:
         emit_json(answer_json(answer))
-        return
+        raise SystemExit(answer.status())
     listed, partial = answer.relations, answer.partial
     width = max((len(f"{r.relation}[{r.perspective}]/{r.arity}") for r in listed), default=0)
     for r in listed:
@@ -58,3 +51,4 @@ def command(
         rows = (">=" if partial and r.defined not in ("scanner", "kernel", "facts", "store") else "") + str(r.rows)
         line = f"{sig:<{width}}  {rows:>9} row(s)  {r.defined}"
         click.echo(line + (f"  -- {r.comment}" if r.comment else ""))
+    raise SystemExit(answer.status())

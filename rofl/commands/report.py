@@ -41,61 +41,25 @@ def command(
     """Write one offline HTML page: the package graph, each folder's imports (click to drill down), a
     search box, each file's imports, importers, cycles and findings, every audit finding (presets,
     forbidden rules, named rules), dead exports, orphans and the impact of a change, each with its proof."""
-    from pathlib import Path
-
-    from rofl.engine.errors import RoflError
-    from rofl.scanner.manifest import read, src_of
-
-    from ..report_data import gather, impact_view
+    from ..loading.source import Source
+    from ..outfile import write_output
+    from ..questions.report import ReportOptions, report
     from ..report_html import render
-    from ..staleness import warn_if_stale
 
-    if facts is None:
-        fail("rofl report: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
-    if changed and git_base:
-        fail("rofl report: give --changed PATH... or --git-base REF, not both")
-    if git_base is not None and git_base.startswith("-"):
-        raise RoflError(
-            f"--git-base {git_base!r}: not a git revision; give a branch, tag or commit such as origin/main"
-        )
-    manifest = read(Path(facts))
-    warn_if_stale(manifest, facts, "report")
-    from rofl.scanner.manifest import src_of as source_root
-
-    from .. import depcruise_config
-    from ..loading.kernel import CODE_BUDGET, code_kernel
-    from ..report_kernel import kept_relations
-
-    # only what the report's rules read, unless an impact (which reads symbols) or a translated
-    # dependency-cruiser config (rules written at run time) is asked for
-    whole = bool(changed or git_base) or depcruise_config.find_config(source_root(manifest)) is not None
-    keep = None if whole else kept_relations(rules)
-    kernel = code_kernel(facts, rules, budget or CODE_BUDGET, keep=keep)
-    from ..loading.presets import load_presets
-    from .audit import load_depcruise
-
-    for line in load_presets(kernel, facts, None, rules):  # use(...) and forbidden(...) turn them on
+    options = ReportOptions.from_params(click.get_current_context().params)
+    source = Source()
+    answer = report(options, source)
+    for line in source.warnings:
         click.echo(f"warning: {line}", err=True)
-    renamed = load_depcruise(kernel, facts, None, None, False)  # a config at the source root, as audit reads it
-    impact = impact_view(kernel, facts, changed, git_base, runtime) if (changed or git_base) else None
-    packages = manifest.get("packages")
-    model = gather(kernel, src_of(manifest), runtime, impact, packages if isinstance(packages, dict) else None, renamed)
-    del kernel  # the model holds what the page shows: the store and the evaluation go before the page is built
-    import gc
-
-    gc.collect()
-    text = render(model)
+    for line in answer.notes:
+        click.echo(line, err=True)
+    assert answer.model is not None
+    text = render(answer.model)
     try:
-        from ..outfile import write_output
-
-        write_output(out, text.encode("utf-8", "surrogateescape"))  # replaced whole: a failed write keeps the old
+        write_output(
+            options.out, text.encode("utf-8", "surrogateescape")
+        )  # replaced whole: a failed write keeps the old
     except OSError as exc:
-        fail(f"rofl report: cannot write {out} ({exc.strerror}); choose another --out path")
-    click.echo(
-        f"wrote {out}: {model.graph.size_text()}, {len(model.graph.edges)} imports, "
-        f"{len(model.cycles)} cycle component(s), {len(model.findings)} finding(s)"
-        + (f", {len(impact.affected)} affected" if impact else "")
-    )
-    if model.graph.partial:
-        click.echo("rofl report: the budget ran out before the evaluation finished; raise --budget", err=True)
-        raise SystemExit(3)
+        fail(f"rofl report: cannot write {options.out} ({exc.strerror}); choose another --out path")
+    click.echo(answer.written(options.out))
+    raise SystemExit(answer.status())

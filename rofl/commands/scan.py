@@ -2,63 +2,21 @@
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-from pathlib import Path
 from typing import NoReturn
 
 import click
+
+from ..jsonout import dumps
+from ..questions.answer import answer_json
 
 USAGE_ERROR = 2
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"rofl scan: {message}", err=True)
+    """``message`` (``rofl scan: <what>, <fix>``) on stderr, exit status 2."""
+    click.echo(message if message.startswith("rofl scan") else f"rofl scan: {message}", err=True)
     sys.exit(USAGE_ERROR)
-
-
-def _damaged(out: str) -> list[str]:
-    """The sources whose fact file under ``out`` no longer matches the manifest (none before a first scan)."""
-    from ..loading.factdir import damaged_files
-
-    return damaged_files(Path(out)) if os.path.isdir(out) else []
-
-
-def drop_signature(out: str | Path) -> bool:
-    """After an unsigned scan of ``out``: a signature of an earlier scan no longer matches its facts;
-    drop it rather than leave a stale one.  True when there was one."""
-    from ..loading.signing import SIG_NAME
-
-    path = Path(out) / SIG_NAME
-    existed = path.exists()
-    path.unlink(missing_ok=True)
-    return existed
-
-
-def _warn_unmatched(src: str, out: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> None:
-    """One warning line per --include/--exclude glob that matches no file under SRC: most likely a
-    typo, and it changed nothing (a set that leaves no source at all is refused before scanning)."""
-    from rofl.scanner.api import ScanError, scan_listing
-    from rofl.scanner.errors import shown
-    from rofl.scanner.files import glob_to_regex
-
-    try:
-        listing = scan_listing(src, out)
-    except ScanError:
-        return
-    for flag, globs, paths in (
-        ("--include", include, listing.sources),
-        ("--exclude", exclude, listing.sources + listing.packages),
-    ):
-        for glob in globs:
-            pattern = glob_to_regex(glob)
-            if not any(pattern.match(p) for p in paths):
-                click.echo(
-                    f"rofl scan: warning: {flag} {shown(repr(glob))} matches none of the {len(listing.sources)} "
-                    "source files under SRC and changed nothing; check it for a typo (globs match paths relative to SRC)",
-                    err=True,
-                )
 
 
 class _ScanCommand(click.Command):
@@ -125,53 +83,28 @@ def command(
     watch: bool = False,
 ) -> None:
     """Scan the JS/TS sources under SRC into one [code] fact file per file under --out."""
-    if src is None:
-        _fail("missing SRC, give the folder to scan: rofl scan SRC [--out DIR]")
-    if not out.strip():
-        _fail("--out is empty, give the folder for the fact files (default facts/generated)")
-    if jobs is not None and jobs < 1:
-        _fail(f"--jobs {jobs} is not positive, give 1 or more")
-    if jobs is not None and dask is not None:
-        _fail("--jobs and --dask both say where to parse, give one (--dask local:N runs N workers here)")
+    from rofl.engine import events
     from rofl.engine.errors import RoflError
     from rofl.scanner import progress as progress_bar
-    from rofl.scanner.api import ScanError, scan
     from rofl.scanner.errors import ExtractorFailure
 
-    from .. import __version__
-    from ..loading import signing
+    from ..loading.source import Source
+    from ..questions.scan import ScanAnswer, ScanOptions, finished, scan
 
-    if sign_key is not None:
-        try:
-            signing.private_key_from_env(sign_key)  # a bad key fails before any scanning
-        except RoflError as err:
-            _fail(str(err))
-
-    from rofl.engine import events
-
+    try:
+        options = ScanOptions.from_params(click.get_current_context().params)
+    except RoflError as err:
+        _fail(str(err))
     # progress goes to the call's reporter (a server's execution events); the bar is one listener of it
     reporter = events.current()
     bar = progress_bar.BarListener("scanning") if progress_bar.wanted() else None
     if bar is not None:
         reporter.subscribe(bar)
-
-    damaged = _damaged(out) if verify else []  # what --verify re-extracts, said after the scan
     try:
-        summary = scan(
-            src,
-            out,
-            verify=verify,
-            jobs=jobs,
-            dask=dask,
-            max_bytes=max_bytes,
-            include=include,
-            exclude=exclude,
-            progress=reporter.progress_callback("scanning") if reporter.listening else None,
-            tool_version=__version__,
-        )
-    except ScanError as err:
+        with events.reporting(reporter):  # the question reports to it
+            answer = scan(options, Source())
+    except RoflError as err:
         _fail(str(err))
-        return
     except ExtractorFailure as err:  # our bug, not the user's: one line, its own exit status
         click.echo(f"rofl scan: {err}", err=True)
         sys.exit(ExtractorFailure.EXIT_STATUS)
@@ -179,42 +112,23 @@ def command(
         if bar is not None:
             bar.close()
 
-    def finish(summary) -> None:
-        try:
-            if sign_key is not None:
-                signing.sign_folder(Path(out), sign_key)
-            else:
-                drop_signature(out)
-        except (RoflError, OSError) as err:
-            _fail(f"cannot sign the scan: {getattr(err, 'strerror', None) or err}")
-        for path in summary.unreadable:
-            click.echo(f"rofl scan: cannot read {json.dumps(path)}, skipped", err=True)
-        if as_json:
-            click.echo(json.dumps(summary.as_json(), sort_keys=True))
+    def render(answer: ScanAnswer) -> None:
+        for line in answer.notes:
+            click.echo(line, err=True)
+        if options.as_json:
+            click.echo(dumps(answer_json(answer)))
         else:
-            click.echo(summary.line())
+            click.echo(answer.line())
 
-    if include or exclude:
-        _warn_unmatched(src, out, include, exclude)
-    if damaged:
-        more = f" and {len(damaged) - 5} more" if len(damaged) > 5 else ""
-        names = ", ".join(json.dumps(p) for p in damaged[:5]) + more
-        click.echo(f"rofl scan --verify: re-extracted {len(damaged)} damaged fact file(s), of {names}", err=True)
-    finish(summary)
-    if watch:
+    def finish(summary) -> None:  # a --watch rescan's summary: signed and shown as the first scan's
+        try:
+            render(finished(options, summary))
+        except RoflError as err:
+            _fail(str(err))
+
+    render(answer)
+    if options.watch:
         from ..watch import watch_command
 
-        watch_command(
-            src,
-            out,
-            finish,
-            dict(
-                verify=verify,
-                jobs=jobs,
-                dask=dask,
-                max_bytes=max_bytes,
-                include=include,
-                exclude=exclude,
-                tool_version=__version__,
-            ),
-        )
+        watch_command(options.src, options.out, finish, options.scan_arguments())
+    raise SystemExit(answer.status())

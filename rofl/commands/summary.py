@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..exits import fail, user_errors
+from ..exits import asked, user_errors
 from ..jsonout import emit_json
-from ..loading.kernel import build_kernel
 from ..options import BUDGET, FACTS, RULES, examples
 from ..questions.answer import answer_json
 
@@ -35,28 +34,19 @@ if TYPE_CHECKING:  # pragma: no cover
 @RULES
 @BUDGET
 @user_errors
-def command(facts: str | None, top: int, leaves: bool, as_json: bool, rules: tuple, budget: int | None) -> None:
+def command(**params: Any) -> None:
     """Per file, how many files it imports and how many import it; per package (a folder whose
     package.json has a name), its files, the imports inside it, leaving it and entering it, and its
     instability Ce / (Ca + Ce) (Ce: files outside it its files import; Ca: files outside it that
     import its files); the top of each list, and the leaves."""
-    from rofl.rules import path as shipped
+    from ..questions.summary import SummaryOptions, summary
 
-    if facts is None:
-        fail("rofl summary: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
-    from rofl.scanner.manifest import read
-
-    from ..staleness import warn_if_stale
-
-    warn_if_stale(read(facts), facts, "summary")
-    from ..questions.summary import summary
-
-    kernel = build_kernel((), (), budget, facts=facts, rules=(str(shipped("summary.rofl")), *rules))
-    answer = summary(kernel, top, leaves)
-    if as_json:
+    answer = asked(summary, SummaryOptions.from_params(params))
+    if params["as_json"]:
         emit_json(answer_json(answer))
     else:
         render_text(answer)
+    raise SystemExit(answer.status())
 
 
 def render_text(a: SummaryAnswer) -> None:

@@ -60,8 +60,7 @@ class Loading:
     def drop_left_out(self, kernel: Kernel) -> None:
         """Remove the relations not kept (their first facts, asserted only so that they are declared)."""
         if self.keeps is not None:
-            for rel in [r for r in kernel.store.base if not self.keeps(r)]:
-                del kernel.store.base[rel]
+            kernel.drop_relations(self.keeps)
 
 
 def _shared(value: object, memo: dict) -> object:

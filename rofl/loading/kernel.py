@@ -3,12 +3,11 @@ the fact-folder load with the scanner's authority granted by the loader, the com
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import rofl.rules as shipped_rules
 from rofl.engine.errors import RoflError
@@ -67,11 +66,6 @@ def build_kernel(
         raise RoflError(
             f"--load-as {SCANNER}: '{SCANNER}' is the identity the loader gives a scan's verified fact files; load FILE as another WHO"
         )
-    kept = SERVED_CALL.get()
-    if kept is not None and facts is not None and not files and not load_as and use_cache and public_key is None:
-        kernel = kept.kernel(facts, rules, budget or CODE_BUDGET)  # a server's loaded store, when it holds this folder
-        if kernel is not None:
-            return kernel
     if facts is not None:
         kernel = code_kernel(
             facts, rules, budget or CODE_BUDGET, use_cache and public_key is None, public_key, warn=warn
@@ -310,30 +304,3 @@ def loader_facts(missing: list[str], unsigned: str | None = None) -> str:
 def has_scan(facts: Path) -> bool:
     """Whether ``facts`` holds a scan: its manifest is there."""
     return (facts / MANIFEST_NAME).is_file()
-
-
-def manifest_of(facts: Path) -> dict:
-    """The manifest of the scan in ``facts``: a serving session's parsed copy, or read from disk."""
-    call = SERVED_CALL.get()
-    if call is not None and call.session.holds(facts):
-        return call.session.manifest()
-    from .factdir import read_manifest
-
-    return read_manifest(facts)
-
-
-def serving(facts: Path) -> Any:
-    """The session serving the running call when it holds ``facts``, else None (the command line)."""
-    call = SERVED_CALL.get()
-    return call.session if call is not None and call.session.holds(facts) else None
-
-
-def sources_unchanged(facts: Path) -> bool:
-    """True only when a serving session watches the sources of ``facts`` and none changed since its last
-    scan: a rescan would find nothing to do."""
-    call = SERVED_CALL.get()
-    return call is not None and call.session.holds(facts) and call.session.fresh()
-
-
-# the call running in this context, when a session serves it (None on the command line)
-SERVED_CALL: contextvars.ContextVar[Any] = contextvars.ContextVar("rofl_call", default=None)  # servers.session.Call

@@ -9,6 +9,10 @@ command that wants the presets' violations over a scan can too.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rofl.engine.kernel import Kernel
 
 FORBIDDEN = ("forbidden", "forbidden_runtime", "forbidden_package")  # presets.rofl's rules without a join
 PACKAGE_PRESETS = frozenset(
@@ -37,14 +41,13 @@ def presets_file() -> Path:
     return shipped("presets.rofl")
 
 
-def turned_on(kernel) -> set[str]:
+def turned_on(kernel: Kernel) -> set[str]:
     """The presets ``use(...)`` facts name (plus ``forbidden`` when a forbidden fact exists)."""
-    base = kernel.store.base
-    used = {row[1][0] for row in base.get("use", {}) if len(row) == 2 and isinstance(row[1], tuple)}
-    return used | ({"forbidden"} if any(base.get(rel) for rel in FORBIDDEN) else set())
+    used = {row[1][0] for row in kernel.rows("use") if len(row) == 2 and isinstance(row[1], tuple)}
+    return used | ({"forbidden"} if any(kernel.rows(rel) for rel in FORBIDDEN) else set())
 
 
-def load_presets(kernel, facts: str | Path, src: str | None = None, rule_files: tuple = ()) -> tuple[str, ...]:
+def load_presets(kernel: Kernel, facts: str | Path, src: str | None = None, rule_files: tuple = ()) -> tuple[str, ...]:
     """Load rules/presets.rofl and the package.json facts (from ``src``, or the folder the scan's
     manifest names) when some rule is turned on; the problems met reading package.json files that a
     package preset needs, one line each.  A ``use`` of no declared rule is refused, at its line in ``rule_files``."""
@@ -72,7 +75,7 @@ def load_presets(kernel, facts: str | Path, src: str | None = None, rule_files: 
     return problems
 
 
-def _refuse_unknown(kernel, used: set[str], files: tuple) -> None:
+def _refuse_unknown(kernel: Kernel, used: set[str], files: tuple) -> None:
     """A ``use(X)`` that names no declared rule would turn nothing on and let the audit pass in silence:
     refuse it, naming the closest rule names."""
     import difflib
@@ -81,11 +84,11 @@ def _refuse_unknown(kernel, used: set[str], files: tuple) -> None:
 
     from .locate import declared_at
 
-    declared = {row[1][0] for row in kernel.store.base.get("rule", {}) if len(row) == 4 and isinstance(row[1], tuple)}
+    declared = {row[1][0] for row in kernel.rows("rule") if len(row) == 4 and isinstance(row[1], tuple)}
     unknown = sorted(used - declared - {"forbidden"})
     if unknown:
         name = unknown[0]
         close = difflib.get_close_matches(name, sorted(declared), n=3) or sorted(declared)
-        row = next(r for r in kernel.store.base.get("use", {}) if len(r) == 2 and r[1] == (name,))
+        row = next(r for r in kernel.rows("use") if len(r) == 2 and r[1] == (name,))
         at = declared_at(files, (("use", row),)) or "rofl audit"
         raise RoflError(f"{at}: use({name}) names no rule; did you mean {', '.join(close)}?")

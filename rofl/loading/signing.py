@@ -178,3 +178,12 @@ def generate(prefix: str) -> tuple[Path, Path]:
             f"rofl keygen: cannot write {exc.filename or key_path} ({exc.strerror}); choose another --out PREFIX"
         ) from None
     return key_path, pub_path
+
+
+def drop_signature(out: str | Path) -> bool:
+    """After an unsigned scan of ``out``: a signature of an earlier scan no longer matches its facts;
+    drop it rather than leave a stale one.  True when there was one."""
+    path = Path(out) / SIG_NAME
+    existed = path.exists()
+    path.unlink(missing_ok=True)
+    return existed

@@ -1,6 +1,6 @@
-"""The questions: each a function from loaded facts and typed options to a frozen answer value.
+"""The questions: each a function from typed options and a loading source to a frozen answer value.
 
-A question imports only the kernel, the scanner and the loading room; it never prints, reads click options
-or picks an exit code.  The commands (``rofl/commands``) render its answer and turn it into an exit code;
-the servers serialise the same answer (``answer.answer_json``).
+A question loads through the ``Source`` it is given (``rofl.loading.source``); it never prints or reads click
+options, and its answer says its exit status (``status()``).  The commands (``rofl/commands``) render the answer
+and exit with that status; the servers serialise the same answer (``answer.answer_json``).
 """

@@ -43,12 +43,18 @@ def skip(default: Any) -> Any:
 
 class Answer:
     """What every answer type declares: its question's name, the version of its JSON, and one line on what
-    it holds (the top description of its schema)."""
+    it holds (the top description of its schema); and what every answer has: ``notes``, the lines the
+    command line prints on stderr (a ``skip`` field), and ``status()``, its exit code (``rofl.exits.Exit``)."""
 
     __slots__ = ()
     QUESTION: ClassVar[str]
     VERSION: ClassVar[int] = 1
     ABOUT: ClassVar[str] = ""
+    notes: tuple[str, ...]  # each answer type's own field: notes: tuple[str, ...] = skip(())
+
+    def status(self) -> int:
+        """The exit code of this answer (0 answers, 1 no answer or findings, 3 partial)."""
+        raise NotImplementedError(f"{type(self).__name__} says no exit code; define status()")
 
 
 def to_json(value: Any) -> JSON:

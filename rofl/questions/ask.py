@@ -3,13 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, overload
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, overload
 
 from rofl.engine.kernel import Kernel
 
+from ..exits import Exit
 from .answer import Answer, doc, skip
-from .explain import ProofTree, WhyAnswer
+from .explain import ProofTree, WhyAnswer, ground_fact
+from .params import picked
+
+if TYPE_CHECKING:
+    from ..loading.source import Source
+
+
+@dataclass(frozen=True, slots=True)
+class AskOptions:
+    """`rofl ask`'s options (its click parameters' names)."""
+
+    query: str
+    files: tuple[str, ...] = ()
+    load_as: tuple[tuple[str, str], ...] = ()
+    budget: int | None = None
+    store: str | None = None
+    facts: str | None = None
+    rules: tuple[str, ...] = ()
+    why_facts: tuple[str, ...] = ()
+    whynot_facts: tuple[str, ...] = ()
+    public_key: str | None = None
+    allow: tuple[str, ...] = ()
+    rounds: int | None = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> AskOptions:
+        return picked(cls, params)
 
 
 class Bindings(Sequence[Mapping[str, Any]]):
@@ -74,9 +102,78 @@ class AskAnswer(Answer):
     )
     variables: tuple[str, ...] = skip(())
     rows: Sequence[tuple] = skip(())
+    notes: tuple[str, ...] = skip(())
+    rounds_partial: bool = skip(False)  # the adapter rounds' budget ran out
+    run: Any = skip(None)  # the adapter rounds (rofl.adapting.AdapterRun), for what they drew
+
+    def status(self) -> int:
+        if self.rounds_partial or self.partial:
+            return Exit.PARTIAL
+        return Exit.OK if self.rows else Exit.NO_ANSWER
 
 
-def ask(
+def ask(options: AskOptions, source: Source) -> AskAnswer:
+    """Answer the query over what ``options`` loads through ``source``: the bindings, the proofs asked for,
+    and the lines the command line prints on stderr (the facts stale, forged facts, partial)."""
+    from rofl.engine.namespace import qualify_literal
+    from rofl.engine.parse import parse_body
+    from rofl.engine.query import plan
+
+    from ..adapting import rounds_of, run_note
+    from ..loading.kernel import incomplete_fact_files
+
+    o = options
+    question = plan(parse_body(o.query, "<query>"))
+    whys = [ground_fact(f) for f in o.why_facts]
+    whynots = [ground_fact(f) for f in o.whynot_facts]
+    goals = question.goals | {qualify_literal(w).rel for w in whys + whynots}
+    kernel = source.kernel(
+        o.files,
+        o.load_as,
+        o.budget,
+        store=o.store,
+        facts=o.facts,
+        rules=o.rules,
+        public_key=o.public_key,
+        refuse_forged=True,
+    )
+    notes: list[str] = []
+    if o.facts is not None:  # it answers from the facts as they are: say so when the sources moved on
+        from ..staleness import stale_warning
+
+        line = stale_warning(source.manifest(Path(o.facts)), o.facts, "ask")
+        notes += [line] if line is not None else []
+    if o.facts is not None and (o.rules or o.load_as):  # only a program given here can hold a usurping rule
+        from .forgery import usurped_facts
+
+        usurped = usurped_facts(kernel)
+        if usurped:
+            notes.append(
+                f"rofl ask: warning: {len(usurped)} fact(s) only usurping rules derive are forged (forged[audit]); "
+                "run `rofl audit` to see them"
+            )
+    run = rounds_of(kernel, o.allow, o.rounds, (*o.files, *o.rules))  # a refusal names the FILE:LINE it is written at
+    notes += run_note(run)
+    answer = ask_of(
+        kernel,
+        o.query,
+        question,
+        o.budget,
+        goals,
+        list(zip(o.why_facts, whys)),
+        list(zip(o.whynot_facts, whynots)),
+        run,
+        incomplete_fact_files(kernel) if o.facts is not None else None,
+    )
+    rounds_partial = bool(run is not None and run.partial)
+    if rounds_partial:
+        notes.append("-- partial: the round budget ran out; raise --rounds for a complete answer")
+    elif answer.partial:
+        notes.append("-- partial: the budget ran out; raise --budget for a complete answer")
+    return replace(answer, notes=tuple(notes), rounds_partial=rounds_partial, run=run)
+
+
+def ask_of(
     kernel: Kernel,
     query: str,
     question: Any,

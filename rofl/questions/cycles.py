@@ -2,13 +2,43 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 
 from ..cycles_report import components
+from ..exits import FINDINGS, Exit
 from ..imports_graph import ImportSite, import_graph
-from .answer import Answer, doc
+from .answer import Answer, doc, skip
+from .params import picked
+
+if TYPE_CHECKING:
+    from ..loading.source import Source
+
+
+@dataclass(frozen=True, slots=True)
+class CyclesOptions:
+    """`rofl cycles`' options (its click parameters' names)."""
+
+    facts: str
+    runtime: bool = False
+    rules: tuple[str, ...] = ()
+    budget: int | None = None
+    as_json: bool = False
+    output_format: str | None = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> CyclesOptions:
+        if params.get("facts") is None:
+            raise RoflError("rofl cycles: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
+        fmt = params.get("output_format")
+        if params.get("as_json") and fmt not in (None, "json"):
+            raise RoflError(f"rofl cycles: --json and --format {fmt} disagree; give one of them")
+        return picked(cls, params)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,12 +80,32 @@ class CyclesAnswer(Answer):
         "Strongly connected components of the import graph (files on cycles), largest first."
     )
 
+    notes: tuple[str, ...] = skip(())
+
     @property
     def files_on_cycles(self) -> int:
         return sum(len(c.files) for c in self.components)
 
+    def status(self) -> int:
+        if self.partial:
+            return Exit.PARTIAL
+        return FINDINGS if self.components else Exit.OK
 
-def cycles(kernel: Kernel, runtime: bool = False) -> CyclesAnswer:
+
+def cycles(options: CyclesOptions, source: Source) -> CyclesAnswer:
+    """The import cycles of the scan ``options`` names, loaded through ``source``."""
+    from ..staleness import stale_warning
+
+    stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "cycles")
+    kernel = source.kernel((), (), options.budget, facts=options.facts, rules=options.rules)
+    answer = cycles_of(kernel, runtime=options.runtime)
+    notes = [stale] if stale is not None else []
+    if answer.partial:
+        notes.append("rofl cycles: the budget ran out before the evaluation finished; raise --budget")
+    return replace(answer, notes=tuple(notes))
+
+
+def cycles_of(kernel: Kernel, runtime: bool = False) -> CyclesAnswer:
     """The import cycles of the loaded scan."""
     graph = import_graph(kernel, runtime=runtime)
     groups = tuple(

@@ -3,14 +3,57 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from rofl.engine.errors import RoflError
 from rofl.engine.explain import Node
 from rofl.engine.kernel import Kernel
 from rofl.engine.namespace import qualify_literal
 
+from ..exits import Exit, partial_line
 from .answer import Answer, doc, skip
+from .params import picked
+
+if TYPE_CHECKING:
+    from ..loading.source import Source
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainOptions:
+    """`rofl why`, `rofl whynot` and `rofl excise`'s options (their click parameters' names): one ground FACT
+    over the loaded programs (why alone runs adapter rounds)."""
+
+    fact: str
+    files: tuple[str, ...] = ()
+    load_as: tuple[tuple[str, str], ...] = ()
+    budget: int | None = None
+    store: str | None = None
+    facts: str | None = None
+    rules: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+    rounds: int | None = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> ExplainOptions:
+        return picked(cls, params)
+
+    def load(self, source: Source) -> Kernel:
+        return source.kernel(
+            self.files, self.load_as, self.budget, store=self.store, facts=self.facts, rules=self.rules
+        )
+
+
+def ground_fact(text: str) -> Any:
+    """Parse the FACT of why/whynot/excise (and ask's --why/--whynot): a ground literal."""
+    from rofl.engine.parse import parse_literal
+    from rofl.engine.terms import is_ground
+
+    lit = parse_literal(text, "<fact>")
+    if not (isinstance(lit.persp, str) and all(is_ground(a) for a in lit.args)):
+        raise RoflError(f"<fact>: '{text}' has variables; give a ground fact such as path(a, c)")
+    return lit
+
 
 _NODE_PROPERTIES = {
     "kind": {
@@ -70,6 +113,14 @@ class WhyAnswer(Answer):
     )
     partial: bool = doc("Whether a budget ran out (a fact that does not hold may hold).", default=False)
     node: Node | None = skip(None)
+    notes: tuple[str, ...] = skip(())
+    rounds_partial: bool = skip(False)  # the adapter rounds' budget ran out
+    run: Any = skip(None)  # the adapter rounds (rofl.adapting.AdapterRun), for what they drew
+
+    def status(self) -> int:
+        if self.partial or self.rounds_partial:
+            return Exit.PARTIAL
+        return Exit.OK if self.holds else Exit.NO_ANSWER
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +132,12 @@ class WhynotAnswer(Answer):
     holds: bool = doc("Whether the fact holds after all.")
     partial: bool = doc("Whether a budget ran out.", default=False)
     node: Node | None = skip(None)
+    notes: tuple[str, ...] = skip(())
+
+    def status(self) -> int:
+        if self.partial:
+            return Exit.PARTIAL
+        return Exit.NO_ANSWER if self.holds else Exit.OK
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +148,59 @@ class ExciseAnswer(Answer):
     removed: tuple[str, ...] = doc("Facts that no longer hold.")
     added: tuple[str, ...] = doc("Facts that hold only without it (through negation).")
     partial: bool = doc("Whether a budget ran out.", default=False)
+    notes: tuple[str, ...] = skip(())
+
+    def status(self) -> int:
+        return Exit.PARTIAL if self.partial else Exit.OK
 
 
-def why(kernel: Kernel, fact: str, literal: Any, boundary: Any = None) -> WhyAnswer:
+def why(options: ExplainOptions, source: Source) -> WhyAnswer:
+    """One derivation tree of FACT over what ``options`` loads through ``source`` (after the adapter rounds);
+    a "does not hold" that cannot be known (an input it needs is not given) is the user error naming it."""
+    from ..adapting import rounds_of, run_note
+
+    literal = ground_fact(options.fact)
+    kernel = options.load(source)
+    run = rounds_of(kernel, options.allow, options.rounds, (*options.files, *options.rules))
+    answer = why_of(kernel, options.fact, literal, run)
+    notes = [*run_note(run)]
+    line = partial_line(kernel, "why")
+    notes += [line] if line is not None else []
+    rounds_partial = bool(run is not None and run.partial)
+    if rounds_partial:
+        notes.append("-- partial: the round budget ran out; raise --rounds for a complete answer")
+    if not answer.holds:
+        from ..inputs import unknowable
+
+        missing = unknowable(kernel, qualify_literal(literal).rel, options.fact)
+        if missing is not None:  # "does not hold" would not be known: say what is missing
+            raise RoflError(missing)
+    if answer.forged:
+        forged = answer.forged
+        shown = "; ".join(forged[:3]) + (f"; and {len(forged) - 3} more" if len(forged) > 3 else "")
+        notes.append(
+            f"warning: this derivation rests on {len(forged)} forged fact(s) (forged[audit]: {shown}); run `rofl audit`"
+        )
+    return replace(answer, notes=tuple(notes), rounds_partial=rounds_partial, run=run)
+
+
+def whynot(options: ExplainOptions, source: Source) -> WhynotAnswer:
+    """For FACT, over what ``options`` loads through ``source``, the failing premise of each rule that could conclude it."""
+    kernel = options.load(source)
+    answer = whynot_of(kernel, ground_fact(options.fact))
+    line = partial_line(kernel, "whynot")
+    return replace(answer, notes=(line,) if line is not None else ())
+
+
+def excise(options: ExplainOptions, source: Source) -> ExciseAnswer:
+    """The facts lost and gained when base fact FACT is removed, over what ``options`` loads through ``source``."""
+    kernel = options.load(source)
+    answer = excise_of(kernel, ground_fact(options.fact))
+    line = partial_line(kernel, "excise")
+    return replace(answer, notes=(line,) if line is not None else ())
+
+
+def why_of(kernel: Kernel, fact: str, literal: Any, boundary: Any = None) -> WhyAnswer:
     """One derivation tree of the ground ``literal`` (``fact`` as the user wrote it); ``boundary`` marks
     the facts adapters answered (``rofl.adapting.at_boundary``)."""
     from ..adapting import at_boundary
@@ -115,14 +222,14 @@ def why(kernel: Kernel, fact: str, literal: Any, boundary: Any = None) -> WhyAns
     )
 
 
-def whynot(kernel: Kernel, literal: Any) -> WhynotAnswer:
+def whynot_of(kernel: Kernel, literal: Any) -> WhynotAnswer:
     """For each rule that could conclude the ground ``literal``, the premise that fails."""
     node = kernel.whynot(literal.rel, literal.persp, literal.args, goals={qualify_literal(literal).rel})
     partial = bool(kernel.current is not None and kernel.current.partial)
     return WhynotAnswer(proof=ProofTree(node), holds=node.kind == "holds", partial=partial, node=node)
 
 
-def excise(kernel: Kernel, literal: Any) -> ExciseAnswer:
+def excise_of(kernel: Kernel, literal: Any) -> ExciseAnswer:
     removed, added = kernel.excise(literal.rel, literal.persp, literal.args)
     partial = bool(kernel.current is not None and kernel.current.partial)
     return ExciseAnswer(removed=tuple(removed), added=tuple(added), partial=partial)

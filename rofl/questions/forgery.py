@@ -47,7 +47,7 @@ def _usurped(kernel: Kernel) -> list[tuple[str, str, tuple[str, tuple]]]:
     result = kernel.evaluate(goals=audits | rels)
     found: list[tuple[str, str, tuple[str, tuple]]] = []
     for rel in sorted(rels):
-        base = kernel.store.base.get(rel, {})
+        base = set(kernel.rows(rel))
         for row in canonical_rows(result.rows(rel)):
             record = result.provenance(rel, row)
             if record is None or row in base:

@@ -4,13 +4,37 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rofl.engine.kernel import Kernel
 
-from .answer import Answer, doc
+from ..exits import Exit
+from .answer import Answer, doc, skip
+from .params import picked
+
+if TYPE_CHECKING:
+    from ..loading.source import Source
+
+COUNT_BUDGET = 1_000_000  # row counts of derived relations stop here (a closure over a big scan is costly)
+
+
+@dataclass(frozen=True, slots=True)
+class RelationsOptions:
+    """`rofl relations`' options (its click parameters' names)."""
+
+    files: tuple[str, ...] = ()
+    load_as: tuple[tuple[str, str], ...] = ()
+    facts: str | None = None
+    rules: tuple[str, ...] = ()
+    store: str | None = None
+    budget: int = COUNT_BUDGET
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> RelationsOptions:
+        return picked(cls, params)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,9 +56,24 @@ class RelationsAnswer(Answer):
     QUESTION = "relations"
     relations: tuple[RelationInfo, ...] = doc("Every relation, by name.")
     partial: bool = doc("Whether counting derived rows ran out of budget (their counts are lower bounds).")
+    notes: tuple[str, ...] = skip(())
+
+    def status(self) -> int:
+        return Exit.OK
 
 
-def relations(kernel: Kernel, paths: Sequence[Path], scanned: bool, stored: bool) -> RelationsAnswer:
+def relations(options: RelationsOptions, source: Source) -> RelationsAnswer:
+    """Every relation of what ``options`` loads through ``source``, each found in the program files loaded."""
+    from ..loading.kernel import BOOT, CODE_RULES
+
+    o = options
+    kernel = source.kernel(o.files, o.load_as, o.budget, store=o.store, facts=o.facts, rules=o.rules)
+    paths = [BOOT] + ([CODE_RULES] if o.facts is not None else []) + [Path(f) for f in o.files]
+    paths += [Path(f) for _, f in o.load_as] + [Path(r) for r in o.rules]
+    return relations_of(kernel, paths, scanned=o.facts is not None, stored=o.store is not None)
+
+
+def relations_of(kernel: Kernel, paths: Sequence[Path], scanned: bool, stored: bool) -> RelationsAnswer:
     """Every public relation of ``kernel``; ``paths`` are the program files to find definitions in
     (none for a saved store), ``scanned`` whether facts came from a scan."""
     from rofl.engine.namespace import is_private

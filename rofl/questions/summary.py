@@ -6,12 +6,37 @@ loaded into the kernel the question is given.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 
-from .answer import Answer, doc
+from ..exits import Exit
+from .answer import Answer, doc, skip
+from .params import picked
+
+if TYPE_CHECKING:
+    from ..loading.source import Source
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryOptions:
+    """`rofl summary`'s options (its click parameters' names)."""
+
+    facts: str
+    top: int = 10
+    leaves: bool = False
+    rules: tuple[str, ...] = ()
+    budget: int | None = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> SummaryOptions:
+        if params.get("facts") is None:
+            raise RoflError("rofl summary: --facts DIR is required; scan first with `rofl scan SRC --out DIR`")
+        return picked(cls, params)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,13 +138,30 @@ class SummaryAnswer(Answer):
     packages: tuple[PackageRow, ...] = doc("The packages with the most files, most first.")
     most_unstable: tuple[PackageRow, ...] = doc("The packages with the highest instability, highest first.")
     leaves: tuple[str, ...] | None = doc("With --leaves: the files that import no file.", omit_none=True, default=None)
+    notes: tuple[str, ...] = skip(())
+
+    def status(self) -> int:
+        return Exit.OK
 
 
 def _top(items: list, key: Callable, n: int) -> list:
     return sorted(items, key=key)[:n]
 
 
-def summary(kernel: Kernel, top: int, leaves: bool) -> SummaryAnswer:
+def summary(options: SummaryOptions, source: Source) -> SummaryAnswer:
+    """The summary of the scan ``options`` names, loaded through ``source`` with rules/summary.rofl."""
+    from rofl.rules import path as shipped
+
+    from ..staleness import stale_warning
+
+    stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "summary")
+    rules = (str(shipped("summary.rofl")), *options.rules)
+    kernel = source.kernel((), (), options.budget, facts=options.facts, rules=rules)
+    answer = summary_of(kernel, options.top, options.leaves)
+    return replace(answer, notes=(stale,) if stale is not None else ())
+
+
+def summary_of(kernel: Kernel, top: int, leaves: bool) -> SummaryAnswer:
     """The top ``top`` of each list (and with ``leaves`` every leaf) of the loaded scan's summary."""
     s = summarize(kernel)
     by_instability = [p for p in s.packages if p.instability is not None]

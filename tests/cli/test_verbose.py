@@ -78,7 +78,9 @@ def test_a_command_run_directly_keeps_the_servers_level(capsys):
     command = main.get_command(click.Context(main), "relations")
     logs.setup(1)  # as `rofl server -v` does once
     try:
-        command.main([str(EXAMPLES / "tc.rofl")], prog_name="rofl relations", standalone_mode=False)
+        with pytest.raises(SystemExit) as done:  # the command exits with its answer's status
+            command.main([str(EXAMPLES / "tc.rofl")], prog_name="rofl relations", standalone_mode=False)
+        assert done.value.code == 0
         logged = _log_lines(capsys.readouterr().err)
     finally:
         logs.setup(0)

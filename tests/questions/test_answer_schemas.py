@@ -14,10 +14,27 @@ from rofl.questions.ask import AskAnswer
 from rofl.questions.audit import AuditAnswer
 from rofl.questions.cycles import CyclesAnswer
 from rofl.questions.explain import ExciseAnswer, WhyAnswer, WhynotAnswer
+from rofl.questions.export import ExportAnswer
+from rofl.questions.impact import ImpactAnswer
 from rofl.questions.relations import RelationsAnswer
+from rofl.questions.report import ReportAnswer
+from rofl.questions.scan import ScanAnswer
 from rofl.questions.summary import SummaryAnswer
 
-TYPES = (AskAnswer, AuditAnswer, CyclesAnswer, WhyAnswer, WhynotAnswer, ExciseAnswer, RelationsAnswer, SummaryAnswer)
+TYPES = (
+    AskAnswer,
+    AuditAnswer,
+    CyclesAnswer,
+    WhyAnswer,
+    WhynotAnswer,
+    ExciseAnswer,
+    ExportAnswer,
+    RelationsAnswer,
+    ReportAnswer,
+    ScanAnswer,
+    SummaryAnswer,
+    ImpactAnswer,
+)
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +96,9 @@ def test_every_schema_is_valid_and_every_field_is_described(answer):
         (WhynotAnswer, ["whynot", 'depends_on[code]("lone.ts", "a.ts")']),
         (RelationsAnswer, ["relations"]),
         (SummaryAnswer, ["summary", "--leaves"]),
+        (ImpactAnswer, ["impact", "--changed", "b.ts"]),
+        (ImpactAnswer, ["impact", "--changed", "t.ts", "--no-rescan", "--packages", "--runtime"]),
+        (ImpactAnswer, ["impact", "--changed", "b.ts:b", "--symbols", "--tests"]),
     ],
 )
 def test_the_json_of_each_command_is_its_answer_type(rofl, cyclic, answer, args):

@@ -195,7 +195,7 @@ def rules_kernel(presets: bool) -> Kernel:
 def rows_on(kernel: Kernel, case: Case) -> set[str]:
     """The canonical text of every row the relation under test holds once the case's facts are asserted
     into ``kernel``; the kernel's base facts are as they were when this returns."""
-    kept = {rel: set(kernel.base_rows(rel)) for rel in ("edb", "authority")}  # what an assert adds beside its fact
+    kept = {rel: set(kernel.rows(rel)) for rel in ("edb", "authority")}  # what an assert adds beside its fact
     added = [f for f in input_facts(case) if kernel.assert_fact(f.rel, f.persp, f.args, who=who_asserts(f))]
     try:
         result = kernel.evaluate(goals={stored_name(case.relation, case.perspective)})
@@ -204,7 +204,7 @@ def rows_on(kernel: Kernel, case: Case) -> set[str]:
         for fact in added:
             kernel.retract(fact.rel, fact.persp, fact.args)
         for rel, rows in kept.items():
-            for row in set(kernel.base_rows(rel)) - rows:
+            for row in set(kernel.rows(rel)) - rows:
                 kernel.retract(rel, row[0], row[1:])
 
 

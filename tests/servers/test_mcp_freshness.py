@@ -11,7 +11,7 @@ from rofl.loading.kernel import CODE_BUDGET
 def _files(session: Session) -> int:
     lease = session.lease((), CODE_BUDGET)
     try:
-        return len(lease.kernel.base_rows("src_file", "code"))
+        return len(lease.kernel.rows("src_file", "code"))
     finally:
         session.release(lease)
 

@@ -31,8 +31,8 @@ paths = st.sampled_from([module(i) for i in range(40)] + ["new/a.ts", "new/b.ts"
 @given(st.lists(st.tuples(st.sampled_from(["changed", "touches", "src_file"]), paths, paths), max_size=6))
 def test_a_lent_kernel_comes_back_as_it_was_whatever_the_call_asserted(small, asserted):
     session = Session(small / "facts", small / "src", pool=1)
-    with session.call() as call:
-        kernel = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+    with session.source() as call:
+        kernel = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
         assert kernel is not None
         before = rows_of(kernel)
         for rel, a, b in asserted:
@@ -43,22 +43,22 @@ def test_a_lent_kernel_comes_back_as_it_was_whatever_the_call_asserted(small, as
             else:  # into a relation the scan filled: evaluation re-orders its rows
                 kernel.assert_fact(rel, "code", (a, 1), who="user")
         kernel.evaluate(goals={"affected"})
-    with session.call() as again:
-        second = again.kernel(str(small / "facts"), (), CODE_BUDGET)
+    with session.source() as again:
+        second = again.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
         assert second is kernel  # the same loaded kernel, lent again
         assert rows_of(second) == before
 
 
 def test_a_new_scan_is_loaded_for_the_next_call(small, tmp_path):
     session = Session(small / "facts", small / "src", pool=1)
-    with session.call() as call:
-        first = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+    with session.source() as call:
+        first = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
     (small / "src" / "pkg0" / "late.ts").write_text('import { v1 } from "./m1";\n')
     assert rofl("scan", str(small / "src"), "--out", str(small / "facts")).returncode == 0
-    with session.call() as call:
-        second = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+    with session.source() as call:
+        second = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
     assert second is not first
-    files = {row[1] for row in second.base_rows("src_file", "code")}
+    files = {row[1] for row in second.rows("src_file", "code")}
     assert "pkg0/late.ts" in files
 
 
@@ -80,19 +80,19 @@ def test_executions_past_the_pending_bound_are_refused_until_some_end(small):
 
 def test_a_kernel_kept_for_a_command_holds_only_its_declarations_and_is_exact_for_another(small):
     session = Session(small / "facts", small / "src", pool=1)
-    with session.call("impact") as call:
-        kernel = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+    with session.source("impact") as call:
+        kernel = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
         pristine = rows_of(kernel)
         kernel.assert_fact("changed", "main", (module(3),), who="user")
         kernel.evaluate(goals={"affected"})
-    with session.call("impact") as call:
-        again = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+    with session.source("impact") as call:
+        again = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
         held = rows_of(again)
     assert again is kernel
     assert {rel for rel in held if held[rel] != pristine.get(rel)} == {"edb"}  # the declaration of changed/1
     assert "changed" not in held and pristine["edb"] < held["edb"]
-    with session.call("relations") as call:
-        other = call.kernel(str(small / "facts"), (), CODE_BUDGET)
+    with session.source("relations") as call:
+        other = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
         assert other is kernel and rows_of(other) == pristine
 
 
@@ -117,3 +117,24 @@ def test_an_impact_on_a_kernel_kept_for_impact_answers_as_the_command_line(small
             assert served == json.loads(cli.stdout), args
     finally:
         executions.shutdown()
+
+
+def test_a_session_source_lends_its_kernel_only_for_the_folder_alone_and_keeps_what_the_scan_holds(small, tmp_path):
+    session = Session(small / "facts", small / "src", pool=1)
+    program = tmp_path / "extra.rofl"
+    program.write_text("extra(1).\n")
+    facts = str(small / "facts")
+    with session.source("ask") as source:
+        lent = source.kernel(budget=CODE_BUDGET, facts=facts)
+        loaded = source.kernel((str(program),), budget=CODE_BUDGET, facts=facts)  # program files: a load
+        checked = source.kernel(budget=CODE_BUDGET, facts=facts, use_cache=False)  # audit's load from the files
+        assert len(source.leases) == 1 and loaded is not lent and checked is not lent
+        assert source.manifest(small / "facts") is source.manifest(small / "facts")  # parsed once
+        assert source.serves(small / "facts") and not source.serves(tmp_path)
+        built: list[int] = []
+        for _ in range(2):
+            assert source.kept(small / "facts", "view", lambda: built.append(1) or "value") == "value"
+        assert built == [1]
+    assert source.leases == []
+    with session.source("ask") as again:
+        assert again.kernel(budget=CODE_BUDGET, facts=facts) is lent  # given back when the call ended
