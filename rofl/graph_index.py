@@ -6,11 +6,13 @@ a newline and a ``marshal`` payload, as the compiled store cache is:
 * ``.rofl-graph.records``: per listed fact file, keyed by its path and digest, the rows of the [code]
   relations the impact rules read (``rofl.graph_rules.RELATIONS``).  A rescan that rewrites one fact
   file changes one record: only that file is read and parsed again.
-* ``.rofl-graph.index``: what a question reads: the digest of the manifest bytes it was built from,
-  each listed fact file with its digest and the stat it had when its bytes were checked, what impact
-  reads from the manifest (src, options, the scanned files, the workspace packages), and the graph
-  ``rofl.graph_rules.derive`` makes of every record (each node's importers, package-wide hops, the
-  unfollowed imports), recomputed from the records when one changes.
+* ``.rofl-graph.index``: what a question reads: the digest of the manifest bytes it was built from
+  (and the stamp of the manifest file that had them), each listed fact file with its digest and the
+  stat it had when its bytes were checked (by folder, in columns), the stamps of the settled leaf
+  folders that held exactly those files, what impact reads from the manifest (src, options, the
+  scanned files, the workspace packages), and the graph ``rofl.graph_rules.derive`` makes of every
+  record (each node's importers, package-wide hops, the unfollowed imports), recomputed from the
+  records when one changes.
 
 ``current(root)`` answers only when every check the loader makes holds: the manifest is this scan's,
 every fact file it lists is there as a regular file with the digest recorded (and carried in its
@@ -20,10 +22,19 @@ stat differs from the one recorded is read and checked again; anything else (an 
 file, a missing one, a damaged index) gives None, and the caller takes the full path, which loads
 every file, warns and refuses as it always did.  An index or records file whose tag does not verify
 is ignored and rebuilt, never partly trusted.
+
+The common check costs one stat per fact file and no more (the trust the compiled cache's key and
+the scan state rest on: an equal stat is an unchanged file): a leaf folder whose stamp (mtime,
+inode, device) is the one recorded had no name added, removed or renamed, so is not listed again;
+a manifest file whose stamp is the one recorded is the one whose digest the index holds, so is not
+read (``ManifestFile``: opened once, its bytes read only when asked, from the file opened, which a
+rescan replaces by a rename).  Stamps are recorded only of what changed at least ``SETTLED_NS``
+ago: a fresher one could change again within its mtime's granule (the racy case git's index knows).
 """
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import stat
@@ -46,7 +57,8 @@ INDEX_NAME = ".rofl-graph.index"
 RECORDS_NAME = ".rofl-graph.records"
 INDEX_MAGIC = b"rofl-graph-index 1\n"
 RECORDS_MAGIC = b"rofl-graph-records 1\n"
-FORMAT = 1
+FORMAT = 1  # of the records
+INDEX_FORMAT = 2  # of the index: 2, the listing by folder in columns
 MAX_INDEX_BYTES = 1 << 34
 _PREFIXES = tuple(f"{rel}[code](" for rel in RELATIONS)
 _GLOB_PREFIX = "package_nonsource_glob[code]("
@@ -76,7 +88,12 @@ class View:
     packages: dict[str, str]  # workspace package name -> folder
     graph: Graph
     updated: int  # fact files read and parsed to bring the index up to date (0: it was current)
-    listing: tuple[tuple, ...]  # (fact file, digest, named, preamble, size, mtime_ns, inode) of each listed one
+    columns: tuple[tuple, ...]  # the listed fact files by folder (``_columns``)
+
+    @property
+    def listing(self) -> tuple[tuple, ...]:
+        """(fact file, digest, named, preamble, size, mtime_ns, inode) of each listed one."""
+        return _rows(self.columns)
 
     def base(self, secret: bytes) -> dict[str, list[tuple]] | None:
         """Every listed record's rows by relation (for classification beyond a changed source), or None."""
@@ -100,19 +117,100 @@ def manifest_bytes(root: Path) -> bytes | None:
         return None
 
 
-def current(root: Path, code_rules: str, secret: bytes | None, raw: bytes | None) -> View | None:
-    """The index of the scan in ``root`` (whose manifest's bytes are ``raw``), brought up to date with
+class ManifestFile:
+    """The manifest opened once: its stamp, and its bytes read only when asked, from the file opened.
+
+    The scanner replaces the manifest by a rename, never in place, so the open file keeps the bytes it
+    had when opened even after a rescan writes another.  ``stamp`` is ``(size, mtime_ns, inode,
+    device)`` when the file changed at least ``SETTLED_NS`` ago, else None: an equal stamp is the same
+    file unchanged (the stat-based trust the scan state and the fact files' stamps rest on), and one
+    changed more recently may change again within its mtime's granule (the racy case git's index knows)."""
+
+    __slots__ = ("fd", "stamp", "data")
+
+    def __init__(self, root: Path) -> None:
+        import time
+
+        self.fd: int | None = None
+        self.stamp: tuple[int, int, int, int] | None = None
+        self.data: bytes | None = None
+        try:
+            fd = safe_write.open_nofollow(str(root / MANIFEST_NAME), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_MANIFEST_BYTES:
+            os.close(fd)
+            return
+        self.fd = fd
+        if st.st_mtime_ns < time.time_ns() - SETTLED_NS:
+            self.stamp = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+    def read(self) -> bytes | None:
+        """The bytes of the file opened (read once; None: no regular file there, or too large)."""
+        fd, self.fd = self.fd, None
+        if fd is None:
+            return self.data
+        try:
+            chunks = []
+            total, offset = 0, 0
+            while chunk := os.pread(fd, 1 << 24, offset):
+                chunks.append(chunk)
+                offset += len(chunk)
+                total += len(chunk)
+                if total > MAX_MANIFEST_BYTES:
+                    return None
+            self.data = b"".join(chunks)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return self.data
+
+    def still(self, root: Path) -> bool:
+        """Whether the manifest in ``root`` is still the file opened, unchanged (by its stamp)."""
+        try:
+            st = os.lstat(root / MANIFEST_NAME)
+        except OSError:
+            return False
+        return self.stamp is not None and self.stamp == (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)
+
+    __del__ = close
+
+
+def current(root: Path, code_rules: str, secret: bytes | None, raw: bytes | ManifestFile | None) -> View | None:
+    """The index of the scan in ``root`` (whose manifest's bytes are ``raw``, or are read from it when
+    its stamp is not the one the index recorded with the manifest's digest), brought up to date with
     its fact files; None when a check fails (the caller takes the full path) or without a private secret."""
     if secret is None or raw is None or not rules_match(code_rules):
         return None
-    manifest_hash = hash_bytes(raw)
     index = _read_index(root, secret)
-    if index is not None and index["manifest"] == manifest_hash and unchanged(root, index["listing"]):
-        return _view(root, index, 0)  # the common case: nothing changed since the index was built
+    stamp = raw.stamp if isinstance(raw, ManifestFile) else None
+    if stamp is not None and index is not None and index.get("manifest_stamp") == stamp:
+        manifest_hash = index["manifest"]  # the file whose bytes had that digest, unchanged
+    else:
+        if isinstance(raw, ManifestFile):
+            raw = raw.read()
+            if raw is None:
+                return None
+        manifest_hash = hash_bytes(raw)
+    if index is not None and index["manifest"] == manifest_hash:
+        leaves = index.get("folders", ())
+        stamps = _unchanged(root, index["columns"], leaves)
+        if stamps is not None:  # the common case: nothing changed since the index was built
+            if stamps != leaves or index.get("manifest_stamp") != stamp:  # settled since: no walk, no read next
+                _write_index(root, secret, {**index, "folders": stamps, "manifest_stamp": stamp})
+            return _view(root, index, 0)
     manifest: dict | None = None
     if index is not None and index["manifest"] == manifest_hash:
-        listed = [Listed(*row[:4]) for row in index["listing"]]
+        listed = [Listed(*row[:4]) for row in _rows(index["columns"])]
     else:
+        assert isinstance(raw, bytes)  # read above: the index is not the one of the manifest's stamp
         manifest = parsed_manifest(raw)
         if manifest is None:
             return None
@@ -120,13 +218,13 @@ def current(root: Path, code_rules: str, secret: bytes | None, raw: bytes | None
         if found is None:
             return None
         listed = found
-    checked = checked_listing(root, listed, index["listing"] if index is not None else (), _checked_rows)
+    checked = checked_listing(root, listed, _rows(index["columns"]) if index is not None else (), _checked_rows)
     if checked is None:
         return None
     listing, fresh = checked
     if index is not None and manifest is None and not fresh:
         return _view(root, index, 0)
-    return _update(root, secret, index, manifest, manifest_hash, listed, listing, fresh, code_rules)
+    return _update(root, secret, index, manifest, (manifest_hash, stamp), listed, listing, fresh, code_rules)
 
 
 def checked_listing(
@@ -164,41 +262,134 @@ def checked_listing(
 def unchanged(root: Path, listing: tuple) -> bool:
     """Whether every listed fact file has the stat it had when its bytes were checked, and the folder
     holds no other ``.rofl`` file (one stat per file: the check the compiled cache's key makes)."""
-    entries = _fact_entries(os.fspath(root))
-    if entries is None or len(entries) != len(listing):
-        return False
-    regular = stat.S_ISREG
-    try:
-        for row in listing:
-            entry = entries.get(row[0])
-            if entry is None:
-                return False
-            st = entry.stat()  # follows a link, as the loader's read does
-            if st.st_size != row[4] or st.st_mtime_ns != row[5] or st.st_ino != row[6] or not regular(st.st_mode):
-                return False
-    except OSError:
-        return False
-    return True
+    return _unchanged(root, _columns(listing), ()) is not None
 
 
-def _fact_entries(top: str) -> dict[str, os.DirEntry] | None:
-    """Every ``.rofl`` file under ``top`` as ``rofl.loading.factdir`` walks it (folders starting with a dot
-    skipped), by its path relative to ``top``; None when a folder cannot be read."""
-    out: dict[str, os.DirEntry] = {}
+Column = tuple[str, tuple[str, ...], tuple[str, ...], bytes, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def _columns(listing: Any) -> tuple[Column, ...]:
+    """Listing rows by folder, in columns: ``(folder, names, digests, kinds, sizes, mtimes, inodes)``, a
+    kind one byte (1: named, 2: the preamble); what the common check reads without a tuple per file."""
+    by: dict[str, list[list]] = {}
+    for path, digest, named, preamble, size, mtime, inode in listing:
+        folder, _, name = path.rpartition("/")
+        cols = by.setdefault(folder, [[], [], [], [], [], []])
+        for col, value in zip(cols, (name, digest, int(named) | 2 * int(preamble), size, mtime, inode)):
+            col.append(value)
+    return tuple(
+        (folder, tuple(c[0]), tuple(c[1]), bytes(c[2]), tuple(c[3]), tuple(c[4]), tuple(c[5]))
+        for folder, c in by.items()
+    )
+
+
+def _rows(columns: tuple[Column, ...]) -> tuple[tuple, ...]:
+    """The listing rows of ``_columns``."""
+    out: list[tuple] = []
+    for folder, names, digests, kinds, sizes, mtimes, inodes in columns:
+        prefix = folder + "/" if folder else ""
+        for name, digest, kind, size, mtime, inode in zip(names, digests, kinds, sizes, mtimes, inodes):
+            out.append((prefix + name, digest, bool(kind & 1), bool(kind & 2), size, mtime, inode))
+    return tuple(out)
+
+
+Stamp = tuple[str, int, int, int]  # (folder, mtime_ns, inode, device) of a folder of fact files
+
+
+def _unchanged(root: Path, columns: tuple[Column, ...], leaves: tuple[Stamp, ...]) -> tuple[Stamp, ...] | None:
+    """``unchanged``, with the stamps of the folders that hold fact files and no folder (``leaves``:
+    taken when each held exactly the listed fact files in it, as this check vouched): a leaf folder
+    that still has its stamp had no name added, removed or renamed (the stat-based trust the files'
+    own stamps rest on), so it is not listed again.  The leaves' stamps now when unchanged, else None."""
+    top = os.fspath(root)
+    walked = _walk(top, {rel: rest for rel, *rest in leaves})
+    if walked is None:
+        return None
+    names, stamps = walked
+    return stamps if _same_stats(columns, names, top) else None
+
+
+def _same_stats(columns: tuple[Column, ...], walked: dict[str, set[str] | None], top: str) -> bool:
+    """Whether each listed file has its size, mtime and inode and is a regular file, and the folders
+    hold exactly the listed ``.rofl`` files (``walked``: each folder's, None for a trusted folder, not
+    listed again).  A file is stat'ed by its name in its folder's descriptor where the platform can
+    (one name resolved, not its whole path)."""
+    by_fd = os.stat in os.supports_dir_fd
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+    stat_ = os.stat
+    seen = 0
+    for folder, names, _, _, sizes, mtimes, inodes in columns:
+        if folder not in walked:
+            return False
+        found = walked[folder]
+        if found is not None and not found.issuperset(names):
+            return False
+        seen += 1
+        base = top + os.sep + folder if folder else top
+        try:
+            fd = os.open(base, flags) if by_fd else -1
+        except OSError:
+            return False
+        try:
+            for name, size, mtime, inode in zip(names, sizes, mtimes, inodes):
+                st = stat_(name, dir_fd=fd) if by_fd else stat_(base + os.sep + name)  # follows a link, as the loader
+                if st.st_size != size or st.st_mtime_ns != mtime or st.st_ino != inode or st.st_mode & 0o170000 != REG:
+                    return False
+        except OSError:
+            return False
+        finally:
+            if fd >= 0:
+                os.close(fd)
+    listed = {folder: len(names) for folder, names, *_ in columns}
+    return all(found is None or len(found) == listed.get(folder, 0) for folder, found in walked.items())
+
+
+REG = stat.S_IFREG
+
+
+SETTLED_NS = 2_000_000_000  # a folder changed this close to its stamp may change again within its mtime's granule
+
+
+def _walk(top: str, leaves: dict[str, list]) -> tuple[dict[str, set[str] | None], tuple[Stamp, ...]] | None:
+    """The names of the ``.rofl`` files in each folder under ``top`` (``""``: ``top``) as
+    ``rofl.loading.factdir`` walks it (folders starting with a dot skipped), None for a folder of
+    ``leaves`` that still has its stamp (not listed: trusted to hold what it held); and the stamps of
+    the leaf folders (no folder in them) now, each taken before the folder is listed, of those changed
+    at least ``SETTLED_NS`` ago (a later change could keep a fresher one's mtime: the racy case git's
+    index knows).  None when a folder cannot be read."""
+    import time
+
+    settled = time.time_ns() - SETTLED_NS
+    out: dict[str, set[str] | None] = {}
+    stamps: list[Stamp] = []
     pending = [("", top)]
     try:
         while pending:
-            prefix, folder = pending.pop()
+            rel, folder = pending.pop()
+            stamp: list[int] = []
+            if rel:
+                st = os.stat(folder)
+                stamp = [st.st_mtime_ns, st.st_ino, st.st_dev]
+                if leaves.get(rel) == stamp:
+                    out[rel] = None
+                    stamps.append((rel, st.st_mtime_ns, st.st_ino, st.st_dev))
+                    continue
+            names = out[rel] = set()
+            leaf = True
             with os.scandir(folder) as it:
                 for entry in it:
                     name = entry.name
                     if name.endswith(".rofl") and not entry.is_dir():
-                        out[prefix + name] = entry
-                    elif not name.startswith(".") and entry.is_dir(follow_symlinks=False):
-                        pending.append((prefix + name + "/", entry.path))
+                        names.add(name)
+                    elif entry.is_dir(follow_symlinks=False):
+                        leaf = False
+                        if not name.startswith("."):
+                            pending.append((rel + "/" + name if rel else name, entry.path))
+            if rel and leaf and stamp[0] < settled:
+                stamps.append((rel, stamp[0], stamp[1], stamp[2]))
     except OSError:
         return None
-    return out
+    return out, tuple(sorted(stamps))
 
 
 def _update(
@@ -206,14 +397,15 @@ def _update(
     secret: bytes,
     index: dict | None,
     manifest: dict | None,
-    manifest_hash: str,
+    of: tuple[str, tuple | None],
     listed: list[Listed],
     listing: list[tuple],
     fresh: dict[str, tuple[str, Rows]],
     code_rules: str,
 ) -> View | None:
     """Bring the records and the graph up to date: the changed fact files' rows replace theirs, the
-    graph is derived again from every record."""
+    graph is derived again from every record.  ``of``: the manifest's digest and its file's stamp."""
+    manifest_hash, stamp = of
     records = (_read_records(root, secret) if index is not None else None) or {}
     updated = len(fresh)
     kept: dict[str, tuple[str, Rows]] = {}
@@ -239,7 +431,7 @@ def _update(
         head = {
             "src": manifest.get("src", "."),
             "options": options if isinstance(options, dict) else {},
-            "files": tuple(sorted(manifest.get("files", {}))),
+            "files": tuple(sorted(sys.intern(f) for f in manifest.get("files", {}))),  # the graph's strings
             "packages": dict(packages) if isinstance(packages, dict) else {},
         }
     if not isinstance(head["src"], str):
@@ -247,10 +439,11 @@ def _update(
     graph = derive(_union(kept.values()), _globs(code_rules))
     records_payload = marshal.dumps((FORMAT, kept))
     payload = {
-        "format": FORMAT,
+        "format": INDEX_FORMAT,
         "manifest": manifest_hash,
+        "manifest_stamp": stamp,
         "records": hash_bytes(records_payload),
-        "listing": tuple(listing),
+        "columns": _columns(listing),
         **head,
         "graph": _graph_tuple(graph),
     }
@@ -258,10 +451,19 @@ def _update(
 
     try:
         _write(root / RECORDS_NAME, RECORDS_MAGIC, records_payload, secret, cachemac)
+    except (OSError, ValueError):
+        return _view(root, payload, updated, graph)  # a read-only fact folder: answered from what was built
+    _write_index(root, secret, payload)
+    return _view(root, payload, updated, graph)
+
+
+def _write_index(root: Path, secret: bytes, payload: dict) -> None:
+    from .loading import cachemac
+
+    try:
         _write(root / INDEX_NAME, INDEX_MAGIC, marshal.dumps(payload), secret, cachemac)
     except (OSError, ValueError):
-        pass  # a read-only fact folder: answered from what was built, rebuilt next time
-    return _view(root, payload, updated, graph)
+        pass  # a read-only fact folder: rebuilt (or its folders stamped) next time
 
 
 def _view(root: Path, index: dict, updated: int, graph: Graph | None = None) -> View:
@@ -274,12 +476,20 @@ def _view(root: Path, index: dict, updated: int, graph: Graph | None = None) -> 
         index["packages"],
         graph if graph is not None else Graph(*index["graph"]),
         updated,
-        index["listing"],
+        index["columns"],
     )
 
 
 def _graph_tuple(graph: Graph) -> tuple:
-    return tuple(getattr(graph, name) for name in Graph.__slots__)
+    """The graph's fields, a runtime importers' tuple that equals the one of all imports being that tuple
+    (mostly all of them: marshal writes a reference, and loading the index reads each once)."""
+    parts = [getattr(graph, name) for name in Graph.__slots__]
+    every, runtime = graph.importers, graph.runtime_importers
+    if runtime == every:
+        parts[1] = every
+    else:
+        parts[1] = {node: every[node] if every.get(node) == rows else rows for node, rows in runtime.items()}
+    return tuple(parts)
 
 
 def parsed_manifest(raw: bytes) -> dict | None:
@@ -395,18 +605,26 @@ def _read_payload(path: Path, magic: bytes, secret: bytes) -> object | None:
         return None
     if data is None or not data.startswith(magic):
         return None
-    tag, sep, payload = data[len(magic) :].partition(b"\n")
-    if not sep or not cachemac.verify(secret, payload, tag):
+    end = data.find(b"\n", len(magic))
+    if end < 0:
         return None
+    payload = memoryview(data)[end + 1 :]  # not copied: an index is megabytes
+    if not cachemac.verify(secret, payload, data[len(magic) : end]):
+        return None
+    collecting = gc.isenabled()
+    gc.disable()  # the payload's containers hold no cycles: none collected while made (a fifth of the load)
     try:
         return marshal.loads(payload)
     except (ValueError, EOFError, TypeError):
         return None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _read_index(root: Path, secret: bytes) -> dict | None:
     index = _read_payload(root / INDEX_NAME, INDEX_MAGIC, secret)
-    if not isinstance(index, dict) or index.get("format") != FORMAT:
+    if not isinstance(index, dict) or index.get("format") != INDEX_FORMAT:
         return None
     return index
 

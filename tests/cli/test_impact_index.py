@@ -290,3 +290,70 @@ def test_a_one_file_rescan_reads_only_that_fact_file(tmp_path: Path) -> None:
     assert "packages/p1/src/d.ts" not in view.graph.importers.get("packages/p1/src/c.ts", ())
     again = graph_index.current(facts, text, cachemac.secret(), graph_index.manifest_bytes(facts))
     assert again is not None and again.updated == 0
+
+
+def _settled(facts: Path) -> None:
+    """The fact folders and the manifest as an hour-old scan leaves them (past their mtime's racy window)."""
+    old = os.stat(facts / "manifest.json").st_mtime_ns - 3600 * 10**9
+    for path in (facts / "code", facts / "manifest.json"):
+        os.utime(path, ns=(old, old))
+
+
+def _stamped(facts: Path) -> tuple:
+    index = graph_index._read_index(facts, cachemac.secret())
+    assert index is not None
+    return index.get("folders", ())
+
+
+def test_a_settled_fact_folder_is_not_listed_again_yet_a_planted_fact_file_still_goes_to_the_kernel(
+    tmp_path: Path,
+) -> None:
+    _, facts = _scanned(tmp_path)
+    _settled(facts)
+    before = _same_both_ways(facts, demand=True)  # builds the index
+    assert _same_both_ways(facts, demand=True) == before  # stamps the settled fact folder
+    assert [row[0] for row in _stamped(facts)] == ["code"]
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def watched(path: str) -> object:
+        listed.append(os.path.basename(path))
+        return scandir(path)
+
+    with pytest.MonkeyPatch.context() as patch:  # a stamped folder is trusted without listing it
+        patch.setattr(os, "scandir", watched)
+        assert _demand_answers(facts)
+    assert "code" not in listed and listed
+    planted = facts / "code" / "planted.rofl"  # its folder's stamp moves: listed again, the stranger found
+    planted.write_text('src_resolves[code]("packages/p1/src/d.ts", "./x", "packages/p0/src/b.ts").\n')
+    assert not _demand_answers(facts)
+    _, _, err = _same_both_ways(facts)
+    assert "not written by the scanner" in err
+    planted.unlink()
+    _settled(facts)
+    assert _same_both_ways(facts, demand=True) == before
+    path = _fact_file(facts, "packages/p1/src/d.ts")  # edited in place in a stamped folder: its own stat tells
+    _same_both_ways(facts, demand=True)
+    assert _stamped(facts)
+    path.write_text(path.read_text().replace('"./c"', '"./C"'))
+    _, _, err = _same_both_ways(facts)
+    assert "digest mismatch" in err
+
+
+def test_a_settled_manifest_is_not_read_yet_a_rescan_that_rewrites_it_answers_as_the_kernel(tmp_path: Path) -> None:
+    src, facts = _scanned(tmp_path)
+    _settled(facts)
+    _same_both_ways(facts, demand=True)
+    _same_both_ways(facts, demand=True)  # the index now vouches for the manifest by its stamp
+    index = graph_index._read_index(facts, cachemac.secret())
+    assert index is not None and index.get("manifest_stamp") == graph_index.ManifestFile(facts).stamp
+    with pytest.MonkeyPatch.context() as patch:  # its bytes are not read
+        patch.setattr(graph_index.ManifestFile, "read", _index_asked)
+        assert _demand_answers(facts)
+    (src / "packages/p0/src/b.ts").write_text("import { d } from '@w/p1/src/d';\nexport const b = 1;\n")
+    argv = ["impact", "--facts", facts, "--changed", "packages/p0/src/b.ts", "--json"]
+    demand = run(*argv)  # rescans first: the manifest opened is replaced, its bytes read from the file opened
+    assert demand[:2] == run(*argv, *KERNEL)[:2]  # (the kernel's run finds nothing to rescan: no note)
+    assert demand[0] == 0 and "rescanned 1 changed" in demand[2]
+    affected = [a["file"] for a in json.loads(demand[1])["affected"]]
+    assert affected == ["packages/p0/src/a.ts", "packages/p1/src/c.ts", "packages/p1/src/d.ts"]
