@@ -10,12 +10,13 @@ from __future__ import annotations
 import difflib
 import os
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rofl.scanner.configs import ConfigStore
 from rofl.scanner.files import inside, is_source
+from rofl.scanner.manifest import FileEntry, Manifest, empty_manifest
 from rofl.scanner.tsconfig import PACKAGE_DEP
 from rofl.scanner.workspaces import PNPM_WORKSPACE
 
@@ -162,8 +163,8 @@ class Context:
 
     src: Path
     facts_dir: Path
-    manifest: dict  # after the rescan (or as it is, with --no-rescan)
-    before: dict  # the manifest before the rescan
+    manifest: Manifest  # after the rescan (or as it is, with --no-rescan)
+    before: Manifest  # the manifest before the rescan
     facts: CodeFacts
     ref: str | None = None  # --git-base REF: the changed paths are the ones git lists against it
     git: Git | None = None
@@ -173,18 +174,16 @@ class Context:
     _store: ConfigStore | None = field(default=None, repr=False)
 
     @property
-    def files(self) -> dict:
-        return self.manifest.get("files", {})
+    def files(self) -> Mapping[str, FileEntry]:
+        return self.manifest.files
 
     def deps_index(self) -> dict[str, set[str]]:
         """resolution dependency -> files whose resolution consulted it."""
         if self._deps is None:
             index: dict[str, set[str]] = {}
             for path, entry in self.files.items():
-                deps = entry.get("resolution_deps") if isinstance(entry, dict) else None
-                for dep in deps if isinstance(deps, list) else ():
-                    if isinstance(dep, str):
-                        index.setdefault(dep, set()).add(path)
+                for dep in entry.resolution_deps:
+                    index.setdefault(dep, set()).add(path)
             self._deps = index
         return self._deps
 
@@ -202,15 +201,8 @@ class Context:
     def scopes(self) -> ScopeFinder:
         """Which scanned files each tsconfig governs (``rofl.tsconfig_scope``), built once."""
         if self._scopes is None:
-            packages = self.manifest.get("packages")
-            configs = self.manifest.get("configs")
-            self._scopes = ScopeFinder(
-                str(self.src),
-                self.files,
-                self.store(),
-                packages if isinstance(packages, dict) else {},
-                configs if isinstance(configs, dict) else (),
-            )
+            manifest = self.manifest
+            self._scopes = ScopeFinder(str(self.src), self.files, self.store(), manifest.packages, manifest.configs)
         return self._scopes
 
     def scopes_with(self, path: str, content: dict) -> ScopeFinder:
@@ -222,8 +214,8 @@ class Context:
 
     def package_scopes(self) -> set[str]:
         """Folders holding a package.json the scan listed (each a package scope; "." the root)."""
-        listed = [*(self.manifest.get("workspace") or ()), *(self.before.get("workspace") or ())]
-        return {_folder_of(p) for p in listed if isinstance(p, str) and posixpath.basename(p) == "package.json"}
+        listed = [*self.manifest.workspace, *self.before.workspace]
+        return {_folder_of(p) for p in listed if posixpath.basename(p) == "package.json"}
 
     def old_bytes(self, path: str) -> bytes | None:
         if self.ref is None or self.git is None:
@@ -257,7 +249,7 @@ def normalise(raw: str, ctx: Context) -> str:
         return text
     rel = posixpath.normpath(text)
     if not os.path.isabs(text):
-        if rel in ctx.files or rel in ctx.before.get("files", {}) or rel in ctx.deps_index() or ctx.exists(rel):
+        if rel in ctx.files or rel in ctx.before.files or rel in ctx.deps_index() or ctx.exists(rel):
             return rel
     try:
         return Path(os.path.abspath(raw)).relative_to(ctx.src).as_posix()
@@ -278,7 +270,8 @@ def _real_folder_inside(src: Path, folder: str) -> bool:
 
 def folders_only(src: Path, facts_dir: Path) -> Context:
     """A classification context holding only the two folders (what ``in_facts_dir`` reads)."""
-    return Context(src, facts_dir, {}, {}, CodeFacts(frozenset(), frozenset(), frozenset(), {}, {}))
+    nothing = empty_manifest(str(src))
+    return Context(src, facts_dir, nothing, nothing, CodeFacts(frozenset(), frozenset(), frozenset(), {}, {}))
 
 
 def in_facts_dir(path: str, ctx: Context) -> bool:
@@ -359,7 +352,7 @@ def classify_one(path: str, ctx: Context) -> Change | None:
         inside = ctx.under(path)
         gone = [
             p
-            for p in ctx.before.get("files", {})
+            for p in ctx.before.files
             if p not in files and (path in (".", "") or p.startswith(path.rstrip("/") + "/"))
         ]
         touches = tuple((f, g) for g in gone for f in deps.get(g, ()) if f != g)
@@ -381,7 +374,7 @@ def classify_one(path: str, ctx: Context) -> Change | None:
     if path in ctx.facts.assets or path in ctx.facts.targets:
         what = "asset" + ("" if ctx.exists(path) else ", deleted")
         return Change(path, ASSET, what, changed=(path,), touches=tuple((f, path) for f in readers if f != path))
-    if path in ctx.before.get("files", {}):
+    if path in ctx.before.files:
         touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
         return Change(
             path,
@@ -531,9 +524,8 @@ def _package_json_notes(path: str, ctx: Context, touched: dict[str, str]) -> lis
     new_bytes = ctx.new_bytes(path)
     new, old = package_json_text(new_bytes), package_json_text(ctx.old_bytes(path))
     names = {m["name"] for m in (new, old) if m is not None and isinstance(m.get("name"), str)}
-    for recorded in (ctx.manifest.get("packages"), ctx.before.get("packages")):  # the name it had
-        if isinstance(recorded, dict):
-            names.update(n for n, f in recorded.items() if isinstance(n, str) and (f or ".") == folder)
+    for recorded in (ctx.manifest.packages, ctx.before.packages):  # the name it had
+        names.update(n for n, f in recorded.items() if (f or ".") == folder)
     if not governed:
         notes.append("package scope holding no scanned file")
     elif _module_format_changed(new, old, ctx.ref is not None):  # "type" decides how each of its files loads
@@ -640,7 +632,7 @@ def suggestions(raw: str, ctx: Context, limit: int = 3) -> list[str]:
         while folder:
             candidates.add(folder)
             folder = posixpath.dirname(folder)
-    candidates.update(k for k, v in (ctx.manifest.get("configs") or {}).items() if v is not None)
+    candidates.update(k for k, v in ctx.manifest.configs.items() if v is not None)
     target = posixpath.normpath(raw.replace("\\", "/"))
     folder = posixpath.dirname(target)
     if _inside_src(target) and _real_folder_inside(ctx.src, folder):

@@ -13,11 +13,13 @@ from __future__ import annotations
 import posixpath
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from rofl.engine.errors import RoflError
 from rofl.scanner.layout import MANIFEST_NAME
+from rofl.scanner.manifest import FactRecord, FileEntry, Manifest
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,13 +61,15 @@ def _first_difference(ours: bytes, truth: bytes) -> tuple[int, str]:
     return 1, "differs from what the sources give"
 
 
-def _compare(root: Path, record: object, tmp: Path, fresh: object, label: str) -> Difference | None:
-    if not isinstance(fresh, dict) or not isinstance(fresh.get("facts"), str):
+def _compare(
+    root: Path, record: FactRecord | FileEntry | None, tmp: Path, fresh: FactRecord | FileEntry | None, label: str
+) -> Difference | None:
+    if fresh is None:
         return None
-    truth = _read(tmp / fresh["facts"]) or b""
-    if not isinstance(record, dict) or not isinstance(record.get("facts"), str):
+    truth = _read(tmp / fresh.facts) or b""
+    if record is None:
         return Difference(label, None, "the scan has no fact file for it; the sources give one")
-    rel = posixpath.normpath(record["facts"])
+    rel = posixpath.normpath(record.facts)
     ours = _read(root / rel)
     if ours is None:
         return Difference(rel, None, f"the fact file of {label} is missing")
@@ -78,12 +82,17 @@ def _compare(root: Path, record: object, tmp: Path, fresh: object, label: str) -
 VERSIONS = ("extractor_version", "resolver_version", "grammar_versions")
 
 
-def _versions_moved(ours: dict, fresh: dict) -> str:
+def _versions_moved(ours: Manifest, fresh: Manifest) -> str:
     """What differs between the versions that made the scan and this rofl's ("" when nothing)."""
+
+    def shown(manifest: Manifest, key: str) -> object:
+        value = getattr(manifest, key)
+        return dict(value) if isinstance(value, Mapping) else value
+
     moved = [
-        f"{key} {ours.get(key)!r} (this rofl: {fresh.get(key)!r})"
+        f"{key} {shown(ours, key)!r} (this rofl: {shown(fresh, key)!r})"
         for key in VERSIONS
-        if ours.get(key) != fresh.get(key)
+        if shown(ours, key) != shown(fresh, key)
     ]
     return ", ".join(moved)
 
@@ -93,14 +102,13 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
     difference from the fact files in ``root``."""
     from rofl.engine import events
     from rofl.scanner.api import ScanError, scan
-    from rofl.scanner.manifest import options_of
 
     from . import __version__
     from .loading.factdir import read_manifest
 
     root = Path(root)
     manifest = read_manifest(root)
-    options = options_of(manifest)
+    options = manifest.options
     if not Path(src).is_dir():
         raise RoflError(f"--src {src}: no such folder; give the source folder the scan was made from")
     tmp = Path(tempfile.mkdtemp(prefix="rofl-reextract-"))
@@ -119,19 +127,21 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
             raise RoflError(f"--reextract: {exc}") from None
         fresh = read_manifest(tmp / "facts")
         out: list[Difference] = []
-        for key, label in (("preamble", "the preamble"), ("package_entries", "the entries file")):
-            diff = _compare(root, manifest.get(key), tmp / "facts", fresh.get(key), label)
+        pairs = [(manifest.preamble, fresh.preamble, "the preamble")]
+        pairs.append((manifest.package_entries, fresh.package_entries, "the entries file"))
+        for record, truth, label in pairs:
+            diff = _compare(root, record, tmp / "facts", truth, label)
             if diff is not None:
                 out.append(diff)
-        ours_files = listed if isinstance(listed := manifest.get("files"), dict) else {}
-        for path in sorted(set(fresh["files"]) | set(ours_files)):
+        ours_files, fresh_files = manifest.files, fresh.files
+        for path in sorted(set(fresh_files) | set(ours_files)):
             if path not in ours_files:
                 out.append(Difference(path, None, "a source missing from the scan"))
-            elif path not in fresh["files"]:
-                rel = ours_files[path].get("facts") if isinstance(ours_files[path], dict) else None
-                out.append(Difference(str(rel or path), None, f"facts for {path}, which is not among the sources"))
+            elif path not in fresh_files:
+                rel = ours_files[path].facts
+                out.append(Difference(rel, None, f"facts for {path}, which is not among the sources"))
             else:
-                diff = _compare(root, ours_files[path], tmp / "facts", fresh["files"][path], path)
+                diff = _compare(root, ours_files[path], tmp / "facts", fresh_files[path], path)
                 if diff is not None:
                     out.append(diff)
         moved = _versions_moved(manifest, fresh)

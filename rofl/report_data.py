@@ -8,6 +8,7 @@ together, and each proof reuses that evaluation instead of evaluating every rela
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rofl.engine.errors import RoflError
@@ -96,7 +97,7 @@ def gather(
     src: str,
     runtime: bool,
     impact: ImpactView | None,
-    packages: dict | None = None,
+    packages: Mapping[str, str] | None = None,
     rule_names: dict | None = None,
 ) -> ReportModel:
     """The report's model.  ``packages`` maps workspace package names to folders (the manifest's);
@@ -130,9 +131,7 @@ def gather(
     symbols = tuple(
         sorted({(str(n), f) for f, n in code_rows(kernel, "src_export", 2) if f in files and n not in ("*", "")})
     )
-    listed_packages = tuple(
-        sorted((str(k), str(v)) for k, v in (packages or {}).items() if isinstance(k, str) and isinstance(v, str))
-    )
+    listed_packages = tuple(sorted((packages or {}).items()))  # the manifest's, typed when it was read
     return ReportModel(src, graph, cycles, tuple(findings), impact, runtime, listed_packages, symbols, tuple(counts))
 
 

@@ -12,39 +12,40 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rofl.engine.errors import RoflError
 
+if TYPE_CHECKING:
+    from rofl.scanner.manifest import Manifest
 
-def stale_sources(manifest: dict[str, Any], src: str | Path, out: str | Path | None = None) -> list[tuple[str, str]]:
+
+def stale_sources(manifest: Manifest, src: str | Path, out: str | Path | None = None) -> list[tuple[str, str]]:
     """``(path, reason)`` for every source (or config file resolution read) whose facts no longer
     match it, sorted by path.  ``out``, the fact folder, is never listed as a source."""
     from rofl.scanner import layout
     from rofl.scanner.api import ScanError, scan_listing
-    from rofl.scanner.manifest import options_of
     from rofl.scanner.worklist import Previous, make_worklist
 
     root = Path(src)
     if not root.is_dir():
         raise RoflError(f"--src {src}: no such folder; give the folder that was scanned")
-    options = options_of(manifest)
+    options = manifest.options
     out_folder = str(out) if out is not None else os.devnull
     try:
         listing = scan_listing(str(root), out_folder, options.include, options.exclude)
     except ScanError as err:
         raise RoflError(f"rofl: {err}") from None
-    files = manifest.get("files", {})
+    files = manifest.files
     cut = len(layout.FACTS_FOLDER) + 1
     # every fact file the manifest names counts as present: staleness is about the sources
-    present = {e["facts"][cut:] for e in files.values() if isinstance(e, dict) and isinstance(e.get("facts"), str)}
-    previous = Previous(manifest, extraction_valid=True, resolution_valid=True)
+    present = {e.facts[cut:] for e in files.values()}
+    previous = Previous(manifest.previous(), extraction_valid=True, resolution_valid=True)
     work = make_worklist(str(root), out_folder, False, listing, present, previous)
     stale = [(p, "changed since the scan" if p in files else "added since the scan") for p in work.to_parse]
     stale += [(p, "deleted since the scan") for p in work.removed]
     stale += [(p, f"cannot be read since the scan ({why})") for p, why in work.unreadable.items() if p in files]
-    recorded = manifest.get("configs")
-    for path, was in recorded.items() if isinstance(recorded, dict) else ():
+    for path, was in manifest.configs.items():
         now = work.configs.get(path)
         if (now is None) != (was is None) or (now is not None and was is not None and now[2] != was[2]):
             reason = "created" if was is None else "deleted" if now is None else "changed"
@@ -52,7 +53,7 @@ def stale_sources(manifest: dict[str, Any], src: str | Path, out: str | Path | N
     return sorted(stale)
 
 
-def warn_if_stale(manifest: dict[str, Any], facts: str | Path, command: str) -> None:
+def warn_if_stale(manifest: Manifest, facts: str | Path, command: str) -> None:
     """One warning line on stderr when the sources changed since the scan (or cannot be checked): a
     command that answers from the facts as they are must not pass old answers off as current."""
     import click
@@ -62,12 +63,11 @@ def warn_if_stale(manifest: dict[str, Any], facts: str | Path, command: str) -> 
         click.echo(line, err=True)
 
 
-def stale_warning(manifest: dict[str, Any], facts: str | Path, command: str) -> str | None:
+def stale_warning(manifest: Manifest, facts: str | Path, command: str) -> str | None:
     """The line ``warn_if_stale`` prints (None when the facts are current), for a question to return."""
     from rofl.scanner.errors import shown
-    from rofl.scanner.manifest import src_of
 
-    src = src_of(manifest)
+    src = manifest.src
     if not os.path.isdir(src):
         return f"rofl {command}: warning: the scanned folder {shown(src)} is gone; the facts cannot be checked"
     fix = f"run `rofl scan {shown(src)} --out {shown(str(facts))}` for current answers"
@@ -84,7 +84,7 @@ class Staleness:
 
 
 def staleness(
-    manifest: dict[str, Any],
+    manifest: Manifest,
     src: str | Path,
     facts: str | Path,
     fix: str,

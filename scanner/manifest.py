@@ -22,10 +22,11 @@ On disk a file's ``resolution_deps`` are indexes into ``probes``: the same few h
 spelling them out made the probe lists half the manifest.  Readers never see the indexes: ``load``
 and ``read`` hand back the paths (each one string object, shared), and ``write`` builds the table.
 
-This module is the one reader of manifests: the scanner ``load``s the previous one (anything
-unusable is simply rebuilt), the command line ``read``s one strictly (anything unusable is a
-``ManifestError``: one line naming the file and the fix), and both read the recorded scan options
-through ``options_of``.
+This module is the one reader of manifests: the scanner ``load``s the previous one as the dict it
+rewrites (anything unusable is simply rebuilt); the command line ``read``s one strictly, once per
+command, into a frozen ``Manifest`` whose fields have the types the scanner writes, every type check
+in ``_typed`` (anything unusable is a ``ManifestError``: one line naming the file, the field and the
+fix), so that no reader checks a type again.  Both read the recorded scan options through ``options_from``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from rofl.engine import safe_write
@@ -43,6 +46,7 @@ from rofl.scanner.layout import MANIFEST_NAME
 FORMAT = 2  # 2: resolution_deps as indexes into probes
 MAX_MANIFEST_BYTES = 1 << 31  # a manifest larger than this is not one this scanner wrote
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 class ManifestError(RoflError):
@@ -65,16 +69,25 @@ class ScanOptions:
 OWN_PREFIX = b'{"format":'  # every manifest any rofl scan wrote starts so (``write`` puts format first)
 
 
+NOT_OURS = "not a rofl scan manifest (or one of another format)"
+
+
 def _parse(raw: bytes | None) -> dict[str, Any] | str:
-    """The manifest in ``raw``, or why it is not one this scanner wrote."""
+    """The manifest in ``raw`` as a rescan may reuse it, or why it is not one this scanner wrote."""
+    data = _decode(raw)
+    return data if isinstance(data, str) or _well_formed(data) else NOT_OURS
+
+
+def _decode(raw: bytes | None) -> dict[str, Any] | str:
+    """The JSON object in ``raw`` with its probe indexes expanded, or why it is not a manifest of this format."""
     if raw is None:  # a symlink, FIFO, device or giant planted at the name
         return "not a regular file of a sane size"
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         return "not valid JSON"
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not _expand(data) or not _well_formed(data):
-        return "not a rofl scan manifest (or one of another format)"
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not _expand(data):
+        return NOT_OURS
     return data
 
 
@@ -144,8 +157,8 @@ def _starts_as_ours(path: str) -> bool:
         os.close(fd)
 
 
-def read(out: str | os.PathLike[str]) -> dict[str, Any]:
-    """The manifest in the fact folder ``out``; raises ``ManifestError`` saying what to run instead."""
+def read(out: str | os.PathLike[str]) -> Manifest:
+    """The manifest in the fact folder ``out``, typed; raises ``ManifestError`` saying what to run instead."""
     out = os.fspath(out)
     path = os.path.join(out, MANIFEST_NAME)
     try:
@@ -154,30 +167,199 @@ def read(out: str | os.PathLike[str]) -> dict[str, Any]:
         raise ManifestError(f"{out}: no {MANIFEST_NAME} here; run `rofl scan SRC --out {out}` first") from None
     except OSError as err:
         raise ManifestError(f"{path}: cannot read ({err.strerror or err})") from None
-    data = _parse(raw)
-    if isinstance(data, str):
-        raise ManifestError(f"{path}: {data}; run `rofl scan SRC --out {out}` again to rewrite it")
-    return data
+    return from_bytes(raw, path)
 
 
-def options_of(manifest: dict[str, Any]) -> ScanOptions:
-    """The options ``manifest`` records (defaults for a missing key); ``ManifestError`` when malformed."""
-    options = manifest.get("options", {})
-    if isinstance(options, dict):
-        include, exclude = options.get("include", []), options.get("exclude", [])
-        max_bytes = options.get("max_bytes", DEFAULT_MAX_BYTES)
-        lists = [include, exclude]
-        if all(isinstance(x, list) and all(isinstance(g, str) for g in x) for x in lists) and type(max_bytes) is int:
-            return ScanOptions(max_bytes, tuple(include), tuple(exclude))
-    raise ManifestError(f"{MANIFEST_NAME}: 'options' is malformed; run `rofl scan` again to rewrite it")
+def from_bytes(raw: bytes | None, path: str) -> Manifest:
+    """The manifest in ``raw`` (read from ``path``), typed; ``ManifestError`` naming ``path`` when it is not one."""
+    data = _decode(raw)
+    typed = data if isinstance(data, str) else _typed(data)
+    if isinstance(typed, str):
+        out = os.path.dirname(path) or "."
+        raise ManifestError(f"{path}: {typed}; run `rofl scan SRC --out {out}` again to rewrite it")
+    return typed
 
 
-def src_of(manifest: dict[str, Any]) -> str:
-    """The folder the manifest's scan read (absolute); ``ManifestError`` when it is not a path."""
-    src = manifest.get("src", ".")
+@dataclass(frozen=True, slots=True)
+class FactRecord:
+    """A fact file the manifest names: its path relative to the fact folder and the xxh3 of its bytes."""
+
+    facts: str
+    digest: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """One scanned source as the manifest records it (what the command line reads of it)."""
+
+    facts: str  # the fact file, relative to the fact folder
+    hash: str  # the source's xxh3
+    digest: str | None  # the fact file's xxh3
+    size: int | None
+    mtime_ns: int | None
+    resolution_deps: tuple[str, ...]  # paths, config files and ``package:<name>`` tokens resolution consulted
+    retry: bool = False  # refused for want of memory: the next scan tries again
+
+    def record(self) -> dict[str, Any]:
+        """The entry as the scanner's worklist reads a previous manifest's (``rofl.staleness``)."""
+        entry: dict[str, Any] = {"hash": self.hash, "facts": self.facts, "digest": self.digest}
+        entry.update(size=self.size, mtime_ns=self.mtime_ns, resolution_deps=list(self.resolution_deps))
+        if self.retry:
+            entry["retry"] = True
+        return entry
+
+
+@dataclass(frozen=True, slots=True)
+class ScanOrigin:
+    """Where a scan read and with which options: what a question needs of a manifest it has not parsed."""
+
+    src: str
+    options: ScanOptions
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """A manifest as the command line reads it, every field of the type the scanner writes (checked once,
+    in ``read``); mappings are read-only.  ``configs`` values are ``(size, mtime_ns, xxh3)`` or None."""
+
+    src: str
+    options: ScanOptions
+    files: Mapping[str, FileEntry]
+    packages: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    configs: Mapping[str, tuple[Any, ...] | None] = field(default_factory=lambda: _EMPTY)
+    workspace: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()
+    preamble: FactRecord | None = None
+    package_entries: FactRecord | None = None
+    format: int = FORMAT
+    tool_version: str | None = None
+    extractor_version: str | None = None
+    resolver_version: str | None = None
+    grammar_versions: Mapping[str, str] | None = None
+
+    @property
+    def origin(self) -> ScanOrigin:
+        return ScanOrigin(self.src, self.options)
+
+    def previous(self) -> dict[str, Any]:
+        """The record the scanner's worklist reads as the previous scan (``rofl.staleness``)."""
+        return {
+            "files": {path: entry.record() for path, entry in self.files.items()},
+            "configs": {k: None if v is None else list(v) for k, v in self.configs.items()},
+            "packages": dict(self.packages),
+            "workspace": list(self.workspace),
+            "unreadable": list(self.unreadable),
+        }
+
+
+def empty_manifest(src: str) -> Manifest:
+    """The manifest of a scan of ``src`` that found nothing (default options)."""
+    return Manifest(src, ScanOptions(), _EMPTY)
+
+
+def from_record(data: dict[str, Any]) -> Manifest:
+    """A parsed manifest (probes already expanded), typed; ``ManifestError`` naming the first malformed field."""
+    typed = _typed(data)
+    if isinstance(typed, str):
+        raise ManifestError(f"{MANIFEST_NAME}: {typed}; run `rofl scan` again to rewrite it")
+    return typed
+
+
+def options_from(options: Any) -> ScanOptions | None:
+    """The scan options an ``options`` record says (defaults for a missing key), or None when malformed."""
+    if not isinstance(options, dict):
+        return None
+    include, exclude = options.get("include", []), options.get("exclude", [])
+    max_bytes = options.get("max_bytes", DEFAULT_MAX_BYTES)
+    lists = [include, exclude]
+    if all(isinstance(x, list) and all(isinstance(g, str) for g in x) for x in lists) and type(max_bytes) is int:
+        return ScanOptions(max_bytes, tuple(include), tuple(exclude))
+    return None
+
+
+def _str_list(value: Any) -> tuple[str, ...] | None:
+    return tuple(value) if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
+
+
+def _optional(value: Any, kind: type) -> bool:
+    return value is None or type(value) is kind
+
+
+def _fact_record(value: Any) -> FactRecord | None | str:
+    """A ``{facts, digest}`` record, None when absent, or ``"bad"``."""
+    if value is None:
+        return None
+    if isinstance(value, dict) and isinstance(value.get("facts"), str) and _optional(value.get("digest"), str):
+        return FactRecord(value["facts"], value.get("digest"))
+    return "bad"
+
+
+def _typed(data: dict[str, Any]) -> Manifest | str:
+    """``data`` as a ``Manifest``, or which field is malformed: every type check of a read manifest is here."""
+    src = data.get("src", ".")
     if not isinstance(src, str):
-        raise ManifestError(f"{MANIFEST_NAME}: 'src' is not a path; run `rofl scan` again to rewrite it")
-    return src
+        return "'src' is not a path"
+    options = options_from(data.get("options", {}))
+    if options is None:
+        return "'options' is malformed"
+    files = data.get("files")
+    if not isinstance(files, dict):
+        return "'files' is malformed"
+    entries = {}
+    for path, value in files.items():  # inline: this loop runs once per scanned file
+        if type(value) is not dict:
+            return f"the entry of {path!r} in 'files' is malformed"
+        facts, digest, size, mtime = value.get("facts"), value.get("digest"), value.get("size"), value.get("mtime_ns")
+        source_hash = value.get("hash")
+        if (
+            type(facts) is not str
+            or type(source_hash) is not str
+            or (digest is not None and type(digest) is not str)
+            or (size is not None and type(size) is not int)
+            or (mtime is not None and type(mtime) is not int)
+        ):
+            return f"the entry of {path!r} in 'files' is malformed"
+        deps = value.get("resolution_deps")  # a list of paths: ``_expand`` checked and expanded it
+        retry = value.get("retry") is True
+        entries[path] = FileEntry(facts, source_hash, digest, size, mtime, tuple(deps) if deps else (), retry)
+    packages = data.get("packages", {})
+    if not (isinstance(packages, dict) and all(isinstance(v, str) for v in packages.values())):
+        return "'packages' is malformed"
+    configs = data.get("configs", {})  # config path -> [size, mtime_ns, xxh3 or "refused"] or null
+    if not isinstance(configs, dict) or not all(
+        v is None or (isinstance(v, list) and len(v) == 3 and isinstance(v[2], str)) for v in configs.values()
+    ):
+        return "'configs' is malformed"
+    workspace, unreadable = _str_list(data.get("workspace", [])), _str_list(data.get("unreadable", []))
+    if workspace is None:
+        return "'workspace' is malformed"
+    if unreadable is None:
+        return "'unreadable' is malformed"
+    preamble, package_entries = _fact_record(data.get("preamble")), _fact_record(data.get("package_entries"))
+    if preamble == "bad" or package_entries == "bad":
+        return "a fact-file record ('preamble', 'package_entries') is malformed"
+    versions = [data.get(k) for k in ("tool_version", "extractor_version", "resolver_version")]
+    grammars = data.get("grammar_versions")
+    if not all(_optional(v, str) for v in versions) or not (
+        grammars is None or (isinstance(grammars, dict) and all(isinstance(v, str) for v in grammars.values()))
+    ):
+        return "a version field is malformed"
+    return Manifest(
+        src,
+        options,
+        MappingProxyType(entries),
+        MappingProxyType(packages),
+        MappingProxyType({k: None if v is None else tuple(v) for k, v in configs.items()}),
+        workspace,
+        unreadable,
+        preamble,  # type: ignore[arg-type]  # "bad" returned above
+        package_entries,  # type: ignore[arg-type]
+        data["format"],
+        versions[0],
+        versions[1],
+        versions[2],
+        None if grammars is None else MappingProxyType(grammars),
+    )
 
 
 def _well_formed(data: dict[str, Any]) -> bool:

@@ -41,10 +41,8 @@ def folders(facts: str, src: str | None) -> Folders:
             f"or run `rofl scan SRC --out {root}` first"
         )
     if src is None:
-        manifest = read_manifest(root)
-        manifest = manifest[0] if isinstance(manifest, tuple) else manifest  # (dict, bytes) before one reader
-        recorded = manifest.get("src")
-        src = recorded if isinstance(recorded, str) and Path(recorded).is_dir() else None
+        recorded = read_manifest(root).src
+        src = recorded if Path(recorded).is_dir() else None
     elif not Path(src).is_dir():
         what = "give the folder the scan was made from" if scanned else "give the folder of sources to scan"
         raise RoflError(f"--src {src}: no such folder; {what}")
@@ -113,11 +111,10 @@ def serve_app(
     sock.bind((host, port))
     sock.listen(2048)  # before saying "listening": a client that reads the line may connect at once
     shown = f"[{host}]" if ":" in host else host
-    real_stderr = sys.__stderr__ or sys.stderr  # not the per-thread capture of servers.capture
-    real_stderr.write(
+    sys.stderr.write(
         f"{what}: listening on http://{shown}:{sock.getsockname()[1]}{path} (facts {executions.session.facts})\n"
     )
-    real_stderr.flush()
+    sys.stderr.flush()
     try:
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="auto", http=bounded_protocol(read_seconds)

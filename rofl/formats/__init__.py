@@ -129,8 +129,8 @@ def repository_paths(
     if scanned is None and facts is not None:
         from ..loading.factdir import read_manifest
 
-        named = read_manifest(Path(facts)).get("src")
-        scanned = named if isinstance(named, str) and os.path.isdir(named) else None
+        named = read_manifest(Path(facts)).src
+        scanned = named if os.path.isdir(named) else None
     base = os.path.realpath(scanned if scanned is not None else ".")
     top = git_top(base) or base
     out: dict[str, str] = {}

@@ -1,5 +1,5 @@
-"""Loading a dependency-cruiser config into a kernel over a scan: its rules translated (rofl.depcruise_config)
-and loaded, with what could not be translated said as warning lines, never printed."""
+"""Loading a dependency-cruiser config into a kernel over a scan: its rules translated
+(``rofl.loading.depcruise_config``) and loaded, with what could not be translated said as warning lines, never printed."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rofl.engine.errors import RoflError
 
 if TYPE_CHECKING:  # pragma: no cover
     from rofl.engine.kernel import Kernel
+    from rofl.scanner.manifest import Manifest
 
 
 def load_depcruise(
@@ -21,39 +22,46 @@ def load_depcruise(
     allow_js: bool,
     warn: Callable[[str], None],
     command: str = "audit",
+    manifest: Manifest | None = None,
 ) -> dict[str, tuple[str, str]]:
     """Translate a dependency-cruiser config (``config``, else one at the scan's source root) into rules over
     the scan and load them; dependency-cruiser's name and severity of each ``dc_N`` rule.  What is not
     translated is one line each to ``warn``; a config that cannot be used is a RoflError."""
-    from rofl import depcruise_config as dc
-    from rofl.findings import code_rows
-
+    from . import depcruise_config as dc
     from .factdir import read_manifest
 
     if facts is None:
         if config is not None:
             raise RoflError(f"rofl {command}: --depcruise-config needs --facts DIR (the scan its rules judge)")
         return {}
-    manifest = read_manifest(Path(facts))
-    root = src if src is not None else manifest.get("src")
-    path = Path(config) if config is not None else (dc.find_config(root) if isinstance(root, str) else None)
+    if manifest is None:  # the caller's copy when it read it already
+        manifest = read_manifest(Path(facts))
+    root = src if src is not None else manifest.src
+    path = Path(config) if config is not None else dc.find_config(root)
     if path is None:
         return {}
     if config is not None and not path.is_file():
         raise RoflError(f"{path}: no such dependency-cruiser config; give the file depcruise --config reads")
     value = dc.read_config(path, allow_js=allow_js)
-    files = sorted(f for f in manifest.get("files", {}) if isinstance(f, str))
+    files = sorted(manifest.files)
     translation = dc.translate(value, files, str(path))
     for line in translation.untranslated:
         warn(line)
-    packages = {str(p[0]) if isinstance(p, tuple) else str(p) for _, _, p in code_rows(kernel, "src_external", 3)}
+    packages = scanned_packages(kernel)
     sources: list = [(path, None, translation.text + dc.package_paths(packages, dc.node_builtins()))]
-    if isinstance(root, str):
-        from .packagefacts import package_facts
+    from .packagefacts import package_facts
 
-        listed = manifest.get("packages")
-        made = package_facts(root, files, listed if isinstance(listed, dict) else {})
-        if made.text:
-            sources.append((Path(root) / "package.json", None, made.text))
+    made = package_facts(root, files, dict(manifest.packages))
+    if made.text:
+        sources.append((Path(root) / "package.json", None, made.text))
     kernel.load_sources(sources, evaluate_now=False)
     return translation.names
+
+
+def scanned_packages(kernel: Kernel) -> set[str]:
+    """The external packages the loaded scan imports: the package of each ``src_external[code](File, Spec, P)``
+    base row (read from the store: no evaluation needed)."""
+    from rofl.engine.namespace import stored_name
+
+    table = kernel.store.base.get(stored_name("src_external", "code"), ())
+    return {str(r[3][0]) if isinstance(r[3], tuple) else str(r[3]) for r in table if r[0] == "code" and len(r) == 4}

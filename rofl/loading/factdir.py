@@ -35,7 +35,7 @@ from rofl.scanner.errors import shown
 from rofl.scanner.factfile import is_fact_name, named_digest
 from rofl.scanner.hashing import hash_bytes
 from rofl.scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
-from rofl.scanner.manifest import MAX_MANIFEST_BYTES
+from rofl.scanner.manifest import MAX_MANIFEST_BYTES, FactRecord, FileEntry, Manifest
 from rofl.scanner.manifest import read as read_manifest  # the one manifest reader, shared with the scanner
 from rofl.scanner.worklist import MAX_FACT_FILE_BYTES
 
@@ -53,7 +53,7 @@ class FactFolder:
     """
 
     root: Path
-    manifest: dict
+    manifest: Manifest
     sources: tuple  # ((Path, who, text), ...)
     warnings: tuple  # one line each
     stat_key: str  # changes whenever a fact file or the manifest changes on disk
@@ -106,7 +106,7 @@ class LazyFolder:
     ``src`` is the manifest's source root (for ``repair_command``); the manifest itself is not kept."""
 
     root: Path
-    src: object
+    src: str
     listed: tuple[Listed, ...]  # the fact files to read, in the folder's walk order
     expected: frozenset[str]  # every fact file the manifest lists, relative to root
     leftovers: tuple[str, ...]
@@ -118,7 +118,7 @@ class LazyFolder:
         return tuple(str(item.path) for item in self.listed if item.want is None)
 
     def repair(self) -> str:
-        return repair_command(self.root, {"src": self.src})
+        return repair_command(self.root, self.src)
 
     def sources(self, report: Reading) -> Iterator[tuple[Path, str | None, str]]:
         """Each fact file as ``(path, who, text)``, read and checked against the manifest's digest just
@@ -169,23 +169,19 @@ def checked_root(root: str | Path) -> Path:
     return root
 
 
-def list_folder(root: str | Path, key: str | None = None, manifest: dict | None = None) -> LazyFolder:
+def list_folder(root: str | Path, key: str | None = None, manifest: Manifest | None = None) -> LazyFolder:
     """The manifest's expectations and the folder's fact files, none of them read yet (``manifest``:
     the folder's manifest when the caller read it already)."""
     root = checked_root(root)
     if manifest is None:
         manifest = read_manifest(root)
     expected: dict[str, tuple[str, str | None, bool]] = {}  # path relative to root -> (digest, who, named)
-    records = [(manifest.get("preamble"), None, False), (manifest.get("package_entries"), SCANNER, False)]
-    records += [(entry, SCANNER, True) for entry in manifest["files"].values()]
+    records: list[tuple[FactRecord | FileEntry | None, str | None, bool]]
+    records = [(manifest.preamble, None, False), (manifest.package_entries, SCANNER, False)]
+    records += [(entry, SCANNER, True) for entry in manifest.files.values()]
     for record, who, named in records:
-        if record is None:
-            continue
-        if not isinstance(record, dict) or not isinstance(record.get("facts"), str):
-            raise RoflError(
-                f"{root / MANIFEST_NAME}: a fact-file record is malformed; run `rofl scan` again to rewrite it"
-            )
-        expected[posixpath.normpath(record["facts"])] = (str(record.get("digest")), who, named)
+        if record is not None:
+            expected[posixpath.normpath(record.facts)] = (str(record.digest), who, named)
     listed: list[Listed] = []
     leftovers: list[str] = []
     for path in _walk_fact_files(root):
@@ -197,7 +193,7 @@ def list_folder(root: str | Path, key: str | None = None, manifest: dict | None 
         listed.append(Listed(path, rel, want))
     return LazyFolder(
         root,
-        manifest.get("src"),
+        manifest.src,
         tuple(listed),
         frozenset(expected),
         tuple(leftovers),
@@ -242,9 +238,7 @@ def _checked(folder: LazyFolder, item: Listed, report: Reading) -> tuple[Path, s
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        report.warnings.append(
-            damaged_warning(folder.root, {"src": folder.src}, path, "not UTF-8 text", want is not None)
-        )
+        report.warnings.append(damaged_warning(folder.root, folder.src, path, "not UTF-8 text", want is not None))
         if want is not None:
             report.unread.add(rel)  # a listed file that cannot be loaded is missing
         return None
@@ -283,26 +277,20 @@ def damaged_files(root: Path) -> list[str]:
         manifest = read_manifest(root)
     except (ManifestError, OSError):
         return []
-    files = manifest.get("files")
-    return sorted(
-        path
-        for path, entry in (files.items() if isinstance(files, dict) else ())
-        if not isinstance(entry, dict) or not fact_file_intact(str(root), entry)
-    )
+    return sorted(path for path, entry in manifest.files.items() if not fact_file_intact(str(root), entry.record()))
 
 
-def repair_command(root: Path, manifest: dict) -> str:
-    """The command that re-extracts the damaged fact files of the scan in ``root``."""
+def repair_command(root: Path, src: str) -> str:
+    """The command that re-extracts the damaged fact files of the scan of ``src`` in ``root``."""
     from shlex import quote
 
-    src = manifest.get("src")
-    return f"rofl scan {quote(shown(src)) if isinstance(src, str) else 'SRC'} --out {quote(shown(str(root)))} --verify"
+    return f"rofl scan {quote(shown(src))} --out {quote(shown(str(root)))} --verify"
 
 
-def damaged_warning(root: Path, manifest: dict, path: Path, why: str, listed: bool) -> str:
+def damaged_warning(root: Path, src: str, path: Path, why: str, listed: bool) -> str:
     """The one warning line for a fact file that cannot be loaded (``why``), with its fix."""
     if listed:
-        return f"{path}: damaged ({why}); not loaded: run `{repair_command(root, manifest)}` to re-extract it"
+        return f"{path}: damaged ({why}); not loaded: run `{repair_command(root, src)}` to re-extract it"
     return f"{path}: {why}, and not written by the scanner (not in the manifest); not loaded: remove it"
 
 

@@ -17,6 +17,8 @@ from rofl.scanner.layout import MANIFEST_NAME
 from .factdir import SCANNER, UNVERIFIED
 
 if TYPE_CHECKING:
+    from rofl.scanner.manifest import Manifest
+
     from .cache import Subset
     from .factdir import LazyFolder
     from .factload import Loading
@@ -53,13 +55,15 @@ def build_kernel(
     public_key: str | None = None,
     refuse_forged: bool = False,
     warn: Callable[[str], None] | None = None,
+    manifest: Callable[[], Manifest] | None = None,
 ) -> Kernel:
     """Boot (or a saved store, or a scanned fact folder with code.rofl and --rules), then each FILE
     (no who), then each --load-as file asserted by its WHO; evaluated once, except over a scan, where
     each question evaluates only the relations it depends on (its goals).  ``use_cache=False`` (audit)
     reads the fact files themselves, never the compiled cache.  With ``public_key`` the scan's signature
     is checked first (a scan that fails it loads as unverified); ``refuse_forged`` (ask and impact
-    with --public-key) exits 1 instead of answering over a failed signature or any forged fact."""
+    with --public-key) exits 1 instead of answering over a failed signature or any forged fact.
+    ``manifest`` gives the scan's manifest when the caller reads it anyway (read once per command)."""
     if facts is not None and store:
         raise RoflError("--facts and --store both name a starting point; give one of them")
     if facts is not None and any(who_name(w) == SCANNER for w, _ in load_as):
@@ -68,7 +72,13 @@ def build_kernel(
         )
     if facts is not None:
         kernel = code_kernel(
-            facts, rules, budget or CODE_BUDGET, use_cache and public_key is None, public_key, warn=warn
+            facts,
+            rules,
+            budget or CODE_BUDGET,
+            use_cache and public_key is None,
+            public_key,
+            warn=warn,
+            manifest=manifest,
         )
         if refuse_forged and public_key is not None:
             refuse_if_forged(kernel)
@@ -98,13 +108,14 @@ def code_kernel(
     public_key: str | None = None,
     keep: Subset | None = None,
     warn: Callable[[str], None] | None = None,
+    manifest: Callable[[], Manifest] | None = None,
 ) -> Kernel:
     """A kernel over a scanned fact folder, from its compiled cache when nothing it depends on changed
     (and ``use_cache``) and the cache carries this user's tag (rofl.loading.cachemac).  The loader, not any file, grants the scanner its authority over [code].
     With ``keep``, only the base relations it keeps are loaded (`rofl report`: what its rules read),
     from a cache of those alone when there is one.
     Its warnings go to ``warn``, else to stderr."""
-    kernel, warnings = loaded_code_kernel(facts, rules, budget, use_cache, public_key, keep)
+    kernel, warnings = loaded_code_kernel(facts, rules, budget, use_cache, public_key, keep, manifest)
     for line in warnings:
         if warn is not None:
             warn(line)
@@ -120,8 +131,10 @@ def loaded_code_kernel(
     use_cache: bool = True,
     public_key: str | None = None,
     keep: Subset | None = None,
+    manifest: Callable[[], Manifest] | None = None,
 ) -> tuple[Kernel, tuple[str, ...]]:
-    """``code_kernel`` and the warnings of its load (not printed)."""
+    """``code_kernel`` and the warnings of its load (not printed); ``manifest`` gives the scan's manifest
+    when the caller holds it (a load from the cache reads none)."""
     from rofl import __version__
 
     from . import cache
@@ -159,7 +172,7 @@ def loaded_code_kernel(
         _log.info("%s: loaded from its compiled cache (%s)", root, keep.name if subset and keep else cache.CACHE_NAME)
     else:
         why = "caching is off" if mac_key is None else "no valid compiled cache"
-        kernel, warnings = _cold_load(root, folder_key, rules, budget, public_key, keep, why)
+        kernel, warnings = _cold_load(root, folder_key, rules, budget, public_key, keep, why, manifest)
         if mac_key is not None and keep is None:
             cache.write(root, key, kernel.store, warnings, mac_key)
     if keep is not None and mac_key is not None and subset is None:
@@ -184,7 +197,14 @@ LOADER_VOCABULARY = (("missing_fact_file", "audit", 1),)
 
 
 def _cold_load(
-    root: Path, folder_key: str, rules: tuple, budget: int, public_key: str | None, keep: Subset | None, why: str
+    root: Path,
+    folder_key: str,
+    rules: tuple,
+    budget: int,
+    public_key: str | None,
+    keep: Subset | None,
+    why: str,
+    manifest_of: Callable[[], Manifest] | None = None,
 ) -> tuple[Kernel, tuple[str, ...]]:
     """A kernel over the fact files themselves: each read, checked against the manifest's digest, parsed
     and asserted in turn (``rofl.loading.factload``: one file's text alive at a time, the relations ``keep``
@@ -192,7 +212,8 @@ def _cold_load(
     from .factdir import checked_root, list_folder, read_manifest
     from .factload import Loading
 
-    manifest = read_manifest(checked_root(root))
+    checked = checked_root(root)
+    manifest = manifest_of() if manifest_of is not None else read_manifest(checked)
     folder = list_folder(root, folder_key, manifest)
     unsigned = None
     if public_key is not None:
@@ -239,7 +260,7 @@ def _load_fact_files(
     def failed(path: Path, exc: RoflError) -> None:
         listed = str(path) not in foreign
         why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        failures.append(damaged_warning(folder.root, {"src": folder.src}, path, f"does not load: {why}", listed))
+        failures.append(damaged_warning(folder.root, folder.src, path, f"does not load: {why}", listed))
         if listed:
             damaged.append(Path(path).relative_to(folder.root).as_posix())
 

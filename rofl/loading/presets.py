@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from rofl.engine.kernel import Kernel
+    from rofl.scanner.manifest import Manifest
 
 FORBIDDEN = ("forbidden", "forbidden_runtime", "forbidden_package")  # presets.rofl's rules without a join
 PACKAGE_PRESETS = frozenset(
@@ -47,29 +48,27 @@ def turned_on(kernel: Kernel) -> set[str]:
     return used | ({"forbidden"} if any(kernel.rows(rel) for rel in FORBIDDEN) else set())
 
 
-def load_presets(kernel: Kernel, facts: str | Path, src: str | None = None, rule_files: tuple = ()) -> tuple[str, ...]:
+def load_presets(
+    kernel: Kernel, facts: str | Path, src: str | None = None, rule_files: tuple = (), manifest: Manifest | None = None
+) -> tuple[str, ...]:
     """Load rules/presets.rofl and the package.json facts (from ``src``, or the folder the scan's
     manifest names) when some rule is turned on; the problems met reading package.json files that a
-    package preset needs, one line each.  A ``use`` of no declared rule is refused, at its line in ``rule_files``."""
+    package preset needs, one line each.  A ``use`` of no declared rule is refused, at its line in ``rule_files``.
+    ``manifest``: the scan's, when the caller read it already."""
     from .factdir import read_manifest
     from .packagefacts import package_facts
 
     used = turned_on(kernel)
     if not used:
         return ()
-    manifest = read_manifest(Path(facts))
-    root = src if src is not None else manifest.get("src")
+    if manifest is None:
+        manifest = read_manifest(Path(facts))
+    root = src if src is not None else manifest.src
     sources: list = [(presets_file(), None)]
-    files = sorted(f for f in manifest.get("files", {}) if isinstance(f, str))
-    listed = manifest.get("packages")
-    packages: dict = listed if isinstance(listed, dict) else {}
-    problems: tuple[str, ...] = ()
-    if isinstance(root, str):
-        made = package_facts(root, files, packages)
-        if made.text:
-            sources.append((Path(root) / "package.json", None, made.text))
-        if used & PACKAGE_PRESETS:
-            problems = made.problems
+    made = package_facts(root, sorted(manifest.files), dict(manifest.packages))
+    if made.text:
+        sources.append((Path(root) / "package.json", None, made.text))
+    problems = made.problems if used & PACKAGE_PRESETS else ()
     kernel.load_sources(sources, evaluate_now=False)
     _refuse_unknown(kernel, used, rule_files)
     return problems

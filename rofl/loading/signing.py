@@ -23,6 +23,8 @@ from rofl.engine.safe_write import UnsafePath, read_nofollow, read_regular, writ
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+    from rofl.scanner.manifest import FactRecord, FileEntry, Manifest
+
 SIG_NAME = "manifest.sig"
 DOMAIN = b"rofl-scan-signature-1\n"  # so that a signature over anything else never verifies here
 MAX_SIG_BYTES = 1 << 16
@@ -36,23 +38,22 @@ class Verdict:
     reason: str
 
 
-def _record(record: object) -> object:
-    if isinstance(record, dict):
-        return {"facts": record.get("facts"), "digest": record.get("digest")}
-    return record
+def _record(record: FactRecord | FileEntry | None) -> dict[str, str | None] | None:
+    return None if record is None else {"facts": record.facts, "digest": record.digest}
 
 
-def canonical_content(manifest: dict) -> bytes:
+def canonical_content(manifest: Manifest) -> bytes:
     """The bytes a scan's signature covers, in one canonical JSON encoding."""
-    files = listed if isinstance(listed := manifest.get("files"), dict) else {}
+    files = manifest.files
+    grammars = manifest.grammar_versions
     content = {
-        "format": manifest.get("format"),
-        "extractor_version": manifest.get("extractor_version"),
-        "resolver_version": manifest.get("resolver_version"),
-        "grammar_versions": manifest.get("grammar_versions"),
-        "src": manifest.get("src"),
-        "preamble": _record(manifest.get("preamble")),
-        "package_entries": _record(manifest.get("package_entries")),
+        "format": manifest.format,
+        "extractor_version": manifest.extractor_version,
+        "resolver_version": manifest.resolver_version,
+        "grammar_versions": None if grammars is None else dict(grammars),
+        "src": manifest.src,
+        "preamble": _record(manifest.preamble),
+        "package_entries": _record(manifest.package_entries),
         "files": {path: _record(files[path]) for path in sorted(files)},
     }
     return DOMAIN + json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
@@ -118,7 +119,7 @@ def sign_folder(root: Path, env: str) -> str:
     return key_id
 
 
-def verify_folder(root: Path, manifest: dict, public_key_path: str | Path) -> Verdict:
+def verify_folder(root: Path, manifest: Manifest, public_key_path: str | Path) -> Verdict:
     """Check ``root``'s signature against the public key in ``public_key_path``."""
     from cryptography.exceptions import InvalidSignature
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rofl.engine.kernel import Kernel
+    from rofl.scanner.manifest import Manifest
 
     from .cache import Subset
 
@@ -25,10 +26,11 @@ if TYPE_CHECKING:
 class Source:
     """The command line's source: every load from disk."""
 
-    __slots__ = ("warnings",)
+    __slots__ = ("_manifests", "warnings")
 
     def __init__(self) -> None:
         self.warnings: list[str] = []
+        self._manifests: dict[Path, tuple[tuple[int, int, int], Manifest]] = {}  # folder -> (stat, manifest)
 
     def kernel(
         self,
@@ -57,21 +59,40 @@ class Source:
             public_key=public_key,
             refuse_forged=refuse_forged,
             warn=self.warnings.append,
+            manifest=None if facts is None else lambda: self.manifest(Path(facts)),
         )
 
     def code_kernel(self, facts: str, rules: tuple, budget: int, keep: Subset | None = None) -> Kernel:
         """A kernel over a scan that loads only what ``keep`` keeps (`rofl report`)."""
         from .kernel import loaded_code_kernel
 
-        kernel, warnings = loaded_code_kernel(facts, rules, budget, keep=keep)
+        kernel, warnings = loaded_code_kernel(
+            facts, rules, budget, keep=keep, manifest=lambda: self.manifest(Path(facts))
+        )
         self.warnings.extend(warnings)
         return kernel
 
-    def manifest(self, facts: Path) -> dict:
-        """The manifest of the scan in ``facts``, read from disk."""
+    def manifest(self, facts: Path) -> Manifest:
+        """The manifest of the scan in ``facts``, read from disk once per version of the file (a rescan
+        that replaces it is read again; one that finds nothing to do is not)."""
+        import os
+
+        from rofl.scanner.layout import MANIFEST_NAME
+
         from .factdir import read_manifest
 
-        return read_manifest(facts)
+        try:
+            st = os.stat(facts / MANIFEST_NAME, follow_symlinks=False)
+            stamp: tuple[int, int, int] | None = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            stamp = None  # read_manifest says why
+        kept = self._manifests.get(facts)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        manifest = read_manifest(facts)
+        if stamp is not None:
+            self._manifests[facts] = (stamp, manifest)
+        return manifest
 
     def kept(self, facts: Path, name: str, build: Callable[[], Any]) -> Any:
         """A value built from the scan in ``facts`` (``name`` says which): built each time here; a server keeps

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rofl.engine.errors import RoflError
+from rofl.scanner.manifest import Manifest, ScanOptions, ScanOrigin
 
 from ..exits import Exit
 from ..loading.source import Source
@@ -207,15 +208,13 @@ class ImpactAnswer(Answer):
 
 def impact(options: ImpactOptions, source: Source) -> ImpactAnswer:
     """The impact of the changed paths of ``options`` over the scan in ``options.facts``, through ``source``."""
-    from rofl.scanner.manifest import src_of
-
     from ..gitrefs import Git
 
     notes: list[str] = []
     facts_dir = Path(options.facts)
     demand = Demand.open(facts_dir, source) if options.by_demand else None
     before = demand.before() if demand is not None else source.manifest(facts_dir)  # a server's copy, else disk
-    src = Path(src_of(before)).resolve()
+    src = Path(before.src).resolve()
     if not src.is_dir():
         raise RoflError(
             f"rofl impact: the scanned folder {src} is gone; scan the tree where it is now with `rofl scan SRC --out {options.facts}`"
@@ -247,15 +246,20 @@ class _Facts:
     root: Path  # the fact folder, resolved
     demand: Demand | None
     kernel: Kernel | None
-    before: dict
-    manifest: dict
+    before: Manifest | ScanOrigin  # a scan origin only while the index answers
+    manifest: Manifest | ScanOrigin
     rescanned: bool
     stale: tuple[str, ...] | None
     incomplete: list[str]
 
 
 def _load(
-    options: ImpactOptions, source: Source, demand: Demand | None, before: dict, src: Path, notes: list[str]
+    options: ImpactOptions,
+    source: Source,
+    demand: Demand | None,
+    before: Manifest | ScanOrigin,
+    src: Path,
+    notes: list[str],
 ) -> _Facts:
     """The facts brought up to date by a rescan (or, as they are, checked for staleness), and the kernel
     that answers when the index does not."""
@@ -268,7 +272,7 @@ def _load(
     if as_they_are:
         manifest = before
     else:
-        rescan = _rescan(before, src, facts_dir, source, notes)
+        rescan = _rescan(before.options, src, facts_dir, source, notes)
         if demand is not None:
             opened, demand = demand, demand.after(rescan)
             if demand is None:  # the index no longer answers: the kernel does, over the manifests it reads
@@ -280,13 +284,14 @@ def _load(
         kernel = _kernel(options, source)
         incomplete = incomplete_fact_files(kernel)  # listed fact files that are missing (a rescan rewrites them)
         if incomplete and not as_they_are:  # still missing after the rescan: damaged, which only --verify re-extracts
-            rescan = _rescan(before, src, facts_dir, source, notes, verify=True)
+            rescan = _rescan(before.options, src, facts_dir, source, notes, verify=True)
             manifest = source.manifest(facts_dir)
             kernel = _kernel(options, source)
             incomplete = incomplete_fact_files(kernel)
     if as_they_are:
         if demand is not None:
             before = manifest = demand.manifest()
+        assert isinstance(before, Manifest)  # read whole: the index's copy or the disk's
         stale = _staleness(before, src, facts_dir, incomplete, source, notes)
     return _Facts(src, facts_dir.resolve(), demand, kernel, before, manifest, rescan is not None, stale, incomplete)
 
@@ -306,6 +311,7 @@ def _classify(paths: list[str], facts: _Facts, git: Git, git_base: str | None) -
     else:
         assert facts.kernel is not None
         code = {rel: facts.kernel.rows(rel, "code") for rel in CodeFacts.RELATIONS}
+        assert isinstance(facts.before, Manifest) and isinstance(facts.manifest, Manifest)  # no index: both read
         before, manifest = facts.before, facts.manifest
     ctx = Context(facts.src, facts.root, manifest, before, CodeFacts.from_store(code), git_base, git)
     changes, missing = classify(paths, ctx)
@@ -339,9 +345,9 @@ def _answer(
         result = library.impact_by_demand(demand.view.graph, treated, runtime=options.runtime)
         scanned = set(demand.view.files)
     else:
-        assert kernel is not None
+        assert kernel is not None and isinstance(facts.manifest, Manifest)
         result = library.impact(kernel, treated, runtime=options.runtime)
-        scanned = set(facts.manifest.get("files", {}))
+        scanned = set(facts.manifest.files)
     changed_files = library.scanned_changed(result, scanned, lambda p: (src / p).exists())
     symbolic = None
     if options.symbols:
@@ -363,8 +369,11 @@ def _answer(
                 "say what a test is with --test-glob GLOB"
             )
     files = sorted(set(changed_files) | {a.file for a in affected})
-    workspace = demand.view.packages if demand is not None else facts.manifest.get("packages")
-    folders = workspace if isinstance(workspace, dict) else {}
+    if demand is not None:
+        folders = dict(demand.view.packages)
+    else:
+        assert isinstance(facts.manifest, Manifest)
+        folders = dict(facts.manifest.packages)
     packages = unpackaged = None
     if options.by_package:
         packages = tuple(AffectedPackage(**p) for p in library.packages_of(files, folders))
@@ -462,7 +471,7 @@ def virtual_counts(virtual: tuple[tuple[str, str, str], ...]) -> list[dict]:
 
 
 def _rescan(
-    manifest: dict, src: Path, facts_dir: Path, source: Source, notes: list[str], verify: bool = False
+    options: ScanOptions, src: Path, facts_dir: Path, source: Source, notes: list[str], verify: bool = False
 ) -> ScanSummary | bool:
     """Bring the facts up to date with the incremental scan, with the options the manifest records
     (``verify``: every source re-hashed and every fact file checked, the damaged ones re-extracted);
@@ -470,12 +479,10 @@ def _rescan(
     if not verify and source.sources_unchanged(facts_dir):
         return True
     from rofl.scanner.api import ScanError, scan
-    from rofl.scanner.manifest import options_of
 
     from .. import __version__
     from ..loading.signing import drop_signature
 
-    options = options_of(manifest)
     try:
         summary = scan(
             str(src),
@@ -500,7 +507,7 @@ def _rescan(
 
 
 def _staleness(
-    manifest: dict, src: Path, facts_dir: Path, incomplete: list[str], source: Source, notes: list[str]
+    manifest: Manifest, src: Path, facts_dir: Path, incomplete: list[str], source: Source, notes: list[str]
 ) -> tuple[str, ...]:
     """Whether the facts as they are match the sources, said in one note; the stale paths (["unknown"]
     when it cannot be told)."""

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rofl.engine.errors import RoflError
+from rofl.scanner.layout import MANIFEST_NAME
+from rofl.scanner.manifest import Manifest, ScanOrigin
 
 if TYPE_CHECKING:
     from rofl.scanner.api import ScanSummary
 
     from ..changes import Change
-    from ..graph_index import View
+    from ..graph_index import ManifestFile, View
     from ..loading.source import Source
 
 INDEX = "graph-index"  # the name a source keeps the graph index's view under
@@ -33,25 +35,25 @@ class Demand:
     def __init__(
         self,
         root: Path,
-        first: bytes | dict,
-        raw: bytes | dict,
+        first: bytes | Manifest | ManifestFile,
+        raw: bytes | Manifest | ManifestFile,
         view: View,
         secret: bytes,
         rules_text: str,
         source: Source,
     ) -> None:
-        self.root, self.first, self.raw, self.view = root, first, raw, view
+        self.root, self.first, self.raw, self.view = root, first, raw, view  # a file: its bytes read when asked
         self.secret, self.rules_text, self.source = secret, rules_text, source
 
     @property
     def served(self) -> bool:
-        return isinstance(self.first, dict)
+        return isinstance(self.first, Manifest)
 
     @staticmethod
     def open(root: Path, source: Source) -> Demand | None:
         """The index of the scan in ``root`` when it answers (verified, current), else None.  A serving
         session keeps the view while the scan's signature holds, as it keeps a loaded kernel."""
-        from ..graph_index import View, current, manifest_bytes
+        from ..graph_index import ManifestFile, View, current, manifest_bytes
         from ..loading import cachemac
         from ..loading.kernel import CODE_RULES
 
@@ -60,13 +62,12 @@ class Demand:
             return None
         text = CODE_RULES.read_text(encoding="utf-8")
         if not source.serves(root):
-            raw = manifest_bytes(root)
-            view = source.kept(root, INDEX, lambda: current(root, text, secret, raw))
-            return (
-                Demand(root, raw, raw, view, secret, text, source)
-                if isinstance(view, View) and raw is not None
-                else None
-            )
+            opened = ManifestFile(root)  # read only when its stamp is not the one the index vouches for
+            view = source.kept(root, INDEX, lambda: current(root, text, secret, opened))
+            if not isinstance(view, View):
+                opened.close()
+                return None
+            return Demand(root, opened, opened, view, secret, text, source)
         kept = source.kept(root, INDEX, lambda: current(root, text, secret, manifest_bytes(root)))
         if not isinstance(kept, View):
             return None
@@ -75,7 +76,7 @@ class Demand:
 
     def after(self, rescan: ScanSummary | bool) -> Demand | None:
         """The index after the rescan: the same when it found nothing to do, else brought up to date."""
-        from ..graph_index import current, manifest_bytes
+        from ..graph_index import ManifestFile, current, manifest_bytes
 
         quiet = isinstance(rescan, bool) or not (rescan.parsed or rescan.removed or rescan.resolved)
         if self.served:
@@ -85,34 +86,41 @@ class Demand:
             if again is None:
                 return None
             return Demand(self.root, self.first, again.raw, again.view, self.secret, self.rules_text, self.source)
+        opened = self.raw
+        if quiet and isinstance(opened, ManifestFile) and opened.still(self.root):
+            return self  # the manifest the index was opened over, unchanged: not read
+        if isinstance(opened, ManifestFile) and opened.read() is None:
+            return None
         raw = manifest_bytes(self.root)
-        if quiet and raw == self.raw:
+        if quiet and not isinstance(self.raw, Manifest) and raw == _bytes(self.raw, self.root):
             return self
         view = current(self.root, self.rules_text, self.secret, raw)
         if view is None or raw is None:
             return None
         return Demand(self.root, self.first, raw, view, self.secret, self.rules_text, self.source)
 
-    def before(self) -> dict:
+    def before(self) -> ScanOrigin:
         """What impact reads of the manifest when every changed path is a scanned source."""
-        if isinstance(self.first, dict):
-            return self.first
-        return {"src": self.view.src, "options": self.view.options}
+        from rofl.scanner.manifest import ManifestError, options_from
 
-    def manifests(self) -> tuple[dict, dict]:
+        if isinstance(self.first, Manifest):
+            return self.first.origin
+        options = options_from(self.view.options)
+        if options is None:
+            raise ManifestError(f"{self.root / MANIFEST_NAME}: 'options' is malformed; run `rofl scan` again")
+        return ScanOrigin(self.view.src, options)
+
+    def manifests(self) -> tuple[Manifest, Manifest]:
         """The manifest before the rescan and now, parsed (classification beyond a changed source)."""
-        from rofl.scanner.manifest import ManifestError, _parse
+        from rofl.scanner.manifest import from_bytes
 
-        first = self.first if isinstance(self.first, dict) else _parse(self.first)
+        path = str(self.root / MANIFEST_NAME)
+        first = self.first if isinstance(self.first, Manifest) else from_bytes(_bytes(self.first, self.root), path)
         if self.raw is self.first:
-            now = first
-        else:
-            now = self.raw if isinstance(self.raw, dict) else _parse(self.raw)
-        if isinstance(first, str) or isinstance(now, str):
-            raise ManifestError(f"{self.root / 'manifest.json'}: changed while read; run the command again")
-        return first, now
+            return first, first
+        return first, self.raw if isinstance(self.raw, Manifest) else from_bytes(_bytes(self.raw, self.root), path)
 
-    def manifest(self) -> dict:
+    def manifest(self) -> Manifest:
         return self.manifests()[1]
 
     def sources(self, paths: list[str], src: Path, facts_root: Path) -> list[Change] | None:
@@ -150,3 +158,15 @@ class Demand:
         out = {rel: tuple(canonical_rows(dict.fromkeys(("code", *r) for r in base.get(rel, ())))) for rel in base}
         out["package_nonsource_glob"] = tuple(("code", g) for g in _globs(self.rules_text))
         return out
+
+
+def _bytes(manifest: bytes | ManifestFile, root: Path) -> bytes:
+    """A manifest's bytes (an opened one's read now, from the file opened)."""
+    from ..graph_index import ManifestFile
+
+    if not isinstance(manifest, ManifestFile):
+        return manifest
+    data = manifest.read()
+    if data is None:
+        raise RoflError(f"{root / MANIFEST_NAME}: changed while read; run the command again")
+    return data

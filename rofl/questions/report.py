@@ -83,9 +83,7 @@ def report(options: ReportOptions, source: Source) -> ReportAnswer:
     and the rule-derived findings."""
     import gc
 
-    from rofl.scanner.manifest import src_of
-
-    from .. import depcruise_config
+    from ..loading import depcruise_config
     from ..loading.depcruise import load_depcruise
     from ..loading.kernel import CODE_BUDGET
     from ..loading.presets import load_presets
@@ -102,18 +100,15 @@ def report(options: ReportOptions, source: Source) -> ReportAnswer:
     asks_impact = bool(options.changed or options.git_base)
     # only what the report's rules read, unless an impact (which reads symbols) or a translated
     # dependency-cruiser config (rules written at run time) is asked for
-    whole = asks_impact or depcruise_config.find_config(src_of(manifest)) is not None
+    whole = asks_impact or depcruise_config.find_config(manifest.src) is not None
     keep = None if whole else kept_relations(options.rules)
     kernel = source.code_kernel(facts, options.rules, options.budget or CODE_BUDGET, keep=keep)
-    for line in load_presets(kernel, facts, None, options.rules):  # use(...) and forbidden(...) turn them on
+    for line in load_presets(kernel, facts, None, options.rules, manifest):  # use(...) and forbidden(...) turn them on
         notes.append(f"warning: {line}")
     # a config at the source root, as audit reads it
     renamed = load_depcruise(kernel, facts, None, None, False, lambda line: notes.append(f"warning: {line}"))
     impact = impact_view(kernel, facts, options.changed, options.git_base, options.runtime) if asks_impact else None
-    packages = manifest.get("packages")
-    model = gather(
-        kernel, src_of(manifest), options.runtime, impact, packages if isinstance(packages, dict) else None, renamed
-    )
+    model = gather(kernel, manifest.src, options.runtime, impact, dict(manifest.packages), renamed)
     del kernel  # the model holds what the page shows: the store and the evaluation go before the page is built
     gc.collect()
     kinds: dict[str, int] = {}

@@ -108,7 +108,7 @@ def affected(data: dict) -> set[str]:
 def deps_readers(facts, path: str) -> set[str]:
     """Files whose resolution consulted ``path``, read from the manifest."""
     manifest = read_manifest(facts)
-    return {f for f, e in manifest["files"].items() if path in e.get("resolution_deps", [])}
+    return {f for f, e in manifest.files.items() if path in e.resolution_deps}
 
 
 def externals(facts, packages: set[str] | None = None) -> set[str]:
@@ -212,7 +212,7 @@ def test_tsconfig_affects_every_file_it_governs_and_every_file_its_resolution_re
     data = impact_json(rofl, facts, "--changed", "tsconfig.json")
     assert data["classified"][0]["as"] == "config" and "governs" in data["classified"][0]["detail"]
     graph = import_graph(facts)
-    governed = {f for f in read_manifest(facts)["files"] if f.endswith((".ts", ".tsx"))}
+    governed = {f for f in read_manifest(facts).files if f.endswith((".ts", ".tsx"))}
     seeds = readers | governed
     assert affected(data) == (seeds | affected_of(graph, seeds)) - {"tsconfig.json"}
 
@@ -777,7 +777,7 @@ def test_runtime_skips_declaration_files_and_type_only_workspace_imports(rofl, h
 def bare_importers(facts) -> set[str]:
     """Files whose resolution looked a bare name up among the workspace packages (from the manifest)."""
     manifest = read_manifest(facts)
-    return {f for f, e in manifest["files"].items() if any(d.startswith("package:") for d in e["resolution_deps"])}
+    return {f for f, e in manifest.files.items() if any(d.startswith("package:") for d in e.resolution_deps)}
 
 
 def test_workspace_list_affects_every_file_with_a_bare_import(rofl, repo, handmade):

@@ -107,7 +107,7 @@ def readers(facts: Path, path: str) -> set[str]:
     """Files whose resolution consulted ``path`` (the manifest's resolution_deps)."""
     from rofl.scanner.manifest import read
 
-    return {f for f, e in read(facts)["files"].items() if path in e.get("resolution_deps", ())}
+    return {f for f, e in read(facts).files.items() if path in e.resolution_deps}
 
 
 def expected(facts: Path, governed: set[str], changed: str) -> set[str]:
@@ -350,6 +350,7 @@ def test_governed_files_equal_typescripts_own_file_list(oracle, child, base, ext
     matcher (``Inputs.holds``, which picks the tsconfig that governs a file) takes, one file at a time
     against the file system: ``a.d.ts`` beside ``a.ts``, ``b.tsx`` beside ``b.ts``, ``e.min.js``."""
     from rofl.scanner.configs import ConfigStore
+    from rofl.scanner.manifest import from_record
     from rofl.scanner.tsconfig import load
     from rofl.scanner.tsconfig_inputs import Inputs
 
@@ -364,7 +365,7 @@ def test_governed_files_equal_typescripts_own_file_list(oracle, child, base, ext
     config = src / "pkg" / "tsconfig.json"
     config.write_text(to_json(child, "../base/tsconfig.base.json" if extends else None))
     truth = {os.path.relpath(p, src) for p in ask(config)} & set(TREE)
-    manifest = {"files": {p: {"resolution_deps": []} for p in TREE}}
+    manifest = from_record({"format": 2, "src": str(src), "files": {p: {"facts": "x", "hash": "h"} for p in TREE}})
     facts = CodeFacts(frozenset(TREE), frozenset(), frozenset(), {}, {})
     change = classify_one("pkg/tsconfig.json", Context(src, root / "facts", manifest, manifest, facts))
     assert change is not None and change.kind == "config"

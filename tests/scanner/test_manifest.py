@@ -25,9 +25,8 @@ def test_a_probe_shared_by_many_files_is_written_once(repo, out):
     assert raw.count(b'"shared.ts"') == 2  # the probe table, and the file's own entry key
     assert raw.count(b'"package:react"') == 1
     manifest = manifest_read(str(out))
-    assert "probes" not in manifest
     for name in files:
-        deps = manifest["files"][name]["resolution_deps"]
+        deps = manifest.files[name].resolution_deps
         assert "shared.ts" in deps and "package:react" in deps
 
 
@@ -66,7 +65,7 @@ def test_manifest_keys_and_entries(repo, out):
         assert entry["digest"] == hash_bytes(facts)
         assert entry["hash"][:12] in entry["facts"]  # named from path and content hash
         assert facts.decode().splitlines()[1] == f'src_file[code]("{path}", "{entry["hash"][:12]}").'
-    deps = manifest_read(str(out))["files"]["a.ts"]["resolution_deps"]  # the paths, from the probe table
+    deps = manifest_read(str(out)).files["a.ts"].resolution_deps  # the paths, from the probe table
     assert "b.ts" in deps and "package:react" in deps and "b.tsx" not in deps  # stops at the hit
     assert manifest["counts"]["files"] == 2 and manifest["counts"]["external"] == 1
 
@@ -108,3 +107,84 @@ def test_the_manifest_records_the_version_of_the_tool_that_scanned(repo, out, tm
     other = tmp_path / "other"
     scan(str(src), str(other), tool_version="embedder-7.1")
     assert load_manifest(other)["tool_version"] == "embedder-7.1"
+
+
+def _set(*keys: str, value: object):
+    def edit(data: dict) -> None:
+        for key in keys[:-1]:
+            data = data[key]
+        data[keys[-1]] = value
+
+    return edit
+
+
+# each field a reader uses, given a type the scanner never writes -> what the one error line names
+WRONG_TYPES = [
+    (_set("src", value=5), "'src' is not a path"),
+    (_set("options", value="x"), "'options' is malformed"),
+    (_set("options", "max_bytes", value="1"), "'options' is malformed"),
+    (_set("options", "include", value=[1]), "'options' is malformed"),
+    (_set("files", value=[]), "not a rofl scan manifest"),
+    (_set("files", "a.ts", "facts", value=1), "the entry of 'a.ts' in 'files' is malformed"),
+    (_set("files", "a.ts", "hash", value=None), "the entry of 'a.ts' in 'files' is malformed"),
+    (_set("files", "a.ts", "digest", value=1), "the entry of 'a.ts' in 'files' is malformed"),
+    (_set("files", "a.ts", "size", value="3"), "the entry of 'a.ts' in 'files' is malformed"),
+    (_set("files", "a.ts", "mtime_ns", value=True), "the entry of 'a.ts' in 'files' is malformed"),
+    (_set("packages", value=[]), "'packages' is malformed"),
+    (_set("configs", value={"tsconfig.json": [1, 2]}), "'configs' is malformed"),
+    (_set("packages", value={"p": 1}), "'packages' is malformed"),
+    (_set("workspace", value=[1]), "'workspace' is malformed"),
+    (_set("unreadable", value="a.ts"), "'unreadable' is malformed"),
+    (_set("preamble", value={"facts": 1}), "a fact-file record"),
+    (_set("package_entries", value="x"), "a fact-file record"),
+    (_set("extractor_version", value=8), "a version field is malformed"),
+    (_set("grammar_versions", value={"tree-sitter": 25}), "a version field is malformed"),
+]
+
+
+def test_a_manifest_with_a_field_of_the_wrong_type_is_one_error_line_naming_it(repo, out):
+    """Every type check of a read manifest is in ``read``: a wrong type anywhere is a ``ManifestError``,
+    one line naming the file, the field and the fix, never a reader's crash or a silently empty answer."""
+    src = repo({"a.ts": 'import "./b";\n', "b.ts": "export const b = 1;\n"})
+    scan_json(src, out)
+    good = (out / "manifest.json").read_text()
+    assert manifest_read(str(out)).files["a.ts"].facts.startswith("code/")
+    for edit, named in WRONG_TYPES:
+        data = json.loads(good)
+        edit(data)
+        (out / "manifest.json").write_text(json.dumps(data))
+        with pytest.raises(ManifestError) as caught:
+            manifest_read(str(out))
+        line = str(caught.value)
+        assert "\n" not in line and named in line, (named, line)
+        assert line.startswith(str(out / "manifest.json")) and "rofl scan" in line, line
+
+
+def test_a_read_manifest_is_frozen(repo, out):
+    """Readers share the one ``Manifest`` a command read: none of them can change it for the next."""
+    src = repo({"a.ts": 'import "./b";\n', "b.ts": "export const b = 1;\n"})
+    scan_json(src, out)
+    manifest = manifest_read(str(out))
+    with pytest.raises(AttributeError):
+        manifest.src = "elsewhere"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        manifest.files["c.ts"] = manifest.files["a.ts"]  # type: ignore[index]
+    assert isinstance(manifest.files["a.ts"].resolution_deps, tuple)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("impact", "--no-rescan", "--changed", "a.ts"), ("cycles",), ("ask", "src_file[code](X, _)")],
+    ids=lambda c: c[0],
+)
+def test_every_command_reports_a_malformed_manifest_in_the_same_line(rofl, repo, out, command):
+    """(``rofl.graph_index`` and ``rofl.audit_store`` parse the bytes themselves, for the fields they read.)"""
+    from tests.cli.user_errors import assert_user_error
+
+    src = repo({"a.ts": 'import "./b";\n', "b.ts": "export const b = 1;\n"})
+    scan_json(src, out)
+    data = load_manifest(out)
+    data["packages"] = {"p": 1}
+    (out / "manifest.json").write_text(json.dumps(data))
+    line = assert_user_error(rofl(*command, "--facts", out), f"{out / 'manifest.json'}: 'packages' is malformed")
+    assert line.endswith("again to rewrite it")

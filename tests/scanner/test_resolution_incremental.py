@@ -230,15 +230,15 @@ def test_a_config_checked_and_rejected_is_a_scope_token_and_changing_it_re_resol
 
     src = repo(SOLUTION)
     scan_json(src, out)
-    deps = set(read(out)["files"]["test/a.test.ts"]["resolution_deps"])
+    deps = set(read(out).files["test/a.test.ts"].resolution_deps)
     assert {"tsconfig.tests.json", "tsconfig.json"} <= deps
     assert {"tsconfig-scope:packages/a/tsconfig.json", "tsconfig-scope:packages/c/tsconfig.json"} <= deps
     assert not {"packages/a/tsconfig.json", "packages/c/tsconfig.json"} & deps
-    assert "packages/a/tsconfig.json" in read(out)["files"]["packages/a/src/index.ts"]["resolution_deps"]
+    assert "packages/a/tsconfig.json" in read(out).files["packages/a/src/index.ts"].resolution_deps
     assert rescan(src, out) == (0, 0)
     (src / "packages/c/tsconfig.json").write_text(json.dumps({"include": ["src", "../../test"]}))
     assert rescan(src, out) == (0, 1)
-    deps = set(read(out)["files"]["test/a.test.ts"]["resolution_deps"])
+    deps = set(read(out).files["test/a.test.ts"].resolution_deps)
     assert "packages/c/tsconfig.json" in deps and "tsconfig.tests.json" not in deps
     assert answers(out, "test/a.test.ts") == {"@acme/a": ("file", "packages/a/src/index.ts")}
     (src / "packages/a/tsconfig.json").write_text(json.dumps({"include": ["src"], "compilerOptions": {}}))
