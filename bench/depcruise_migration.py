@@ -58,7 +58,7 @@ NPM_RULES = {"no-non-package-json", "not-to-dev-dep", "peer-deps-used", "optiona
 def depcruise_set(repo: Path, config: Path, folders: list[str]) -> tuple[set, int, set, dict]:
     """(rule, from, to) per dependency and module, the summary's violation count, the cruised files, and
     depcruise's own graph ({from: {to: dependency}}) to explain differences with."""
-    from rofl.depcruise_config import depcruise_violations, package_of
+    from rofl.loading.depcruise_config import depcruise_violations, package_of
 
     done = subprocess.run(
         [str(DEPCRUISE), "--config", str(config), "--output-type", "json", *folders],

@@ -128,18 +128,10 @@ def on_terminal() -> bool:
     return sys.stdout.isatty()
 
 
-def run_rounds(kernel: Kernel, allow: tuple = (), rounds: int | None = None, files: tuple = ()) -> AdapterRun | None:
-    """Run the world's adapter rounds at its current tick when it has want rules (None when it has
-    none); see ``open_session`` for a world that may not start."""
-    session = open_session(kernel, allow, rounds, files)
-    if session is None:
-        return None
-    session.run()
-    return finished(session)
-
-
 def rounds_of(kernel: Kernel, allow: tuple = (), rounds: int | None = None, files: tuple = ()) -> AdapterRun | None:
-    """``run_rounds`` for a question: nothing printed (its summary is ``run_note``, what it drew ``draw``)."""
+    """Run the world's adapter rounds at its current tick when it has want rules (None when it has none), for a
+    question: nothing printed (its summary is ``run_note``, what it drew ``draw``); see ``open_session`` for a
+    world that may not start."""
     session = open_session(kernel, allow, rounds, files)
     if session is None:
         return None

@@ -9,7 +9,7 @@ one keeps only the known entries, so a baseline only ever shrinks.
 
 dependency-cruiser's ``known-violations.json`` (``depcruise --output-type baseline``: a list of
 ``{from, to, rule: {name, severity}}``) is read as a baseline too, its entries keyed as the findings
-of a translated config are (``rofl.depcruise_config.known_violation_keys``).
+of a translated config are (``rofl.loading.depcruise_config.known_violation_keys``).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def read(path: str | Path) -> list[dict]:
         raise RoflError(
             f"{p}:{exc.lineno}: the baseline is not valid JSON ({exc.msg}); write it again with --write-baseline"
         ) from None
-    from .depcruise_config import is_known_violations, known_violation_keys
+    from .loading.depcruise_config import is_known_violations, known_violation_keys
 
     if is_known_violations(doc):  # dependency-cruiser's `depcruise --output-type baseline`
         return known_violation_keys(doc)

@@ -4,8 +4,8 @@
 a worker thread (``servers.asking``: the command's question with the session's source, under the
 execution's reporter, ``engine.events``).  The answer's JSON is its result; the lines the command line
 prints on stderr arrive as warning events; its exit code says how it ended (0, 1 and 3 answer; 2 is
-the user error its one line names).  A command not yet asked as a question runs as its click command
-with its output captured (``printed_command``).  A scan holds the session's scan lock,
+the user error its one line names).  Nothing a question does prints: the servers never swap
+``sys.stdout``.  A scan holds the session's scan lock,
 so one scan per fact folder runs at a time.  The last ``keep`` executions are kept for reading.
 
 The plane's own operations are methods here, so that every transport (``servers.http``,
@@ -18,9 +18,7 @@ or the execution has ended: ``servers.commands.CANCELLABLE``) and ``Execution.ev
 from __future__ import annotations
 
 import itertools
-import json
 import secrets
-import sys
 import threading
 import time
 from collections import OrderedDict
@@ -33,7 +31,7 @@ from rofl.servers.session import Session
 
 from rofl.questions.registry import QUESTIONS
 
-from . import asking, capture
+from . import asking
 from .asking import CommandResult
 from .commands import BadRequest, Folders, Invocation, cli_command, invocation, served
 from .protocol import DEFAULT_PAGE, MAX_PAGE
@@ -121,7 +119,6 @@ class Executions:
         self._lock = threading.Lock()
         self._numbers = itertools.count(1)
         self._scanning: Execution | None = None
-        capture.install()
 
     def start(self, command: Any, args: Any, listeners: tuple[events.Listener, ...] = ()) -> Execution:
         """Check the call and start it; BadRequest (one line) when the call is wrong or a scan is running.
@@ -260,10 +257,7 @@ class Executions:
                 return outcome
 
     def _answer(self, call: Invocation) -> CommandResult:
-        served_question = QUESTIONS.get(call.command)
-        if served_question is not None:
-            return asking.ask(served_question, call, self.session)
-        return printed_command(call)
+        return asking.ask(QUESTIONS[call.command], call, self.session)
 
 
 class Busy(BadRequest):
@@ -332,43 +326,6 @@ class TooMany(BadRequest):
     """Refused because too many executions wait or run: HTTP 429."""
 
     status: ClassVar[int] = 429
-
-
-# -- the served commands not yet in rofl.questions.registry.QUESTIONS (audit): run as on the command line,
-# their output captured.  Delete this section and servers/capture.py with the last of them.
-def printed_command(call: Invocation) -> CommandResult:
-    """Run ``call``'s click command as the command line would (loading from disk, as the command line
-    does), inside this thread's output capture: the JSON it printed is the result, its stderr lines the
-    warnings."""
-    command = cli_command(call.command)
-    with capture.capturing() as printed:
-        code = _main(command, call)
-    stdout = printed.stdout.getvalue()
-    output: Any = stdout
-    if call.json_output and stdout.strip():
-        try:
-            output = json.loads(stdout)
-        except json.JSONDecodeError:
-            output = stdout
-    stderr = tuple(line for line in printed.stderr.getvalue().splitlines() if line.strip())
-    return CommandResult(code, output, stderr)
-
-
-def _main(command: Any, call: Invocation) -> int:
-    """Run the click command as the command line would; its exit code."""
-    import click
-
-    try:
-        command.main(args=list(call.argv), prog_name=f"rofl {call.command}", standalone_mode=False)
-    except SystemExit as done:
-        return done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
-    except click.UsageError as err:
-        sys.stderr.write(f"rofl {call.command}: {err.format_message()}\n")
-        return 2
-    except click.ClickException as err:
-        sys.stderr.write(f"rofl: {err.format_message()}\n")
-        return err.exit_code
-    return 0
 
 
 def result_of(execution: Execution) -> Mapping[str, Any]:

@@ -101,8 +101,6 @@ DESCRIPTIONS = {
     ),
 }
 
-_STRING_LIST = {"type": "array", "items": {"type": "string"}}
-
 
 def _field(description: str, kind: Any = None, **more: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"description": description}
@@ -121,81 +119,6 @@ def _list(description: str, items: dict[str, Any]) -> dict[str, Any]:
 
 
 _TRUNCATED = _field("Lists of this object cut at `limit` items: each one's full length.", "object")
-_PARTIAL = _field("True when a budget ran out and the answer may be incomplete.", "boolean")
-_PROOF_NODE = _obj(
-    "A node of the proof tree.",
-    {
-        "kind": _field("derived, base, absent, rule, fails, ... : what the node is.", "string"),
-        "fact": _field("The fact this node proves or fails to prove.", "string"),
-        "rule": _field("The rule's id, when a rule concluded it.", "string"),
-        "rule_text": _field("The rule's text.", "string"),
-        "who": _field("Who asserted a base fact (scanner: the scan).", "string"),
-        "children": _field("The premises' nodes.", "array"),
-        "elided": _field("How many nodes below this one were left out (the tree holds limit * 2 nodes).", "integer"),
-        "holds": _field(
-            "Present, false, when why's fact does not hold (true when whynot's does): no tree then.", "boolean"
-        ),
-    },
-)
-OUTPUTS: dict[str, dict[str, Any]] = {
-    "scan": _obj(
-        "`rofl scan --json`: what the scan did.",
-        {
-            "files": _field("Source files in the scan.", "integer"),
-            "parsed": _field("Files parsed in this scan (new or changed).", "integer"),
-            "reused": _field("Files whose facts were kept (unchanged).", "integer"),
-            "removed": _field("Files gone since the last scan.", "integer"),
-            "resolved": _field("Files whose imports were resolved again.", "integer"),
-            "skipped": _field("Files not parsed (over --max-bytes).", "integer"),
-            "errors": _field("Files with syntax errors (their facts are partial).", "integer"),
-            "unreadable": _list("Files that could not be read.", {"description": "A path."}),
-            "manifest_written": _field("Whether manifest.json was written.", "boolean"),
-            "out": _field("The fact folder.", "string"),
-            "seconds": _field("How long the scan took.", "number"),
-        },
-    ),
-    "impact": _obj(
-        "`rofl impact --json`: the affected files.",
-        {
-            "changed": _list("The changed paths, as given or as git listed them.", {"type": "string"}),
-            "classified": _list(
-                "How each changed path was treated.",
-                _obj(
-                    "One changed path.",
-                    {
-                        "path": _field("The changed path.", "string"),
-                        "as": _field("source, deleted, asset, config, lock, folder or outside.", "string"),
-                        "detail": _field("What that means for this path.", "string"),
-                    },
-                ),
-            ),
-            "affected": _list(
-                "The files the change affects (changed files themselves not included), sorted by path.",
-                _obj(
-                    "One affected file.",
-                    {
-                        "file": _field("The affected file.", "string"),
-                        "via": _list(
-                            "The chain of imports from it to a changed path: file, what it imports, ..., changed.",
-                            {"type": "string"},
-                        ),
-                        "truncated": _TRUNCATED,
-                    },
-                ),
-            ),
-            "files": _list("Changed and affected files (with `tests`: the affected test files).", {"type": "string"}),
-            "packages": _list("With `packages`: the affected workspace packages.", {"type": "object"}),
-            "runtime": _field("Whether only runtime imports were followed.", "boolean"),
-            "rescanned": _field("Whether (and how) the sources were rescanned first."),
-            "stale": _field("With no_rescan: the fact files stale against the sources, else null."),
-            "incomplete": _list("Why the answer may miss files (unresolved imports, ...).", {}),
-            "unfollowed_aliases": _list("Import aliases rofl could not follow.", {}),
-            "virtual_modules": _list("Virtual modules (bundler ids with no file) imported.", {}),
-            "unfollowed_workspace_imports": _list("Workspace imports with no scanned file to follow.", {}),
-            "partial": _PARTIAL,
-        },
-    ),
-}
 PAGE_SCHEMA = _obj(
     "Which part of the answer this is.",
     {
@@ -238,8 +161,8 @@ SUMMARY_SCHEMA = _obj(
 
 
 def _answers() -> dict[str, dict[str, Any]]:
-    """The output schemas of the questions that return answer values: derived from the answer types, the
-    one registry ``--json`` uses too (seed 004), with the `truncated` lengths a page adds."""
+    """The output schema of every tool: derived from its question's answer type, the one registry
+    ``--json`` uses too (seed 004), with the `truncated` lengths a page adds."""
     from rofl.questions.answer import json_schema
     from rofl.questions.ask import AskAnswer
     from rofl.questions.audit import AuditAnswer
@@ -247,8 +170,10 @@ def _answers() -> dict[str, dict[str, Any]]:
     from rofl.questions.explain import WhyAnswer, WhynotAnswer
     from rofl.questions.impact import ImpactAnswer
     from rofl.questions.relations import RelationsAnswer
+    from rofl.questions.scan import ScanAnswer
 
     types_ = {
+        "scan": ScanAnswer,
         "impact": ImpactAnswer,
         "ask": AskAnswer,
         "cycles": CyclesAnswer,
@@ -281,7 +206,7 @@ def _paged(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-OUTPUTS.update(_answers())
+OUTPUTS: dict[str, dict[str, Any]] = _answers()
 
 
 def output_schema(name: str) -> dict[str, Any]:
@@ -395,9 +320,7 @@ def _workspace(executions: Executions) -> dict[str, str] | None:
         manifest = read_manifest(executions.session.facts)
     except (OSError, ValueError):
         return None
-    manifest = manifest[0] if isinstance(manifest, tuple) else manifest
-    packages = manifest.get("packages") if isinstance(manifest, dict) else None
-    return packages if isinstance(packages, dict) else None
+    return dict(manifest.packages)
 
 
 def answer(

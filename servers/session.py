@@ -18,6 +18,8 @@ from rofl.loading.kernel import CODE_BUDGET, has_scan, loaded_code_kernel
 from rofl.loading.source import Source
 
 if TYPE_CHECKING:
+    from rofl.scanner.manifest import Manifest
+
     from rofl.freshness import SourceWatch
 
 # the rows the kernel adds by itself when a call first asserts into a relation or perspective: a
@@ -58,7 +60,7 @@ class Session:
         self._idle: dict[tuple, list[tuple[str | None, Lease]]] = {}  # (the command it is kept for, kernel)
         self._alive: dict[tuple, int] = {}
         self._cond = threading.Condition()
-        self._manifest: tuple[tuple, dict] | None = None  # (signature, parsed manifest)
+        self._manifest: tuple[tuple, Manifest] | None = None  # (signature, parsed manifest)
         self._kept: dict[str, tuple[tuple, object]] = {}  # name -> (signature, value): Session.kept
         self.sources: SourceWatch | None = None
 
@@ -81,8 +83,8 @@ class Session:
         if self.sources is not None:
             self.sources.close()
 
-    def manifest(self) -> dict:
-        """The scan's manifest, parsed once per version of the file (callers must not change it)."""
+    def manifest(self) -> Manifest:
+        """The scan's manifest, parsed once per version of the file (frozen: callers share it)."""
         from rofl.loading.factdir import read_manifest
 
         signature = self.signature(())
@@ -241,7 +243,7 @@ class SessionSource(Source):
             refuse_forged=refuse_forged,
         )
 
-    def manifest(self, facts: Path) -> dict:
+    def manifest(self, facts: Path) -> Manifest:
         return self.session.manifest() if self.session.holds(facts) else super().manifest(facts)
 
     def kept(self, facts: Path, name: str, build: Callable[[], object]) -> object:

@@ -1,23 +1,77 @@
-"""The audit question: every [audit] finding of the loaded facts, located, named, compared with a baseline."""
+"""The audit question: every [audit] finding of the loaded facts, located, named, compared with a baseline.
+
+``audit(options, source)`` is `rofl audit` without its rendering: the options checked, the baseline read,
+the scan's residue reused when it answers the whole audit (``rofl.audit_store``), else the full load with
+the presets, a dependency-cruiser config, the adapter rounds and, with ``--reextract``, a rescan (whose
+progress and cancel checks go to the call's events).  ``audit_of(kernel, judging)`` judges one loaded kernel.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 
+from ..exits import FINDINGS, Exit
 from ..findings import Finding, RuleInfo
 from .answer import Answer, doc, skip
 from .forgery import AUDIT, audit_rows, usurped_facts
+from .params import picked
+
+if TYPE_CHECKING:
+    from rofl.scanner.manifest import Manifest
+
+    from ..loading.source import Source
+
+FORMATS = ("text", "json")  # besides the CI formats (rofl.formats.NAMES)
 
 
 @dataclass(frozen=True, slots=True)
 class AuditOptions:
-    """What an audit judges besides the loaded kernel: the files it loaded (to locate findings), the scan and
-    its sources, and the checks and baseline the command line asked for."""
+    """`rofl audit`'s options (its click parameters' names); ``output_format`` resolved (text, json or a CI
+    format).  ``--write-baseline`` is the command line's: it writes a file, the question never does."""
+
+    files: tuple[str, ...] = ()
+    load_as: tuple[tuple[str, str], ...] = ()
+    budget: int | None = None
+    store: str | None = None
+    facts: str | None = None
+    rules: tuple[str, ...] = ()
+    src: str | None = None
+    public_key: str | None = None
+    reextract: bool = False
+    allow: tuple[str, ...] = ()
+    rounds: int | None = None
+    fail_on: str = "error"
+    output_format: str = "text"
+    baseline_file: str | None = None
+    depcruise_config: str | None = None
+    allow_config_js: bool = False
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> AuditOptions:
+        """The options of click's ``params``; a RoflError names a combination that cannot run."""
+        reextract, src, facts = bool(params.get("reextract")), params.get("src"), params.get("facts")
+        if reextract and (src is None or facts is None):
+            raise RoflError(
+                "rofl audit: --reextract needs --facts DIR and --src SRC (the scan and the sources it came from)"
+            )
+        if src is not None and facts is None:
+            raise RoflError("rofl audit: --src needs --facts DIR (the scan to compare)")
+        given = params.get("output_format")
+        if params.get("as_json") and given not in (None, "json"):
+            raise RoflError(f"rofl audit: --json and --format {given} disagree; give one of them")
+        return picked(cls, params, output_format=given or ("json" if params.get("as_json") else "text"))
+
+
+@dataclass(frozen=True, slots=True)
+class Judging:
+    """What ``audit_of`` judges besides the loaded kernel: the files it loaded (to locate findings), the scan
+    and its sources, and the checks and baseline asked for."""
 
     files: tuple[str, ...] = ()
     load_as: tuple[tuple[str, str], ...] = ()
@@ -29,6 +83,7 @@ class AuditOptions:
     depcruise_names: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # dc_N -> (name, severity)
     wants: Mapping[str, Any] | None = None  # the adapter rounds' report (as JSON), when rounds ran
     rounds_partial: bool = False  # the rounds' budget ran out
+    manifest: Manifest | None = None  # the scan's manifest when the load read it (read once per command)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,12 +104,142 @@ class AuditAnswer(Answer):
     )
     known_findings: tuple[Finding, ...] = skip(())  # with a baseline: the findings it lists
     rules_run: tuple[RuleInfo, ...] = skip(())  # every named rule and audit this run judged
+    fail_on: str = skip("error")  # the least severity that fails (--fail-on)
+    notes: tuple[str, ...] = skip(())
+    run: Any = skip(None)  # the adapter rounds (rofl.adapting.AdapterRun), for what they drew
 
-    def failing(self, fail_on: str) -> bool:
-        return any(f.fails(fail_on) for f in self.findings)
+    def failing(self, fail_on: str | None = None) -> bool:
+        return any(f.fails(fail_on or self.fail_on) for f in self.findings)
+
+    def status(self) -> int:
+        if self.partial:  # an audit cut short is not clean, whatever it found so far
+            return Exit.PARTIAL
+        return FINDINGS if self.failing() else Exit.OK
 
 
-def audit(kernel: Kernel, options: AuditOptions) -> AuditAnswer:
+def audit(options: AuditOptions, source: Source) -> AuditAnswer:
+    """Audit what ``options`` loads through ``source``: the residue of the scan when it answers the whole
+    audit, else every fact file with the presets, a dependency-cruiser config and the adapter rounds; with the
+    lines the command line prints on stderr: the presets' and untranslated rules' warnings in ``source.warnings``,
+    the rounds' summary and partial in the answer's notes."""
+    from .. import baseline as baselines
+    from ..adapting import rounds_of, run_note
+    from ..exits import partial_line
+    from ..loading.depcruise import load_depcruise
+    from ..loading.presets import load_presets, turned_on
+
+    o = options
+    entries = baselines.read(o.baseline_file) if o.baseline_file is not None else None  # a bad baseline fails first
+    judging = Judging(
+        files=o.files,
+        load_as=o.load_as,
+        rules=o.rules,
+        facts=o.facts,
+        src=o.src,
+        reextract=o.reextract,
+        baseline=tuple(entries) if entries is not None else None,
+    )
+    reused = audit_reused(o, judging) if o.facts is not None and not o.store and not o.allow else None
+    if reused is not None:
+        kernel, answer = reused
+        notes: list[str] = []
+        run = None
+    else:
+        kernel = source.kernel(
+            o.files,
+            o.load_as,
+            o.budget,
+            store=o.store,
+            facts=o.facts,
+            rules=o.rules,
+            use_cache=False,
+            public_key=o.public_key,
+        )
+        manifest = source.manifest(Path(o.facts)) if o.facts is not None else None  # read once: the load's copy
+        # what loading the presets and a dependency-cruiser config says is a load warning, said even when the
+        # question fails after it (an adapter round refused)
+        if o.facts is not None:
+            source.warnings.extend(load_presets(kernel, o.facts, o.src, (*o.files, *o.rules), manifest))
+        elif turned_on(kernel):
+            source.warnings.append("the presets (use, forbidden) judge a scan; give --facts DIR to run them")
+        depcruise_names = load_depcruise(
+            kernel,
+            o.facts,
+            o.src,
+            o.depcruise_config,
+            o.allow_config_js,
+            source.warnings.append,
+            manifest=manifest,
+        )
+        run = rounds_of(kernel, o.allow, o.rounds, (*o.files, *o.rules))  # a refusal names its FILE:LINE
+        notes = list(run_note(run))
+        judging = replace(
+            judging,
+            depcruise_names=depcruise_names,
+            wants=run.as_json() if run is not None else None,
+            rounds_partial=bool(run and run.partial),
+            manifest=manifest,
+        )
+        answer = audit_of(kernel, judging)
+    line = partial_line(kernel, "audit")
+    notes += [line] if line is not None else []
+    if run is not None and run.partial:
+        notes.append("-- partial: the round budget ran out; raise --rounds for a complete answer")
+    return replace(answer, fail_on=o.fail_on, notes=tuple(notes), run=run)
+
+
+KERNEL_FREE = frozenset({"stale", "reextract"})  # findings the audit makes outside the kernel
+
+
+def audit_reused(options: AuditOptions, judging: Judging) -> tuple[Kernel, AuditAnswer] | None:
+    """The audit over the scan's residue (``rofl.audit_store``) when it is the full audit: the folder
+    verifies (and its signature, with ``public_key``), no preset, dependency-cruiser rule or adapter
+    round is on, no rule the audits depend on reads the pure fact files, and the residue gives no
+    finding (a finding is located and judged over the full load).  None otherwise: the caller loads
+    every fact file."""
+    from rofl.adapters.wants import has_wants
+
+    from .. import audit_store
+    from ..loading.depcruise_config import find_config
+    from ..loading.kernel import CODE_BUDGET, who_name
+    from ..loading.presets import turned_on
+
+    o = options
+    if o.depcruise_config is not None or o.facts is None:
+        return None
+    facts = Path(o.facts)
+    found = audit_store.residue(facts)
+    if found is None:
+        return None
+    if o.public_key is not None:  # a scan that fails it loads as unverified: the full load reports it
+        from ..loading.factdir import read_manifest
+        from ..loading.signing import verify_folder
+
+        try:
+            if not verify_folder(facts, read_manifest(facts), o.public_key).ok:
+                return None
+        except (RoflError, OSError):
+            return None
+    if find_config(o.src if o.src is not None else found.src) is not None:
+        return None
+    try:
+        if any(who_name(w) == "scanner" for w, _ in o.load_as):
+            return None  # refused by the full load, with its message
+        kernel = audit_store.residue_kernel(found, o.rules, o.budget or CODE_BUDGET)
+        sources = [(Path(f), None) for f in o.files] + [(Path(f), who_name(w)) for w, f in o.load_as]
+        if sources:
+            kernel.load_sources(sources, evaluate_now=False)
+    except (RoflError, audit_store.Unsure):
+        return None  # the full load says what is wrong, as it always did
+    if turned_on(kernel) or has_wants(kernel) or not audit_store.covers(kernel, found):
+        return None  # presets, adapter rounds or rules that read the scan's [code] facts: a full load
+    judged = audit_of(kernel, replace(judging, src=None, reextract=False))  # the kernel's findings alone first
+    if judged.partial or any(f.audit not in KERNEL_FREE for f in (*judged.findings, *judged.known_findings)):
+        return None
+    return kernel, audit_of(kernel, judging) if judging.src is not None else judged
+
+
+def audit_of(kernel: Kernel, options: Judging) -> AuditAnswer:
     """Judge the loaded kernel: boot's audits, presets and rules, usurped facts, stale and re-extracted fact
     files; each finding located in the file that asserted it; with a baseline, only the new ones."""
     from .. import baseline as baselines
@@ -69,7 +254,7 @@ def audit(kernel: Kernel, options: AuditOptions) -> AuditAnswer:
         from ..loading.factdir import read_manifest
         from ..staleness import stale_sources
 
-        stale = stale_sources(read_manifest(Path(facts)), src)
+        stale = stale_sources(options.manifest or read_manifest(Path(facts)), src)
         if stale:
             found["stale"] = [f"{path}: {reason}" for path, reason in stale]
     objects: list[dict] = []
@@ -111,8 +296,6 @@ def audit(kernel: Kernel, options: AuditOptions) -> AuditAnswer:
         found = {}  # the audit rows still to report
         for f in reported:
             found.setdefault(f.audit, []).append(f.row_text())
-    from dataclasses import replace
-
     ran = tuple(
         replace(info, name=options.depcruise_names[info.name][0]) if info.name in options.depcruise_names else info
         for info in rules_that_ran(kernel, where, stale=src is not None, reextracted=options.reextract)

@@ -3,9 +3,8 @@
 A server turns a JSON call into the command's click params (``rofl.servers.commands``), builds the options
 with ``options.from_params(params)``, asks ``question(options, source)`` with its own source, and serialises
 the answer (``answer_json``); the exit code is ``answer.status()``.  The command line asks the same
-functions (``rofl/commands``), so a server answers exactly what `rofl <command> --json` prints.  A served
-command not listed here (audit, until it is a question) runs as its click command with its output captured
-(``rofl.servers.executions.printed_command``).
+functions (``rofl/commands``), so a server answers exactly what `rofl <command> --json` prints.  Every served
+command is listed here; none runs as its click command, so nothing a server answers is printed.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ class Served:
 
 def _questions() -> Mapping[str, Served]:
     from .ask import AskOptions, ask
+    from .audit import AuditOptions, audit
     from .cycles import CyclesOptions, cycles
     from .explain import ExplainOptions, excise, why, whynot
     from .export import ExportOptions, export
@@ -41,6 +41,7 @@ def _questions() -> Mapping[str, Served]:
     return MappingProxyType(
         {
             "ask": Served(AskOptions, ask),
+            "audit": Served(AuditOptions, audit),
             "cycles": Served(CyclesOptions, cycles),
             "excise": Served(ExplainOptions, excise),
             "export": Served(ExportOptions, export),

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rofl.depcruise_config import JSRegex, parse_literal, read_module_literal
+from rofl.loading.depcruise_config import JSRegex, parse_literal, read_module_literal
 from tests.conftest import ROOT, write_tree
 
 # a small app modelled on a layered TS project: ui -> db (forbidden), feature folders that must not
@@ -262,7 +262,7 @@ def test_allowed_rules_and_reachable(rofl, tmp_path):
 @pytest.mark.skipif(NODE is None or not DEPCRUISE.exists(), reason="node or bench/.cache dependency-cruiser missing")
 @pytest.mark.parametrize("config", [CONFIG, ALLOWED], ids=["forbidden", "allowed"])
 def test_same_violations_as_depcruise(rofl, tmp_path, config):
-    from rofl.depcruise_config import depcruise_violations
+    from rofl.loading.depcruise_config import depcruise_violations
 
     src, facts = project(rofl, tmp_path, ".dependency-cruiser.json", json.dumps(config))
     done = subprocess.run(

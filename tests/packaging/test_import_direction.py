@@ -196,25 +196,13 @@ def command_offences(imports: list[tuple[str, int, str]]) -> list[str]:
     return bad
 
 
-def _pending(offence: str) -> bool:
-    """The loading imports that stay until the depcruise reading moves into loading with what it reads."""
-    return offence.startswith("rofl/loading/depcruise.py:") and offence.endswith(
-        (" imports rofl.depcruise_config", " imports rofl.findings")
-    )
-
-
 @pytest.fixture(scope="module")
 def imports() -> list[tuple[str, int, str]]:
     return our_imports()
 
 
 def test_loading_imports_only_the_engine_the_scanner_and_the_rules(imports):
-    assert [o for o in loading_offences(imports) if not _pending(o)] == []
-
-
-@pytest.mark.xfail(strict=True, reason="loading/depcruise.py still imports rofl.depcruise_config and rofl.findings")
-def test_loading_no_longer_imports_the_depcruise_config_and_findings(imports):
-    assert not any(_pending(o) for o in loading_offences(imports))
+    assert loading_offences(imports) == []
 
 
 def test_only_the_servers_and_their_commands_import_the_servers(imports):

@@ -26,12 +26,13 @@ TREE = {
     "packages/app/package.json": '{"name": "app"}\n',
     "packages/app/main.ts": 'import { a } from "../core/a";\nimport { leaf } from "./leaf";\nexport const m = a() ?? leaf;\n',
     "packages/app/leaf.ts": "export const leaf = 1;\n",
+    "layers.rofl": 'forbid("packages/core", "packages/app").\nforbid("packages/app", "packages/core").\n',
 }
 A, B, MAIN = "packages/core/a.ts", "packages/core/b.ts", "packages/app/main.ts"
 HOLDS = f'dependency[code]("{MAIN}", "{A}")'
 NOT_HOLDS = f'dependency[code]("{A}", "{MAIN}")'
 
-# (command, JSON arguments, the command line's argv before --facts and --json)
+# (command, JSON arguments, the command line's argv before --facts and --json); {src} is the scanned folder
 CALLS = [
     # export first: rofl.export annotates in_cycle from whatever the lent kernel has evaluated, so after an
     # in_cycle question its nodes say in_cycle where the command line's do not (a bug of rofl/export.py)
@@ -67,6 +68,18 @@ CALLS = [
     ("cycles", {"format": "sarif"}, ["cycles", "--format", "sarif"]),
     ("summary", {}, ["summary"]),
     ("summary", {"top": 1, "leaves": True}, ["summary", "--top", "1", "--leaves"]),
+    ("audit", {}, ["audit"]),
+    ("audit", {"fail_on": "info"}, ["audit", "--fail-on", "info"]),
+    ("audit", {"rules": ["{src}/layers.rofl"]}, ["audit", "--rules", "{src}/layers.rofl"]),
+    (
+        "audit",
+        {"rules": ["{src}/layers.rofl"], "budget": 1},
+        ["audit", "--rules", "{src}/layers.rofl", "--budget", "1"],
+    ),
+    ("audit", {"src": "{src}"}, ["audit", "--src", "{src}"]),
+    ("audit", {"src": "{src}", "reextract": True}, ["audit", "--src", "{src}", "--reextract"]),
+    ("audit", {"reextract": True}, ["audit", "--reextract"]),
+    ("audit", {"format": "sarif"}, ["audit", "--format", "sarif"]),
 ]
 
 
@@ -82,9 +95,22 @@ def served(tmp_path_factory) -> Iterator[tuple[Executions, Path]]:
     executions.shutdown()
 
 
+def placed(value, src: Path):
+    """``value`` with ``{src}`` in each text the scanned folder."""
+    if isinstance(value, str):
+        return value.replace("{src}", str(src))
+    if isinstance(value, list):
+        return [placed(v, src) for v in value]
+    if isinstance(value, dict):
+        return {k: placed(v, src) for k, v in value.items()}
+    return value
+
+
 @pytest.mark.parametrize("command, args, argv", CALLS, ids=[" ".join(c[2]) for c in CALLS])
 def test_a_served_question_answers_what_the_command_line_prints(served, command, args, argv):
     executions, facts = served
+    src = executions.session.src
+    args, argv = placed(args, src), placed(argv, src)
     cli = rofl(*argv, "--facts", str(facts), *([] if command == "export" else ["--json"]))
     view = result_of(executions.start(command, args))
     said = [line for line in cli.stderr.splitlines() if line.strip()]
@@ -101,3 +127,15 @@ def test_a_served_question_answers_what_the_command_line_prints(served, command,
     else:
         assert view["state"] == "failed", view
         assert (view["error"], view["code"]) == (said[-1], cli.returncode)
+
+
+def test_every_served_command_is_a_question_and_every_tool_schema_an_answer_type():
+    from rofl.servers import mcp
+    from rofl.servers.commands import served
+
+    from rofl.questions.registry import QUESTIONS
+
+    assert set(served()) <= set(QUESTIONS)
+    assert set(mcp.OUTPUTS) == set(mcp.TOOLS)
+    for name in mcp.TOOLS:  # the schema is the answer type's: its title says which
+        assert mcp.OUTPUTS[name]["title"] == f"rofl {name} answer", name
