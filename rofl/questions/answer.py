@@ -57,30 +57,67 @@ class Answer:
         raise NotImplementedError(f"{type(self).__name__} says no exit code; define status()")
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def to_json(value: Any) -> JSON:
     """``value`` as JSON data: dataclasses as objects (field docs' names and omissions), tuples as lists,
     and a value that knows its JSON (a proof tree, answers built only when asked) by its ``__json__()``."""
-    if hasattr(value, "__json__"):
-        return value.__json__()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is tuple or kind is list:
+        return [v if type(v) in _PLAIN else to_json(v) for v in value]
+    plan = _plans.get(kind)
+    if plan is None:
+        plan = _plan(kind)
+    if plan is not _NOT_A_DATACLASS:
+        if plan is _KNOWS_ITS_JSON:
+            return value.__json__()
         out: dict[str, JSON] = {}
-        for f in dataclasses.fields(value):
-            if f.metadata.get("skip"):  # for the renderers, not part of the JSON
+        for name, key, omit_none, inline in plan:
+            item = getattr(value, name)
+            if item is None and omit_none:
                 continue
-            item = getattr(value, f.name)
-            if item is None and f.metadata.get("omit_none"):
-                continue
-            if f.metadata.get("inline"):  # its object's keys join this one's
+            if inline:  # its object's keys join this one's
                 out.update(to_json(item))
                 continue
-            out[f.metadata.get("json") or f.name] = to_json(item)
+            out[key] = item if type(item) in _PLAIN else to_json(item)
         return out
-    if isinstance(value, (tuple, list, frozenset, set)) or (isinstance(value, Sequence) and not isinstance(value, str)):
-        items = sorted(value) if isinstance(value, (frozenset, set)) else value
-        return [to_json(v) for v in items]
+    if isinstance(value, (frozenset, set)):
+        return [to_json(v) for v in sorted(value)]
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [to_json(v) for v in value]
     if isinstance(value, Mapping):
         return {str(k): to_json(v) for k, v in value.items()}
     return value
+
+
+_NOT_A_DATACLASS: Any = object()  # sentinels, never equal to a plan (an empty plan is a dataclass with no JSON fields)
+_KNOWS_ITS_JSON: Any = object()
+# per type, what its JSON reads: (field name, JSON key, omit when None, inline) for each field not skipped;
+# types are few and never change, so the table is filled once per type (a cache, not state)
+_plans: dict[type, Any] = {}
+
+
+def _plan(kind: type) -> Any:
+    if hasattr(kind, "__json__"):
+        plan: Any = _KNOWS_ITS_JSON
+    elif dataclasses.is_dataclass(kind):
+        plan = tuple(
+            (
+                f.name,
+                f.metadata.get("json") or f.name,
+                bool(f.metadata.get("omit_none")),
+                bool(f.metadata.get("inline")),
+            )
+            for f in dataclasses.fields(kind)
+            if not f.metadata.get("skip")  # for the renderers, not part of the JSON
+        )
+    else:
+        plan = _NOT_A_DATACLASS
+    _plans[kind] = plan
+    return plan
 
 
 def answer_json(answer: Answer) -> dict[str, JSON]:
