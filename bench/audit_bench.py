@@ -1,7 +1,7 @@
 """The audit section of `make bench`: `rofl audit --reextract` beside a cold scan of three/src.
 
 Rows: a cold scan (the reference), audit over the facts (reusing its judgement of each fact file,
-rofl.audit_store), audit with a signature check (--public-key), and audit with re-extraction (--src
+rofl.loading.audit_store), audit with a signature check (--public-key), and audit with re-extraction (--src
 --reextract), each the median wall time of three runs in a fresh process; then what re-extraction
 adds to an audit (the last row minus the plain audit), which issue 10 bounds by a cold scan.
 """

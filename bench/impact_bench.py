@@ -100,7 +100,7 @@ def git_base(root: Path, ref: str) -> dict:
     import networkx as nx
 
     from bench import edge_diff, monorepo_compare, monorepos, rofl_facts
-    from rofl.impact import test_filter
+    from rofl.questions.affected import test_filter
 
     rofl = rofl_argv()
     repo = monorepos.Repo(root.name, root.resolve(), "", "")

@@ -100,8 +100,7 @@ def impact_argv(facts: Path, *extra: str) -> list[str]:
 
 def edges_file(facts: Path, sink: Path) -> Path:
     """Every dependency edge the index holds (importer -> imported), as JSON, for the peer."""
-    from rofl import graph_index
-    from rofl.loading import cachemac
+    from rofl.loading import cachemac, graph_index
     from rofl.loading.kernel import CODE_RULES
 
     view = graph_index.current(

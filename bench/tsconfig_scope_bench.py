@@ -1,4 +1,4 @@
-"""The files a tsconfig governs, as rofl.tsconfig_scope finds them, against TypeScript's own answer.
+"""The files a tsconfig governs, as rofl.questions.tsconfig_scope finds them, against TypeScript's own answer.
 
 For a scanned repository (``rofl scan REPO --out FACTS`` first), every tracked ``tsconfig*.json`` is
 compared with TypeScript's ``parseJsonConfigFileContent`` (the root files of ``tsc -p CONFIG``; for
@@ -48,7 +48,7 @@ process.stdout.write(JSON.stringify(out));
 
 def tracked_configs(repo: Path) -> list[str]:
     names = subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], capture_output=True, check=True).stdout
-    from rofl.tsconfig_scope import is_tsconfig_name
+    from rofl.questions.tsconfig_scope import is_tsconfig_name
 
     return sorted(n for n in os.fsdecode(names).split("\0") if n and is_tsconfig_name(n))
 
@@ -75,7 +75,7 @@ def main() -> int:
     args = parser.parse_args()
     from rofl.scanner.configs import ConfigStore
 
-    from rofl.tsconfig_scope import ScopeFinder
+    from rofl.questions.tsconfig_scope import ScopeFinder
 
     manifest = json.loads((args.facts / "manifest.json").read_text())
     scanned = set(manifest["files"])

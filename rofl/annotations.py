@@ -8,7 +8,7 @@ The runner (actions/toolkit ``command.ts``) unescapes ``%25 %0D %0A`` in the mes
 from __future__ import annotations
 
 from .escaping import escaper
-from .findings import Finding
+from .questions.findings import Finding
 
 LEVELS = {"error": "error", "warn": "warning", "info": "notice"}
 

@@ -1,11 +1,10 @@
-"""The exit codes of every rofl command, in one enum, and the one way a user's error ends a command: what a CI script or a shell can act on."""
+"""How a command ends: a user's error as one line and exit 2, the exit codes (``Exit``, defined with the answers in rofl.questions.status)."""
 
 from __future__ import annotations
 
 import functools
 import sys
 from collections.abc import Callable, Iterable
-from enum import IntEnum
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -13,24 +12,13 @@ import click
 from rofl.engine.errors import RoflError
 from rofl.scanner.errors import ExtractorFailure
 
+from .questions.status import FINDINGS as FINDINGS  # the answers' statuses, re-exported for the commands
+from .questions.status import Exit as Exit
+from .questions.status import partial_line as partial_line
+
 if TYPE_CHECKING:
     from rofl.engine.kernel import Kernel
 
-
-class Exit(IntEnum):
-    """0 answers (or success), 1 no answer or findings, 2 a user error, 3 a partial answer (a budget ran
-    out), 70 a bug in rofl, 130 interrupted (128 + SIGINT), 141 the reader went away (128 + SIGPIPE)."""
-
-    OK = 0
-    NO_ANSWER = 1  # also: findings (audit, cycles), the fact does not hold (why)
-    USER_ERROR = 2
-    PARTIAL = 3
-    INTERNAL = 70  # sysexits EX_SOFTWARE
-    INTERRUPTED = 130
-    BROKEN_PIPE = 141
-
-
-FINDINGS = Exit.NO_ANSWER
 
 EXIT_CODES_HELP = "Exit codes: 0 answers, 1 no answer, 2 user error, 3 partial (the budget ran out)."
 
@@ -41,21 +29,6 @@ def warn_partial(kernel: Kernel, command: str) -> bool:
     if line is not None:
         click.echo(line, err=True)
     return line is not None
-
-
-def partial_line(kernel: Kernel, command: str) -> str | None:
-    """The line ``warn_partial`` prints (None when the evaluation finished), for a question's notes."""
-    current = kernel.current
-    if current is None or not current.partial:
-        return None
-    if current.out_of_memory:
-        from rofl.engine.costs import MEMORY_ENV, memory_limit
-
-        limit = (memory_limit() or 0) // (1024 * 1024)
-        reason = f"the evaluation grew past {limit} MiB; the answer is partial, raise {MEMORY_ENV} (MiB)"
-    else:
-        reason = "the budget ran out before the evaluation finished; the answer is partial, raise --budget"
-    return f"rofl {command}: {reason}"
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from html import escape
 from urllib.parse import quote
 
-from .cycles_report import greedy_cut
-from .report_data import NOT_ASKED_TEXT, Finding, ReportModel
+from .questions.cycles_report import greedy_cut
+from .questions.report_data import NOT_ASKED_TEXT, Finding, ReportModel
 
 NODE_H = 26
 ROW_GAP = 10

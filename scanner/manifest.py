@@ -201,7 +201,7 @@ class FileEntry:
     retry: bool = False  # refused for want of memory: the next scan tries again
 
     def record(self) -> dict[str, Any]:
-        """The entry as the scanner's worklist reads a previous manifest's (``rofl.staleness``)."""
+        """The entry as the scanner's worklist reads a previous manifest's (``rofl.questions.staleness``)."""
         entry: dict[str, Any] = {"hash": self.hash, "facts": self.facts, "digest": self.digest}
         entry.update(size=self.size, mtime_ns=self.mtime_ns, resolution_deps=list(self.resolution_deps))
         if self.retry:
@@ -242,7 +242,7 @@ class Manifest:
         return ScanOrigin(self.src, self.options)
 
     def previous(self) -> dict[str, Any]:
-        """The record the scanner's worklist reads as the previous scan (``rofl.staleness``)."""
+        """The record the scanner's worklist reads as the previous scan (``rofl.questions.staleness``)."""
         return {
             "files": {path: entry.record() for path, entry in self.files.items()},
             "configs": {k: None if v is None else list(v) for k, v in self.configs.items()},

@@ -13,7 +13,7 @@ with ``allowJs``; a ``.vue``/``.svelte``/``.astro`` file when an include names t
 vue-tsc and svelte-check do), and of ``a.ts``/``a.tsx``/``a.d.ts``/``a.js`` in one folder only the
 first (``hasFileWithHigherPriorityExtension``).  The specs come absolute, ``${configDir}`` expanded
 (``scanner.tsconfig.load``).  Both the resolver's choice of the governing tsconfig
-(``scanner.tsconfig.TsConfigFinder``) and impact's governed files (``rofl.tsconfig_scope``) match here.
+(``scanner.tsconfig.TsConfigFinder``) and impact's governed files (``rofl.questions.tsconfig_scope``) match here.
 """
 
 from __future__ import annotations

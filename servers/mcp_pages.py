@@ -191,7 +191,7 @@ def package_summary(output: Any, workspace: Mapping[str, str] | None) -> list[di
     """impact's affected files counted by package (all of them, not a page): the workspace package
     holding each (deepest folder), else its top folder with ``package`` null; the largest first.  None
     when the answer lists no affected files."""
-    from rofl.impact import package_of
+    from rofl.questions.affected import package_of
 
     if not isinstance(output, dict) or not isinstance(output.get("affected"), list):
         return None

@@ -72,8 +72,8 @@ def evaluate(host: Host, files: tuple[str, ...], workbench: Workbench) -> Render
     answering its render wants; Denied when it may not start, BadRequest for any other user error."""
     from rofl.adapters.rounds import Refused, Session
 
-    from rofl.adapting import load_world
     from rofl.loading.kernel import build_kernel
+    from rofl.questions.rounds import load_world
 
     try:
         facts = str(host.folders.facts) if host.scanned() else None

@@ -1,6 +1,6 @@
 """JSON in and out of the HTTP routes (``servers.http``, ``servers.render_routes``): the response, the error, the body.
 
-A response is written in the one encoding of every command (``rofl.jsonout``, through ``servers.wiretext``);
+A response is written in the one encoding of every command (``rofl.questions.jsonout``, through ``servers.wiretext``);
 an error is ``{"error": "<one line>"}``; a request body is a JSON object, empty meaning ``{}``, and a body
 that does not parse, nests too deeply or holds a lone surrogate is a ``BadRequest`` (400).
 """
@@ -18,7 +18,7 @@ from .commands import BadRequest
 
 
 class JSONResponse(Response):
-    """A JSON response in the one encoding of every command (``rofl.jsonout.dumps``: any nesting depth)."""
+    """A JSON response in the one encoding of every command (``rofl.questions.jsonout.dumps``: any nesting depth)."""
 
     media_type = "application/json"
 

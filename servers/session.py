@@ -113,7 +113,7 @@ class Session:
 
     def kept(self, name: str, build: Callable[[], object | None]) -> object | None:
         """A value built from this folder (``name`` says which), kept while the scan's signature holds,
-        as a loaded kernel is (``rofl.graph_index``'s view: impact by demand answers from memory)."""
+        as a loaded kernel is (``rofl.loading.graph_index``'s view: impact by demand answers from memory)."""
         signature = self.signature(())
         with self._cond:
             found = self._kept.get(name)

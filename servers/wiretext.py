@@ -47,7 +47,7 @@ def refusal(value: Any, where: str = "") -> str | None:
 
 def json_text(value: Any) -> str:
     """``value`` as the one JSON encoding of the commands, every lone surrogate written as a JSON escape."""
-    from rofl.jsonout import dumps_fast
+    from rofl.questions.jsonout import dumps_fast
 
     return dumps_fast(value)  # which writes every lone surrogate as its JSON escape
 

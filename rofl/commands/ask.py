@@ -8,11 +8,11 @@ import click
 
 from rofl.engine.terms import format_term
 
-from ..adapting import adapter_options, draw
 from ..exits import asked, user_errors
-from ..jsonout import emit_json
 from ..options import PUBLIC_KEY, examples, program_options
 from ..questions.answer import answer_json
+from ..questions.jsonout import emit_json
+from ..questions.rounds import adapter_options, draw
 
 EPILOG = examples(
     "rofl ask 'path(a, X)' examples/tc.rofl",

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..adapting import adapter_options, draw
 from ..exits import asked, fail, user_errors
 from ..formats import NAMES as FORMAT_NAMES
 from ..formats import help_text
-from ..jsonout import emit_json
 from ..options import PUBLIC_KEY, examples, program_options
 from ..questions.answer import answer_json
+from ..questions.jsonout import emit_json
+from ..questions.rounds import adapter_options, draw
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..questions.audit import AuditAnswer
@@ -91,7 +91,7 @@ EPILOG = examples(
 @user_errors
 def command(**params: Any) -> None:
     """Run boot's audits, the presets turned on and any [audit] rules; exit 1 on findings at --fail-on or above."""
-    from .. import baseline as baselines
+    from ..questions import baseline as baselines
     from ..questions.audit import AuditOptions, audit
 
     options = AuditOptions.from_params(params)

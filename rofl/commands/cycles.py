@@ -9,12 +9,12 @@ import click
 from ..exits import asked, user_errors
 from ..formats import NAMES as FORMAT_NAMES
 from ..formats import help_text
-from ..jsonout import emit_json
 from ..options import BUDGET, FACTS, RULES, examples
+from ..questions.jsonout import emit_json
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..findings import Finding
     from ..questions.cycles import CyclesAnswer
+    from ..questions.findings import Finding
 
 CYCLE_RULE = "import_cycle"  # the rule each import to remove is reported under in the CI formats
 CYCLE_MESSAGE = "an import on an import cycle: removing it breaks the cycles it is on"
@@ -61,8 +61,8 @@ def command(**params: Any) -> None:
 
 
 def render_format(output_format: str, answer: CyclesAnswer, facts: str) -> str:
-    from ..findings import RuleInfo
     from ..formats import Report, render, repository_paths
+    from ..questions.findings import RuleInfo
 
     findings = cycle_findings(answer)
     report = Report(
@@ -76,8 +76,8 @@ def render_format(output_format: str, answer: CyclesAnswer, facts: str) -> str:
 
 
 def render_text(answer: CyclesAnswer) -> None:
-    from ..cycles_report import EXACT_MAX_IMPORTS, EXACT_STEPS
-    from ..impact import escape
+    from ..questions.affected import escape
+    from ..questions.cycles_report import EXACT_MAX_IMPORTS, EXACT_STEPS
 
     mode = " (runtime imports)" if answer.runtime else ""
     if not answer.components:
@@ -121,7 +121,7 @@ def render_text(answer: CyclesAnswer) -> None:
 def cycle_findings(answer: CyclesAnswer) -> tuple[Finding, ...]:
     """Each import a component's cut removes as a finding of ``CYCLE_RULE``, at its first import line: keyed
     by the importing and imported files (as a baseline keys a rule's findings), with the cycles it breaks."""
-    from ..findings import Finding
+    from ..questions.findings import Finding
 
     out: list[Finding] = []
     for c in answer.components:

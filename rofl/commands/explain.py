@@ -6,11 +6,11 @@ from typing import Any
 
 import click
 
-from ..adapting import adapter_options, draw
 from ..exits import asked, user_errors
-from ..jsonout import emit_json
 from ..options import examples, program_options
 from ..questions.answer import answer_json
+from ..questions.jsonout import emit_json
+from ..questions.rounds import adapter_options, draw
 
 SENSORS = "examples/sensors.rofl --load-as sensor_net examples/sensor_readings.rofl"
 WHY_EPILOG = examples(

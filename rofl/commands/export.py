@@ -7,8 +7,8 @@ import sys
 import click
 
 from ..exits import fail, user_errors
-from ..export import FORMATS
 from ..options import BUDGET, FACTS, FILES, RULES, examples
+from ..questions.graph_documents import FORMATS
 
 
 @click.command(

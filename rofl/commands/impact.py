@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import click
 
 from ..exits import tell, user_errors
-from ..jsonout import emit_json
 from ..options import BUDGET, FACTS, PUBLIC_KEY, RULES, examples
+from ..questions.jsonout import emit_json
 
 if TYPE_CHECKING:
     from ..questions.impact import AffectedFile, Classified, ImpactAnswer
@@ -125,7 +125,7 @@ def command(
 def render_text(answer: ImpactAnswer) -> None:
     """The answer as text: a count, how each changed path was treated, each affected file (or package) with its chain;
     the changed paths outside the scan said on stderr."""
-    from ..changes import OUTSIDE
+    from ..questions.changes import OUTSIDE
 
     changes = answer.classified
     by = escape(changes[0].path) if len(changes) == 1 else f"{len(changes)} changed paths"
@@ -137,7 +137,7 @@ def render_text(answer: ImpactAnswer) -> None:
         click.echo(f"{len(answer.affected)} {what} affected by {by}{mode}")
     _changed_lines([c for c in changes if c.kind != OUTSIDE])
     if answer.symbols is not None:
-        from ..symbol_impact import seed_lines
+        from ..questions.symbol_impact import seed_lines
 
         for line in seed_lines([(s.file, s.exports) for s in answer.symbols], escape):
             click.echo(line)
@@ -185,7 +185,7 @@ def _via_text(a: AffectedFile) -> str:
     """The chain: with --symbols each hop with the export used (``-[name]->``), else ``->`` for an import and
     ``=(package-wide NAME)=>`` for a package-wide hop."""
     if a.symbols is not None:
-        from ..symbol_impact import via_text
+        from ..questions.symbol_impact import via_text
 
         return via_text(a.via, a.symbols, escape)
     wide = {(h.source, h.target): h.package for h in a.package_wide or ()}
@@ -197,7 +197,7 @@ def _via_text(a: AffectedFile) -> str:
 
 
 def escape(text: str) -> str:
-    from ..impact import escape
+    from ..questions.affected import escape
 
     return escape(text)
 

@@ -7,9 +7,9 @@ from typing import Any
 import click
 
 from ..exits import asked, user_errors
-from ..jsonout import emit_json
 from ..options import FACTS, FILES, JSON, LOAD_AS, RULES, STORE, examples
 from ..questions.answer import answer_json
+from ..questions.jsonout import emit_json
 from ..questions.relations import COUNT_BUDGET
 
 EPILOG = examples(

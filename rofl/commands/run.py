@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from ..adapting import adapter_options, finished, open_session, rounds_ran_out
 from ..exits import Exit, fail, user_errors
-from ..jsonout import emit_json
 from ..loading.kernel import build_kernel
 from ..options import BUDGET, FILES, JSON, LOAD_AS, STORE, examples
+from ..questions.jsonout import emit_json
+from ..questions.rounds import adapter_options, finished, open_session, rounds_ran_out
 
 EPILOG = examples(
     "rofl run examples/counter.rofl --collect count",

@@ -7,8 +7,8 @@ from typing import NoReturn
 
 import click
 
-from ..jsonout import dumps
 from ..questions.answer import answer_json
+from ..questions.jsonout import dumps
 
 USAGE_ERROR = 2
 

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..exits import asked, user_errors
-from ..jsonout import emit_json
 from ..options import BUDGET, FACTS, RULES, examples
 from ..questions.answer import answer_json
+from ..questions.jsonout import emit_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..questions.summary import SummaryAnswer

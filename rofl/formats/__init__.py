@@ -12,25 +12,8 @@ import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ..findings import RANK, Finding, RuleInfo
+from ..questions.findings import AUDIT_DESCRIPTIONS, RANK, Finding, RuleInfo
 
-# one line per audit boot.rofl (and `rofl audit`) reports, for a format's rule metadata
-AUDIT_DESCRIPTIONS = {
-    "malformed": "a rule is malformed (a premise or conclusion is missing)",
-    "breach": "a rule concludes or stages into a reserved relation",
-    "leak": "a rule reads one perspective and writes another that may not see it",
-    "forged": "a fact is asserted by someone without authority over its perspective",
-    "claimed": "an authority claim that no grant covers",
-    "usurp": "a rule writes a perspective its loader has no authority over",
-    "rule_in_facts": "a fact file holds a rule",
-    "unmoded": "a rule uses a builtin without a mode",
-    "missing_fact_file": "a fact file the manifest lists is missing",
-    "unsigned": "the scan's signature is missing or does not match",
-    "stale": "a fact file is stale against the source tree",
-    "reextract": "a fact file differs from what the sources give now",
-    "violation": "a violation[audit] rule holds",
-    "cycle": "an import on an import cycle",
-}
 SOURCE_RELATIVE = ("violation", "stale", "reextract", "cycle")  # findings whose file is a path in the scanned folder
 FINGERPRINT = "roflFindingKey/v1"  # the SARIF partialFingerprints entry (versioned: a new hash is a new name)
 
@@ -76,11 +59,6 @@ def rule_of(finding: Finding) -> RuleInfo:
     if finding.rule is not None:
         return RuleInfo(finding.rule, finding.severity, finding.message or finding.rule)
     return RuleInfo(finding.audit, finding.severity, AUDIT_DESCRIPTIONS.get(finding.audit, f"rofl {finding.audit}"))
-
-
-def audit_rule(name: str) -> RuleInfo:
-    """One of the audits (boot's, stale, reextract) as a rule: always an error."""
-    return RuleInfo(name, "error", AUDIT_DESCRIPTIONS.get(name, f"rofl audit: {name}"))
 
 
 def message(finding: Finding) -> str:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ..findings import Finding
+from ..questions.findings import Finding
 from . import Report, message, where
 
 
 def _text(value: str) -> str:
-    from ..export import xml_safe
+    from ..questions.graph_documents import xml_safe
 
     safe = xml_safe(value)
     return safe if isinstance(safe, str) else str(safe)

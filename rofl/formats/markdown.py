@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..findings import SEVERITIES, Finding
+from ..questions.findings import SEVERITIES, Finding
 from . import Report, where
 
 SHOWN = 10  # rows of one table shown before the rest fold into <details>

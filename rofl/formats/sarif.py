@@ -14,8 +14,8 @@ import posixpath
 from urllib.parse import quote
 
 from .. import __version__
-from ..findings import Finding, RuleInfo
 from ..loading.presets import preset_names
+from ..questions.findings import Finding, RuleInfo
 from . import AUDIT_DESCRIPTIONS, FINGERPRINT, Report, message, project_url
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

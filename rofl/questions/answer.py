@@ -44,7 +44,7 @@ def skip(default: Any) -> Any:
 class Answer:
     """What every answer type declares: its question's name, the version of its JSON, and one line on what
     it holds (the top description of its schema); and what every answer has: ``notes``, the lines the
-    command line prints on stderr (a ``skip`` field), and ``status()``, its exit code (``rofl.exits.Exit``)."""
+    command line prints on stderr (a ``skip`` field), and ``status()``, its exit code (``rofl.questions.status.Exit``)."""
 
     __slots__ = ()
     QUESTION: ClassVar[str]

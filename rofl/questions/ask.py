@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, overload
 
 from rofl.engine.kernel import Kernel
 
-from ..exits import Exit
 from .answer import Answer, doc, skip
 from .explain import ProofTree, WhyAnswer, ground_fact
 from .params import picked
+from .status import Exit
 
 if TYPE_CHECKING:
     from ..loading.source import Source
@@ -60,12 +60,12 @@ class Bindings(Sequence[Mapping[str, Any]]):
     def __getitem__(self, index: int | slice) -> Mapping[str, Any] | Sequence[Mapping[str, Any]]:
         if isinstance(index, slice):
             return Bindings(self.variables, self.rows[index])
-        from ..jsonout import term
+        from .jsonout import term
 
         return {v: term(t) for v, t in zip(self.variables, self.rows[index])}
 
     def __iter__(self) -> Iterator[Mapping[str, Any]]:
-        from ..jsonout import term
+        from .jsonout import term
 
         variables = self.variables
         for row in self.rows:
@@ -104,7 +104,7 @@ class AskAnswer(Answer):
     rows: Sequence[tuple] = skip(())
     notes: tuple[str, ...] = skip(())
     rounds_partial: bool = skip(False)  # the adapter rounds' budget ran out
-    run: Any = skip(None)  # the adapter rounds (rofl.adapting.AdapterRun), for what they drew
+    run: Any = skip(None)  # the adapter rounds (rofl.questions.rounds.AdapterRun), for what they drew
 
     def status(self) -> int:
         if self.rounds_partial or self.partial:
@@ -119,8 +119,8 @@ def ask(options: AskOptions, source: Source) -> AskAnswer:
     from rofl.engine.parse import parse_body
     from rofl.engine.query import plan
 
-    from ..adapting import rounds_of, run_note
     from ..loading.kernel import incomplete_fact_files
+    from .rounds import rounds_of, run_note
 
     o = options
     question = plan(parse_body(o.query, "<query>"))
@@ -139,7 +139,7 @@ def ask(options: AskOptions, source: Source) -> AskAnswer:
     )
     notes: list[str] = []
     if o.facts is not None:  # it answers from the facts as they are: say so when the sources moved on
-        from ..staleness import stale_warning
+        from .staleness import stale_warning
 
         line = stale_warning(source.manifest(Path(o.facts)), o.facts, "ask")
         notes += [line] if line is not None else []
@@ -186,7 +186,7 @@ def ask_of(
 ) -> AskAnswer:
     """The bindings of the planned ``question`` (``rofl.engine.query.plan``), and for each ``(text,
     literal)`` of ``why_facts``/``whynot_facts`` its proof; ``boundary`` marks what adapters answered."""
-    from ..adapting import at_boundary
+    from .rounds import at_boundary
 
     answers = kernel.query(question.items, budget, goals=goals)
     whys = []

@@ -1,7 +1,7 @@
 """The audit question: every [audit] finding of the loaded facts, located, named, compared with a baseline.
 
 ``audit(options, source)`` is `rofl audit` without its rendering: the options checked, the baseline read,
-the scan's residue reused when it answers the whole audit (``rofl.audit_store``), else the full load with
+the scan's residue reused when it answers the whole audit (``rofl.loading.audit_store``), else the full load with
 the presets, a dependency-cruiser config, the adapter rounds and, with ``--reextract``, a rescan (whose
 progress and cancel checks go to the call's events).  ``audit_of(kernel, judging)`` judges one loaded kernel.
 """
@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 
-from ..exits import FINDINGS, Exit
-from ..findings import Finding, RuleInfo
 from .answer import Answer, doc, skip
+from .findings import Finding, RuleInfo
 from .forgery import AUDIT, audit_rows, usurped_facts
 from .params import picked
+from .status import FINDINGS, Exit
 
 if TYPE_CHECKING:
     from rofl.scanner.manifest import Manifest
@@ -79,7 +79,7 @@ class Judging:
     facts: str | None = None
     src: str | None = None
     reextract: bool = False
-    baseline: tuple[Any, ...] | None = None  # the baseline's entries (rofl.baseline.read), or None
+    baseline: tuple[Any, ...] | None = None  # the baseline's entries (rofl.questions.baseline.read), or None
     depcruise_names: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # dc_N -> (name, severity)
     wants: Mapping[str, Any] | None = None  # the adapter rounds' report (as JSON), when rounds ran
     rounds_partial: bool = False  # the rounds' budget ran out
@@ -106,7 +106,7 @@ class AuditAnswer(Answer):
     rules_run: tuple[RuleInfo, ...] = skip(())  # every named rule and audit this run judged
     fail_on: str = skip("error")  # the least severity that fails (--fail-on)
     notes: tuple[str, ...] = skip(())
-    run: Any = skip(None)  # the adapter rounds (rofl.adapting.AdapterRun), for what they drew
+    run: Any = skip(None)  # the adapter rounds (rofl.questions.rounds.AdapterRun), for what they drew
 
     def failing(self, fail_on: str | None = None) -> bool:
         return any(f.fails(fail_on or self.fail_on) for f in self.findings)
@@ -122,11 +122,11 @@ def audit(options: AuditOptions, source: Source) -> AuditAnswer:
     audit, else every fact file with the presets, a dependency-cruiser config and the adapter rounds; with the
     lines the command line prints on stderr: the presets' and untranslated rules' warnings in ``source.warnings``,
     the rounds' summary and partial in the answer's notes."""
-    from .. import baseline as baselines
-    from ..adapting import rounds_of, run_note
-    from ..exits import partial_line
     from ..loading.depcruise import load_depcruise
     from ..loading.presets import load_presets, turned_on
+    from . import baseline as baselines
+    from .rounds import rounds_of, run_note
+    from .status import partial_line
 
     o = options
     entries = baselines.read(o.baseline_file) if o.baseline_file is not None else None  # a bad baseline fails first
@@ -192,14 +192,14 @@ KERNEL_FREE = frozenset({"stale", "reextract"})  # findings the audit makes outs
 
 
 def audit_reused(options: AuditOptions, judging: Judging) -> tuple[Kernel, AuditAnswer] | None:
-    """The audit over the scan's residue (``rofl.audit_store``) when it is the full audit: the folder
+    """The audit over the scan's residue (``rofl.loading.audit_store``) when it is the full audit: the folder
     verifies (and its signature, with ``public_key``), no preset, dependency-cruiser rule or adapter
     round is on, no rule the audits depend on reads the pure fact files, and the residue gives no
     finding (a finding is located and judged over the full load).  None otherwise: the caller loads
     every fact file."""
     from rofl.adapters.wants import has_wants
 
-    from .. import audit_store
+    from ..loading import audit_store
     from ..loading.depcruise_config import find_config
     from ..loading.kernel import CODE_BUDGET, who_name
     from ..loading.presets import turned_on
@@ -242,7 +242,7 @@ def audit_reused(options: AuditOptions, judging: Judging) -> tuple[Kernel, Audit
 def audit_of(kernel: Kernel, options: Judging) -> AuditAnswer:
     """Judge the loaded kernel: boot's audits, presets and rules, usurped facts, stale and re-extracted fact
     files; each finding located in the file that asserted it; with a baseline, only the new ones."""
-    from .. import baseline as baselines
+    from . import baseline as baselines
 
     facts, src = options.facts, options.src
     found = audit_rows(kernel)
@@ -252,7 +252,7 @@ def audit_of(kernel: Kernel, options: Judging) -> AuditAnswer:
     stale: list = []
     if src is not None and facts is not None:
         from ..loading.factdir import read_manifest
-        from ..staleness import stale_sources
+        from .staleness import stale_sources
 
         stale = stale_sources(options.manifest or read_manifest(Path(facts)), src)
         if stale:
@@ -276,7 +276,7 @@ def audit_of(kernel: Kernel, options: Judging) -> AuditAnswer:
     if facts is not None:
         objects = fold_unverified(found, objects, Path(facts))
     if options.reextract and facts is not None and src is not None:
-        from ..reextract import reextract as rescan
+        from .reextract import reextract as rescan
 
         differences = rescan(Path(facts), src)
         if differences:
@@ -317,15 +317,15 @@ def finding_objects(kernel: Kernel, where: LazyWhere, facts: str | None = None) 
     """Every [audit] row as ``{"audit", "fact", "file", "line"}``: the file and line that asserted the
     forged or claimed fact, or wrote the usurping rule, where known (null otherwise).  A named
     ``violation[audit](Rule, From, To)`` is ``{"audit", "fact", "named": (rule, from, to)}``, located
-    by ``rofl.findings.located_violations``.  A missing fact file is named inside ``facts``."""
+    by ``rofl.questions.findings.located_violations``.  A missing fact file is named inside ``facts``."""
     from pathlib import Path
 
     from rofl.engine.namespace import display_name
     from rofl.engine.reflect import fact_from_term
     from rofl.engine.terms import canonical_rows, format_fact
 
-    from ..findings import named_violation
     from ..loading.signing import SIG_NAME
+    from .findings import named_violation
 
     out: list[dict] = []
     result = kernel.current
@@ -413,7 +413,7 @@ class LazyWhere:
 def as_findings(kernel: Kernel, objects: list[dict], where: LazyWhere | None) -> list[Finding]:
     """Finding values for ``finding_objects``' dicts, in their order; then the named violations with their
     rule and import line, most severe first."""
-    from ..findings import Finding, declared_rules, located_violations, sorted_findings
+    from .findings import Finding, declared_rules, located_violations, sorted_findings
 
     plain = [
         Finding(audit=o["audit"], fact=o["fact"], file=o["file"], line=o["line"], message=o.get("message"))
@@ -467,9 +467,8 @@ def rules_that_ran(kernel: Kernel, where: LazyWhere | None, stale: bool, reextra
 
     from rofl.engine.namespace import display_name
 
-    from ..findings import declared_rules
-    from ..formats import AUDIT_DESCRIPTIONS, audit_rule
     from ..loading.presets import presets_file, turned_on
+    from .findings import AUDIT_DESCRIPTIONS, audit_rule, declared_rules
 
     declared = declared_rules(kernel, where)
     shipped = set(re.findall(r"^rule\((\w+),", presets_file().read_text(encoding="utf-8"), re.M))

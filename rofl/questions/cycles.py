@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 
-from ..cycles_report import components
-from ..exits import FINDINGS, Exit
-from ..imports_graph import ImportSite, import_graph
 from .answer import Answer, doc, skip
+from .cycles_report import components
+from .imports_graph import ImportSite, import_graph
 from .params import picked
+from .status import FINDINGS, Exit
 
 if TYPE_CHECKING:
     from ..loading.source import Source
@@ -94,7 +94,7 @@ class CyclesAnswer(Answer):
 
 def cycles(options: CyclesOptions, source: Source) -> CyclesAnswer:
     """The import cycles of the scan ``options`` names, loaded through ``source``."""
-    from ..staleness import stale_warning
+    from .staleness import stale_warning
 
     stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "cycles")
     kernel = source.kernel((), (), options.budget, facts=options.facts, rules=options.rules)

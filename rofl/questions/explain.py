@@ -11,9 +11,9 @@ from rofl.engine.explain import Node
 from rofl.engine.kernel import Kernel
 from rofl.engine.namespace import qualify_literal
 
-from ..exits import Exit, partial_line
 from .answer import Answer, doc, skip
 from .params import picked
+from .status import Exit, partial_line
 
 if TYPE_CHECKING:
     from ..loading.source import Source
@@ -115,7 +115,7 @@ class WhyAnswer(Answer):
     node: Node | None = skip(None)
     notes: tuple[str, ...] = skip(())
     rounds_partial: bool = skip(False)  # the adapter rounds' budget ran out
-    run: Any = skip(None)  # the adapter rounds (rofl.adapting.AdapterRun), for what they drew
+    run: Any = skip(None)  # the adapter rounds (rofl.questions.rounds.AdapterRun), for what they drew
 
     def status(self) -> int:
         if self.partial or self.rounds_partial:
@@ -157,7 +157,7 @@ class ExciseAnswer(Answer):
 def why(options: ExplainOptions, source: Source) -> WhyAnswer:
     """One derivation tree of FACT over what ``options`` loads through ``source`` (after the adapter rounds);
     a "does not hold" that cannot be known (an input it needs is not given) is the user error naming it."""
-    from ..adapting import rounds_of, run_note
+    from .rounds import rounds_of, run_note
 
     literal = ground_fact(options.fact)
     kernel = options.load(source)
@@ -170,7 +170,7 @@ def why(options: ExplainOptions, source: Source) -> WhyAnswer:
     if rounds_partial:
         notes.append("-- partial: the round budget ran out; raise --rounds for a complete answer")
     if not answer.holds:
-        from ..inputs import unknowable
+        from .inputs import unknowable
 
         missing = unknowable(kernel, qualify_literal(literal).rel, options.fact)
         if missing is not None:  # "does not hold" would not be known: say what is missing
@@ -202,8 +202,8 @@ def excise(options: ExplainOptions, source: Source) -> ExciseAnswer:
 
 def why_of(kernel: Kernel, fact: str, literal: Any, boundary: Any = None) -> WhyAnswer:
     """One derivation tree of the ground ``literal`` (``fact`` as the user wrote it); ``boundary`` marks
-    the facts adapters answered (``rofl.adapting.at_boundary``)."""
-    from ..adapting import at_boundary
+    the facts adapters answered (``rofl.questions.rounds.at_boundary``)."""
+    from .rounds import at_boundary
 
     node = kernel.why(literal.rel, literal.persp, literal.args, goals={qualify_literal(literal).rel})
     node = at_boundary(node, boundary) if boundary is not None else node

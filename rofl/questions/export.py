@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from rofl.engine.errors import RoflError
-from rofl.exits import Exit
 from rofl.loading.source import Source
 
 from .answer import Answer, doc, skip
 from .params import picked
+from .status import Exit
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,7 @@ class ExportOptions:
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> ExportOptions:
         """The options from click's parameters; a RoflError when they cannot be answered."""
-        from rofl.export import FORMATS, parse_relation
+        from rofl.questions.graph_documents import FORMATS, parse_relation
 
         relation = str(params["relation"])
         parse_relation(relation)  # a bad name is refused first, whatever else is missing
@@ -63,11 +63,11 @@ class ExportAnswer(Answer):
 
 def export(options: ExportOptions, source: Source) -> ExportAnswer:
     """The relation of ``options`` as a graph document, loaded through ``source``."""
-    from rofl.export import build_graph, write
+    from rofl.questions.graph_documents import build_graph, write
 
     notes: list[str] = []
     if options.facts is not None:  # it answers from the facts as they are: say when the sources moved on
-        from rofl.staleness import stale_warning
+        from rofl.questions.staleness import stale_warning
 
         stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "export")
         if stale is not None:

@@ -1,10 +1,10 @@
 """The impact question: which files a change affects, each with the chain of imports to a changed path.
 
 One pipeline for `rofl impact`, the report's impact and the servers: the changed paths (given, or the work
-tree against a git ref) are classified (``rofl.changes``), the facts brought up to date by an incremental
+tree against a git ref) are classified (``rofl.questions.changes``), the facts brought up to date by an incremental
 rescan (or checked for staleness with ``no_rescan``), and the affected files answered by demand from the
-graph index (``rofl.questions.impact_index``) when it covers the question, else by the kernel (``rofl.impact``,
-``rofl.symbol_impact`` for ``symbols``).  Everything is loaded through the ``Source`` it is given.
+graph index (``rofl.questions.impact_index``) when it covers the question, else by the kernel (``rofl.questions.affected``,
+``rofl.questions.symbol_impact`` for ``symbols``).  Everything is loaded through the ``Source`` it is given.
 """
 
 from __future__ import annotations
@@ -17,19 +17,19 @@ from typing import TYPE_CHECKING, Any
 from rofl.engine.errors import RoflError
 from rofl.scanner.manifest import Manifest, ScanOptions, ScanOrigin
 
-from ..exits import Exit
 from ..loading.source import Source
 from .answer import Answer, doc, skip
 from .impact_index import Demand
 from .params import picked
+from .status import Exit
 
 if TYPE_CHECKING:
     from rofl.engine.kernel import Kernel
     from rofl.scanner.api import ScanSummary
 
-    from ..changes import Change
-    from ..gitrefs import Git
-    from ..impact import Affected, PackageHop
+    from .affected import Affected, PackageHop
+    from .changes import Change
+    from .gitrefs import Git
 
 FORMATS = ("text", "json", "names")
 PARTIAL_NOTE = "rofl impact: partial: the budget ran out before every affected file was found; raise --budget"
@@ -208,7 +208,7 @@ class ImpactAnswer(Answer):
 
 def impact(options: ImpactOptions, source: Source) -> ImpactAnswer:
     """The impact of the changed paths of ``options`` over the scan in ``options.facts``, through ``source``."""
-    from ..gitrefs import Git
+    from .gitrefs import Git
 
     notes: list[str] = []
     facts_dir = Path(options.facts)
@@ -223,12 +223,12 @@ def impact(options: ImpactOptions, source: Source) -> ImpactAnswer:
     paths = git.changed(options.git_base) if options.git_base else list(options.changed)
     named: dict[str, set[str]] = {}
     if options.symbols and not options.git_base:  # FILE:NAME
-        from ..symbol_impact import split_changed
+        from .symbol_impact import split_changed
 
         paths, named = split_changed(paths, src)
     facts = _load(options, source, demand, before, src, notes)
     if options.git_base:
-        from ..changes import folders_only, in_facts_dir
+        from .changes import folders_only, in_facts_dir
 
         paths = [p for p in paths if not in_facts_dir(p, folders_only(src, facts.root))]
         if not paths:
@@ -297,9 +297,9 @@ def _load(
 
 
 def _classify(paths: list[str], facts: _Facts, git: Git, git_base: str | None) -> list[Change]:
-    """How each changed path is treated (``rofl.changes.classify``; by the index alone when every path is a
+    """How each changed path is treated (``rofl.questions.changes.classify``; by the index alone when every path is a
     scanned source on disk); a path that exists nowhere is refused, with the paths it may have meant."""
-    from ..changes import CodeFacts, Context, classify, suggestions
+    from .changes import CodeFacts, Context, classify, suggestions
 
     demand = facts.demand
     simple = demand.sources(paths, facts.src, facts.root) if demand is not None else None
@@ -336,8 +336,8 @@ def _answer(
 ) -> ImpactAnswer:
     """The affected files of the classified changes (by the index or the kernel; by symbol with ``symbols``),
     filtered to tests, grouped by package, with the notes that say what the answer leaves out."""
-    from .. import impact as library
-    from ..changes import OUTSIDE
+    from . import affected as library
+    from .changes import OUTSIDE
 
     treated = [c for c in changes if c.kind != OUTSIDE]
     demand, kernel, src = facts.demand, facts.kernel, facts.src
@@ -351,7 +351,7 @@ def _answer(
     changed_files = library.scanned_changed(result, scanned, lambda p: (src / p).exists())
     symbolic = None
     if options.symbols:
-        from ..symbol_impact import answer, as_affected
+        from .symbol_impact import answer, as_affected
 
         assert kernel is not None  # --symbols keeps the kernel
         symbolic = answer(kernel, treated, named, options.git_base, git, options.runtime)
@@ -511,8 +511,8 @@ def _staleness(
 ) -> tuple[str, ...]:
     """Whether the facts as they are match the sources, said in one note; the stale paths (["unknown"]
     when it cannot be told)."""
-    from ..impact import escape
-    from ..staleness import staleness
+    from .affected import escape
+    from .staleness import staleness
 
     fix = "answering from them as they are, drop --no-rescan to rescan first"
     # a server watching the sources knows without looking when none changed since its last scan

@@ -1,7 +1,7 @@
 """The graph index's side of the impact question: the index of a scan opened through a source, followed
 after a rescan, and the changed paths it classifies without the manifest.
 
-`rofl impact` answers by demand from the graph index (``rofl.graph_index``: a verified, current view of the
+`rofl impact` answers by demand from the graph index (``rofl.loading.graph_index``: a verified, current view of the
 scan's import graph) when it covers the question; ``Demand`` holds the manifest it was opened over (its bytes,
 or a serving session's parsed copy), the current one after a rescan, and the view.
 """
@@ -18,15 +18,15 @@ from rofl.scanner.manifest import Manifest, ScanOrigin
 if TYPE_CHECKING:
     from rofl.scanner.api import ScanSummary
 
-    from ..changes import Change
-    from ..graph_index import ManifestFile, View
+    from ..loading.graph_index import ManifestFile, View
     from ..loading.source import Source
+    from .changes import Change
 
 INDEX = "graph-index"  # the name a source keeps the graph index's view under
 
 
 class Demand:
-    """An impact question answered from the graph index (``rofl.graph_index``): the manifest it was
+    """An impact question answered from the graph index (``rofl.loading.graph_index``): the manifest it was
     opened over (its bytes, or a serving session's parsed copy), the current one after a rescan, and
     the index's view of the scan."""
 
@@ -53,8 +53,8 @@ class Demand:
     def open(root: Path, source: Source) -> Demand | None:
         """The index of the scan in ``root`` when it answers (verified, current), else None.  A serving
         session keeps the view while the scan's signature holds, as it keeps a loaded kernel."""
-        from ..graph_index import ManifestFile, View, current, manifest_bytes
         from ..loading import cachemac
+        from ..loading.graph_index import ManifestFile, View, current, manifest_bytes
         from ..loading.kernel import CODE_RULES
 
         secret = cachemac.secret()
@@ -76,7 +76,7 @@ class Demand:
 
     def after(self, rescan: ScanSummary | bool) -> Demand | None:
         """The index after the rescan: the same when it found nothing to do, else brought up to date."""
-        from ..graph_index import ManifestFile, current, manifest_bytes
+        from ..loading.graph_index import ManifestFile, current, manifest_bytes
 
         quiet = isinstance(rescan, bool) or not (rescan.parsed or rescan.removed or rescan.resolved)
         if self.served:
@@ -125,12 +125,12 @@ class Demand:
 
     def sources(self, paths: list[str], src: Path, facts_root: Path) -> list[Change] | None:
         """The changes when every path names a scanned source on disk, classified as
-        ``rofl.changes.classify`` classifies them; None when one may be anything else."""
+        ``rofl.questions.changes.classify`` classifies them; None when one may be anything else."""
         import os
         import posixpath
 
-        from ..changes import SOURCE, Change, folders_only, in_facts_dir
-        from ..lockfiles import is_lock_file
+        from .changes import SOURCE, Change, folders_only, in_facts_dir
+        from .lockfiles import is_lock_file
 
         ctx = folders_only(src, facts_root)
         out: dict[str, Change] = {}
@@ -150,7 +150,7 @@ class Demand:
         """The base [code] rows classification reads (``CodeFacts.RELATIONS``), as the kernel holds them."""
         from rofl.engine.terms import canonical_rows
 
-        from ..graph_index import _globs
+        from ..loading.graph_index import _globs
 
         base = self.view.base(self.secret)
         if base is None:
@@ -162,7 +162,7 @@ class Demand:
 
 def _bytes(manifest: bytes | ManifestFile, root: Path) -> bytes:
     """A manifest's bytes (an opened one's read now, from the file opened)."""
-    from ..graph_index import ManifestFile
+    from ..loading.graph_index import ManifestFile
 
     if not isinstance(manifest, ManifestFile):
         return manifest

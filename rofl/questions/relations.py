@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from rofl.engine.kernel import Kernel
 
-from ..exits import Exit
 from .answer import Answer, doc, skip
 from .params import picked
+from .status import Exit
 
 if TYPE_CHECKING:
     from ..loading.source import Source

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from rofl.engine.errors import RoflError
-from rofl.exits import Exit
 from rofl.loading.source import Source
 
-from ..report_data import ReportModel
 from .answer import Answer, doc, skip
 from .params import picked
+from .report_data import ReportModel
+from .status import Exit
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +87,9 @@ def report(options: ReportOptions, source: Source) -> ReportAnswer:
     from ..loading.depcruise import load_depcruise
     from ..loading.kernel import CODE_BUDGET
     from ..loading.presets import load_presets
-    from ..report_data import gather, impact_view
-    from ..report_kernel import kept_relations
-    from ..staleness import stale_warning
+    from ..loading.report_kernel import kept_relations
+    from .report_data import gather, impact_view
+    from .staleness import stale_warning
 
     facts = options.facts
     manifest = source.manifest(Path(facts))

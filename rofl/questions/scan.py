@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rofl.engine.errors import RoflError
-from rofl.exits import Exit
 from rofl.loading.source import Source
 
 from .answer import Answer, doc, skip
 from .params import picked
+from .status import Exit
 
 if TYPE_CHECKING:  # pragma: no cover
     from rofl.scanner.api import ScanSummary

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 
-from ..exits import Exit
 from .answer import Answer, doc, skip
 from .params import picked
+from .status import Exit
 
 if TYPE_CHECKING:
     from ..loading.source import Source
@@ -152,7 +152,7 @@ def summary(options: SummaryOptions, source: Source) -> SummaryAnswer:
     """The summary of the scan ``options`` names, loaded through ``source`` with rules/summary.rofl."""
     from rofl.rules import path as shipped
 
-    from ..staleness import stale_warning
+    from .staleness import stale_warning
 
     stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "summary")
     rules = (str(shipped("summary.rofl")), *options.rules)

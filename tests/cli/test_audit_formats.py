@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rofl.findings import Finding, RuleInfo
 from rofl.formats import NAMES, Report, render
 from rofl.formats.markdown import code, prose
+from rofl.questions.findings import Finding, RuleInfo
 from tests.cli.test_rules_presets import ALL_PRESETS, MONOREPO, ORPHAN_ALLOWS
 from tests.conftest import write_tree
 

@@ -1,4 +1,4 @@
-"""`rofl audit` over a scan reuses what it judged before (rofl.audit_store): the same answer as a load of
+"""`rofl audit` over a scan reuses what it judged before (rofl.loading.audit_store): the same answer as a load of
 every fact file, after any sequence of source edits and rescans, with forged facts still reported."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def run(*args: str) -> tuple[int, str, str]:
 @contextmanager
 def every_fact_file():
     """The audit as it was: every fact file loaded (the reused residue refused)."""
-    with mock.patch("rofl.audit_store.residue", return_value=None):
+    with mock.patch("rofl.loading.audit_store.residue", return_value=None):
         yield
 
 
@@ -124,7 +124,7 @@ def test_an_audit_after_rescans_equals_an_audit_of_every_fact_file(steps, forbid
 
 
 def test_after_a_one_file_change_the_audit_reads_only_that_fact_file(tmp_path):
-    from rofl import audit_store
+    from rofl.loading import audit_store
 
     src, facts = tmp_path / "repo", tmp_path / "facts"
     write_tree(src, TREE)

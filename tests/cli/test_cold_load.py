@@ -62,7 +62,7 @@ def _rows(kernel: Kernel) -> dict[str, dict[tuple, tuple]]:
 @pytest.mark.parametrize("trimmed", [False, True], ids=["whole", "report-subset"])
 def test_the_cold_store_equals_every_text_loaded_at_once(scanned, trimmed, tmp_path):
     from rofl.loading.kernel import CODE_BUDGET, loaded_code_kernel
-    from rofl.report_kernel import kept_relations
+    from rofl.loading.report_kernel import kept_relations
 
     facts, rules = scanned
     keep = kept_relations((str(rules),)) if trimmed else None

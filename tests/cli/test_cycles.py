@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rofl.cycles_report import components, disjoint_cycles, minimum_cut
+from rofl.questions.cycles_report import components, disjoint_cycles, minimum_cut
 from tests.cli.impact_fixtures import import_graph, run, scan_tree
 
 NODES = [f"f{i}" for i in range(7)]
@@ -156,7 +156,7 @@ def test_no_cycle_exits_0_and_missing_facts_exits_2(tmp_path):
 @settings(max_examples=100, deadline=None)
 @given(graphs, st.randoms(use_true_random=False))
 def test_sifting_an_order_never_adds_backward_imports(edges, rnd):
-    from rofl.cycles_report import sift
+    from rofl.questions.cycles_report import sift
 
     succ: dict[str, list[str]] = {n: [] for n in NODES}
     for a, b in edges:

@@ -1,4 +1,4 @@
-"""Export formats have one home (rofl.export.WRITERS): the command, its help, its errors and docs/commands.md follow it,
+"""Export formats have one home (rofl.questions.graph_documents.WRITERS): the command, its help, its errors and docs/commands.md follow it,
 and every format carries every node and edge of the relation."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from rofl.export import FORMATS, WRITERS
+from rofl.questions.graph_documents import FORMATS, WRITERS
 from tests.conftest import EXAMPLES, ROOT
 
 TC = EXAMPLES / "tc.rofl"
@@ -29,7 +29,9 @@ def _edges(fmt: str, text: str) -> set[tuple[str, str]]:
     if fmt == "mermaid":
         ids = dict(re.findall(r'^\s*(n\d+)\["([^"]*)"\]', text, re.M))
         return {(ids[a], ids[b]) for a, b in re.findall(r"^\s*(n\d+) --> (n\d+)", text, re.M)}
-    raise AssertionError(f"no reader for {fmt}: add one here when a format is added to rofl.export.WRITERS")
+    raise AssertionError(
+        f"no reader for {fmt}: add one here when a format is added to rofl.questions.graph_documents.WRITERS"
+    )
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

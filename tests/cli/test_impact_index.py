@@ -18,8 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rofl import graph_index, graph_rules
-from rofl.loading import cachemac
+from rofl.loading import cachemac, graph_index, graph_rules
 from rofl.loading.kernel import CODE_BUDGET, CODE_RULES
 from tests.cli.impact_fixtures import run
 from tests.conftest import write_tree
@@ -136,7 +135,7 @@ def _answers(facts: Path, changed: list[str], options: tuple[str, ...]) -> tuple
     """(by demand, by the kernel): exit code, stdout and stderr of the same question."""
     argv = ["impact", "--facts", facts, *[a for c in changed for a in ("--changed", c)], *options]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("rofl.impact.impact", _kernel_asked)
+        patch.setattr("rofl.questions.affected.impact", _kernel_asked)
         demand = run(*argv)
     return demand, run(*argv, *KERNEL)
 
@@ -209,7 +208,7 @@ def _same_both_ways(facts: Path, changed: str = "packages/p0/src/b.ts", demand: 
         first = run(*argv)
     else:
         with pytest.MonkeyPatch.context() as patch:  # the index must not answer: the kernel does
-            patch.setattr("rofl.impact.impact_by_demand", _index_asked)
+            patch.setattr("rofl.questions.affected.impact_by_demand", _index_asked)
             first = run(*argv)
     second = run(*argv, *KERNEL)
     assert first == second

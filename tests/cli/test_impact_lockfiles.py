@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rofl.lockfiles import Locked, changed_declarations, changed_packages, declared_ranges, parse_lock
+from rofl.questions.lockfiles import Locked, changed_declarations, changed_packages, declared_ranges, parse_lock
 
 
 def locked_versions(path: str, data: bytes | None) -> Locked | None:
@@ -166,7 +166,7 @@ def test_package_json_declared_ranges_and_what_changed():
 
 
 def test_dependents_of_a_changed_package_count_in_every_format():
-    from rofl.lockfiles import parse_lock, with_dependents
+    from rofl.questions.lockfiles import parse_lock, with_dependents
 
     npm = parse_lock(
         "package-lock.json",

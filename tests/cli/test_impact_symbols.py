@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rofl.symbol_impact import Seed, SymbolFacts, symbol_impact
+from rofl.questions.symbol_impact import Seed, SymbolFacts, symbol_impact
 from tests.cli.impact_fixtures import code_facts, run, scan_tree, write_tree
 
 LIBRARY = {

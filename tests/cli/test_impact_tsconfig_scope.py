@@ -354,7 +354,7 @@ def test_governed_files_equal_typescripts_own_file_list(oracle, child, base, ext
     from rofl.scanner.tsconfig import load
     from rofl.scanner.tsconfig_inputs import Inputs
 
-    from rofl.changes import CodeFacts, Context, classify_one
+    from rofl.questions.changes import CodeFacts, Context, classify_one
 
     root, ask = oracle
     src = root / "tree"

@@ -65,7 +65,7 @@ def test_collect_accepts_exactly_the_names(rofl, text):
 @example("dependency", "code")
 @example("dependency", "Code")
 def test_export_relation_and_perspective_are_names(rel, persp):
-    from rofl.export import parse_relation
+    from rofl.questions.graph_documents import parse_relation
 
     text = f"{rel}[{persp}]"
     if is_name(rel) and is_name(persp):

@@ -107,9 +107,9 @@ def test_the_report_from_the_relations_its_rules_read_is_the_report_from_them_al
     from the whole scan, findings and proofs included."""
     from rofl.loading.kernel import code_kernel
     from rofl.loading.presets import load_presets
-    from rofl.report_data import gather
+    from rofl.loading.report_kernel import kept_relations
+    from rofl.questions.report_data import gather
     from rofl.report_html import render
-    from rofl.report_kernel import kept_relations
     from tests.cli.report_fixtures import RULES
 
     facts, _, _, _ = made

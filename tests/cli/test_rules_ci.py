@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rofl.annotations import annotation
-from rofl.findings import Finding
+from rofl.questions.findings import Finding
 from tests.cli.test_rules_presets import MONOREPO
 from tests.conftest import ROOT, write_tree
 

@@ -1,7 +1,8 @@
 """Dependencies point one way: engine imports nothing of ours, scanner and adapters only engine, rules nothing;
 the command line (rofl) and the servers compose them.  Every import counts, lazy and TYPE_CHECKING ones too.
 Inside rofl/, sub-rooms have rules of their own: loading imports only the engine, the scanner and the rules
-(and ``rofl`` for ``__version__``); only the servers and the commands that start or call them import the
+(and ``rofl`` for ``__version__``); questions import only loading, the engine, the scanner and the adapters
+(a question with want rules asks the world); only the servers and the commands that start or call them import the
 servers; no command imports another.
 
 Everything installs under the one import name ``rofl``: the folder ``engine/`` is ``rofl.engine``, ``scanner/``
@@ -162,6 +163,9 @@ def within(module: str, *packages: str) -> bool:
 
 
 LOADING_MAY_IMPORT = ("rofl.engine", "rofl.scanner", "rofl.rules", "rofl.loading")
+# a question loads through rofl.loading and asks the engine, the scanner's vocabulary and (for want rules) the
+# adapters; it never reads the command line (rofl.commands, rofl.options, click) or the servers
+QUESTIONS_MAY_IMPORT = ("rofl.engine", "rofl.scanner", "rofl.loading", "rofl.questions", "rofl.adapters", "rofl.rules")
 # the commands that start a server, or call a running one over its protocol (executions)
 SERVER_COMMANDS = ("rofl/commands/server.py", "rofl/commands/mcp.py", "rofl/commands/executions.py")
 
@@ -172,6 +176,15 @@ def loading_offences(imports: list[tuple[str, int, str]]) -> list[str]:
         f"{path}:{line} imports {module}"
         for path, line, module in imports
         if path.startswith("rofl/loading/") and module != "rofl" and not within(module, *LOADING_MAY_IMPORT)
+    ]
+
+
+def question_offences(imports: list[tuple[str, int, str]]) -> list[str]:
+    """Imports of rofl/questions/ beyond loading, the engine, the scanner, the adapters and ``rofl`` itself."""
+    return [
+        f"{path}:{line} imports {module}"
+        for path, line, module in imports
+        if path.startswith("rofl/questions/") and module != "rofl" and not within(module, *QUESTIONS_MAY_IMPORT)
     ]
 
 
@@ -205,6 +218,10 @@ def test_loading_imports_only_the_engine_the_scanner_and_the_rules(imports):
     assert loading_offences(imports) == []
 
 
+def test_questions_import_only_loading_the_engine_the_scanner_and_the_adapters(imports):
+    assert question_offences(imports) == []
+
+
 def test_only_the_servers_and_their_commands_import_the_servers(imports):
     assert server_offences(imports) == []
 
@@ -234,7 +251,26 @@ PLANTED: dict[str, tuple[Callable[[list[tuple[str, int, str]]], list[str]], dict
             "engine/__init__.py": "",
             "engine/terms.py": "",
         },
-        ["rofl/loading/bad.py:5 imports rofl.findings", "rofl/loading/worse.py:1 imports rofl.findings"],
+        [
+            "rofl/loading/bad.py:5 imports rofl.findings",
+            "rofl/loading/worse.py:1 imports rofl.findings",
+        ],
+    ),
+    "questions": (
+        question_offences,
+        {
+            "rofl/__init__.py": "__version__ = '1'\n",
+            "rofl/exits.py": "",
+            "rofl/loading/__init__.py": "",
+            "rofl/loading/source.py": "",
+            "rofl/questions/__init__.py": "",
+            "rofl/questions/ok.py": "from rofl import __version__\nfrom ..loading.source import Source\nfrom . import ok\n",
+            "rofl/questions/bad.py": "def f():\n    from ..exits import fail\n",
+            "rofl/questions/worse.py": "from rofl.servers import http\n",
+            "servers/__init__.py": "",
+            "servers/http.py": "",
+        },
+        ["rofl/questions/bad.py:2 imports rofl.exits", "rofl/questions/worse.py:1 imports rofl.servers.http"],
     ),
     "servers": (
         server_offences,

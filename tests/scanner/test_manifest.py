@@ -178,7 +178,7 @@ def test_a_read_manifest_is_frozen(repo, out):
     ids=lambda c: c[0],
 )
 def test_every_command_reports_a_malformed_manifest_in_the_same_line(rofl, repo, out, command):
-    """(``rofl.graph_index`` and ``rofl.audit_store`` parse the bytes themselves, for the fields they read.)"""
+    """(``rofl.loading.graph_index`` and ``rofl.loading.audit_store`` parse the bytes themselves, for the fields they read.)"""
     from tests.cli.user_errors import assert_user_error
 
     src = repo({"a.ts": 'import "./b";\n', "b.ts": "export const b = 1;\n"})

@@ -12,7 +12,7 @@ import pytest
 from rofl.servers.executions import Executions, result_of
 from rofl.servers.session import Session
 
-from rofl.jsonout import dumps
+from rofl.questions.jsonout import dumps
 from tests.conftest import write_tree
 
 from .conftest import rofl
@@ -34,7 +34,7 @@ NOT_HOLDS = f'dependency[code]("{A}", "{MAIN}")'
 
 # (command, JSON arguments, the command line's argv before --facts and --json); {src} is the scanned folder
 CALLS = [
-    # export first: rofl.export annotates in_cycle from whatever the lent kernel has evaluated, so after an
+    # export first: rofl.questions.graph_documents annotates in_cycle from whatever the lent kernel has evaluated, so after an
     # in_cycle question its nodes say in_cycle where the command line's do not (a bug of rofl/export.py)
     ("export", {"relation": "dependency"}, ["export", "dependency", "--format", "json"]),
     ("export", {"relation": "depends_on"}, ["export", "depends_on", "--format", "json"]),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rofl.engine.errors import RoflError
 
-from .questions.answer import doc, to_json
+from .answer import doc, to_json
 
 SEVERITIES = ("error", "warn", "info")  # most severe first
 RANK = {name: i for i, name in enumerate(SEVERITIES)}
@@ -186,3 +186,27 @@ def located_violations(kernel, rows: list[tuple[str, str, str, str]], rules: dic
 def sorted_findings(findings: list[Finding]) -> list[Finding]:
     """Most severe first, then by rule or audit, file, line and key: a stable order for every output."""
     return sorted(findings, key=lambda f: (RANK[f.severity], f.title(), f.file or "", f.line or 0, f.key))
+
+
+# one line per audit boot.rofl (and `rofl audit`) reports, for a format's rule metadata
+AUDIT_DESCRIPTIONS = {
+    "malformed": "a rule is malformed (a premise or conclusion is missing)",
+    "breach": "a rule concludes or stages into a reserved relation",
+    "leak": "a rule reads one perspective and writes another that may not see it",
+    "forged": "a fact is asserted by someone without authority over its perspective",
+    "claimed": "an authority claim that no grant covers",
+    "usurp": "a rule writes a perspective its loader has no authority over",
+    "rule_in_facts": "a fact file holds a rule",
+    "unmoded": "a rule uses a builtin without a mode",
+    "missing_fact_file": "a fact file the manifest lists is missing",
+    "unsigned": "the scan's signature is missing or does not match",
+    "stale": "a fact file is stale against the source tree",
+    "reextract": "a fact file differs from what the sources give now",
+    "violation": "a violation[audit] rule holds",
+    "cycle": "an import on an import cycle",
+}
+
+
+def audit_rule(name: str) -> RuleInfo:
+    """One of the audits (boot's, stale, reextract) as a rule: always an error."""
+    return RuleInfo(name, "error", AUDIT_DESCRIPTIONS.get(name, f"rofl audit: {name}"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .loading.cache import Subset
+from .cache import Subset
 
 # what the report reads itself: the graph and its import statements, packages, exports for the search box
 REPORT_READS = frozenset(
@@ -34,8 +34,8 @@ def kept_relations(rule_files: tuple) -> Subset | None:
     from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
     from rofl.scanner.schema import RELATIONS
 
-    from .loading.kernel import CODE_RULES
-    from .loading.presets import presets_file
+    from .kernel import CODE_RULES
+    from .presets import presets_file
 
     texts = []
     for path in (CODE_RULES, presets_file(), *rule_files):

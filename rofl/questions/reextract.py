@@ -103,8 +103,8 @@ def reextract(root: str | Path, src: str | Path) -> list[Difference]:
     from rofl.engine import events
     from rofl.scanner.api import ScanError, scan
 
-    from . import __version__
-    from .loading.factdir import read_manifest
+    from .. import __version__
+    from ..loading.factdir import read_manifest
 
     root = Path(root)
     manifest = read_manifest(root)

@@ -1,6 +1,6 @@
 """Impact of a change: the files that transitively depend on the changed paths, each with its chain.
 
-The changed paths arrive classified (``rofl.changes``); this module asserts ``changed(C)``,
+The changed paths arrive classified (``rofl.questions.changes``); this module asserts ``changed(C)``,
 ``touches(F, C)`` and, for --runtime, ``impact_via(runtime)`` in [main], evaluates ``affected`` from
 rules/code.rofl, and reads each file's chain from the witnesses of ``impact_reach``.  A hop of a chain
 that is no import but a package-wide dependency (``package_wide_dependency[code]``: an import of a
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from rofl.engine.kernel import Kernel
 from rofl.engine.namespace import stored_name
 
+from ..loading.graph_rules import Graph
 from .changes import Change
-from .graph_rules import Graph
 
 CHANGED = "changed"
 TOUCHES = "touches"
@@ -289,7 +289,7 @@ class _Reach:
 
 
 def impact_by_demand(graph: Graph, changes: list[Change], runtime: bool = False) -> Impact:
-    """``impact`` answered from a derived graph (``rofl.graph_rules``) instead of the kernel: the reverse
+    """``impact`` answered from a derived graph (``rofl.loading.graph_rules``) instead of the kernel: the reverse
     cone of the changed nodes only, each file's first witness met where the kernel's semi-naive
     evaluation meets it (changed nodes in canonical order, each node's importers in impact_edge's
     order, a touch after the imports), so the chains are the kernel's."""

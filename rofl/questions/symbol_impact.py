@@ -494,7 +494,7 @@ def split_changed(paths: list[str], src: Path) -> tuple[list[str], dict[str, set
     for raw in paths:
         path, name = split_named(raw, lambda p: os.path.lexists(os.path.join(src, p)) or os.path.lexists(p))
         out.append(path)
-        if name is not None:  # keyed as rofl.changes.normalise names a path inside SRC
+        if name is not None:  # keyed as rofl.questions.changes.normalise names a path inside SRC
             key = os.path.relpath(path, src) if os.path.isabs(path) else path
             named.setdefault(posixpath.normpath(key.replace("\\", "/")), set()).add(name)
     return out, named
@@ -503,7 +503,7 @@ def split_changed(paths: list[str], src: Path) -> tuple[list[str], dict[str, set
 def answer(
     kernel: Kernel, changes: list[Change], named: dict[str, set[str]], git_base: str | None, git: Git, runtime: bool
 ) -> SymbolImpact:
-    """The symbol impact of the classified ``changes`` (rofl.changes.Change), with ``FILE:NAME`` names
+    """The symbol impact of the classified ``changes`` (rofl.questions.changes.Change), with ``FILE:NAME`` names
     and, under ``--git-base``, the changed lines of each scanned source."""
     from rofl.engine.errors import RoflError
 
@@ -572,11 +572,11 @@ def via_text(via: tuple[str, ...], symbols: tuple[str, ...], escape: Callable[[s
 
 
 def as_affected(result: SymbolImpact, kernel: Kernel, runtime: bool) -> list:
-    """The affected files as ``rofl.impact.Affected`` (chains of files), for the command's filters, each
+    """The affected files as ``rofl.questions.affected.Affected`` (chains of files), for the command's filters, each
     hop the walk took package-wide (``WIDE``) labelled as ``rofl impact`` labels it (``package_wide``)."""
     from rofl.engine.namespace import stored_name
 
-    from .impact import PACKAGE_WIDE_TARGET, Affected, hop_labeller
+    from .affected import PACKAGE_WIDE_TARGET, Affected, hop_labeller
 
     goals = {stored_name(PACKAGE_WIDE, "code"), stored_name(PACKAGE_WIDE_TARGET, "code")}
     label = hop_labeller(kernel, kernel.evaluate(goals=goals), runtime)

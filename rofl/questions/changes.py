@@ -199,7 +199,7 @@ class Context:
         return self._store
 
     def scopes(self) -> ScopeFinder:
-        """Which scanned files each tsconfig governs (``rofl.tsconfig_scope``), built once."""
+        """Which scanned files each tsconfig governs (``rofl.questions.tsconfig_scope``), built once."""
         if self._scopes is None:
             manifest = self.manifest
             self._scopes = ScopeFinder(str(self.src), self.files, self.store(), manifest.packages, manifest.configs)

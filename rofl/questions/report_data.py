@@ -221,7 +221,7 @@ def impact_view(
 ) -> ImpactView:
     """The impact of the changed paths (or of the work tree against ``git_base``), from the facts as
     they are: `rofl impact`'s question (``rofl.questions.impact``) answered by this kernel."""
-    from .questions.impact import ImpactOptions, impact_over
+    from .impact import ImpactOptions, impact_over
 
     options = ImpactOptions(facts, tuple(changed), git_base, runtime)
     try:

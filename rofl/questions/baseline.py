@@ -76,7 +76,7 @@ def read(path: str | Path) -> list[dict]:
         raise RoflError(
             f"{p}:{exc.lineno}: the baseline is not valid JSON ({exc.msg}); write it again with --write-baseline"
         ) from None
-    from .loading.depcruise_config import is_known_violations, known_violation_keys
+    from ..loading.depcruise_config import is_known_violations, known_violation_keys
 
     if is_known_violations(doc):  # dependency-cruiser's `depcruise --output-type baseline`
         return known_violation_keys(doc)

@@ -4,13 +4,13 @@ Two files in the fact folder, each ``MAGIC``, an HMAC tag under this user's secr
 a newline and a ``marshal`` payload, as the compiled store cache is:
 
 * ``.rofl-graph.records``: per listed fact file, keyed by its path and digest, the rows of the [code]
-  relations the impact rules read (``rofl.graph_rules.RELATIONS``).  A rescan that rewrites one fact
+  relations the impact rules read (``rofl.loading.graph_rules.RELATIONS``).  A rescan that rewrites one fact
   file changes one record: only that file is read and parsed again.
 * ``.rofl-graph.index``: what a question reads: the digest of the manifest bytes it was built from
   (and the stamp of the manifest file that had them), each listed fact file with its digest and the
   stat it had when its bytes were checked (by folder, in columns), the stamps of the settled leaf
   folders that held exactly those files, what impact reads from the manifest (src, options, the
-  scanned files, the workspace packages), and the graph ``rofl.graph_rules.derive`` makes of every
+  scanned files, the workspace packages), and the graph ``rofl.loading.graph_rules.derive`` makes of every
   record (each node's importers, package-wide hops, the unfollowed imports), recomputed from the
   records when one changes.
 
@@ -447,7 +447,7 @@ def _update(
         **head,
         "graph": _graph_tuple(graph),
     }
-    from .loading import cachemac
+    from . import cachemac
 
     try:
         _write(root / RECORDS_NAME, RECORDS_MAGIC, records_payload, secret, cachemac)
@@ -458,7 +458,7 @@ def _update(
 
 
 def _write_index(root: Path, secret: bytes, payload: dict) -> None:
-    from .loading import cachemac
+    from . import cachemac
 
     try:
         _write(root / INDEX_NAME, INDEX_MAGIC, marshal.dumps(payload), secret, cachemac)
@@ -597,7 +597,7 @@ def _union(records: Any) -> dict[str, list[tuple]]:
 
 
 def _read_payload(path: Path, magic: bytes, secret: bytes) -> object | None:
-    from .loading import cachemac
+    from . import cachemac
 
     try:
         data = safe_write.read_nofollow(str(path), MAX_INDEX_BYTES)

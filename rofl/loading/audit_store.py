@@ -11,7 +11,7 @@ file, and which [code] relations it asserts.  A rescan that rewrites one fact fi
 judgement: only that file is read and judged again.
 
 ``residue(root)`` answers only over a scan that passes the checks the persisted graph index makes
-(``rofl.graph_index.checked_listing``): every fact file the manifest lists is there with its digest
+(``rofl.loading.graph_index.checked_listing``): every fact file the manifest lists is there with its digest
 (carried in its name; the records keep each file's stat when its bytes were checked, and a file
 whose stat moved is read and checked again), no other ``.rofl`` file, the scanner's preamble.
 Anything else (a forged or edited file, a missing one, a hand-written one) gives None and the
@@ -56,7 +56,7 @@ class Residue:
     relations the pure ones assert, and the source root the manifest names."""
 
     root: Path
-    whole: tuple[tuple[str, str, bool, bool], ...]  # the fact files loaded whole: rofl.graph_index.Listed rows
+    whole: tuple[tuple[str, str, bool, bool], ...]  # the fact files loaded whole: rofl.loading.graph_index.Listed rows
     code: frozenset[str]
     src: str  # the scan's source root, as the manifest names it
     updated: int  # fact files read and classified again (0: every record was current)
@@ -64,9 +64,8 @@ class Residue:
 
 def residue(root: Path) -> Residue | None:
     """The residue of the scan in ``root``, its records brought up to date; None when the folder does not
-    verify (``rofl.graph_index``'s checks) or there is no private secret: the caller loads every fact file."""
-    from rofl import graph_index
-    from rofl.loading import cachemac
+    verify (``rofl.loading.graph_index``'s checks) or there is no private secret: the caller loads every fact file."""
+    from rofl.loading import cachemac, graph_index
 
     secret = cachemac.secret()
     raw = graph_index.manifest_bytes(root)
@@ -111,7 +110,7 @@ def residue(root: Path) -> Residue | None:
 
 def _classified(path: str, item: Any) -> tuple[str, ...] | None:
     """``classify`` of a listed fact file whose bytes pass the loader's checks (None: they do not)."""
-    from rofl import graph_index
+    from rofl.loading import graph_index
 
     text = graph_index.checked_text(path, item)
     return classify(text) if text is not None else None
@@ -167,7 +166,7 @@ def residue_kernel(found: Residue, rules: tuple, budget: int) -> Kernel:
     """The kernel a full load of the scan makes (``rofl.loading.kernel.loaded_code_kernel``), without the
     pure files' [code] facts: boot, code.rofl, each whole fact file, the loader's facts and the rule
     files.  Raises ``Unsure`` when a whole file does not load as it did when classified."""
-    from rofl import graph_index
+    from rofl.loading import graph_index
     from rofl.loading.factload import Loading, load_each
     from rofl.loading.kernel import BOOT, CODE_RULES, declare_vocabulary, loader_facts
     from rofl.scanner.layout import MANIFEST_NAME

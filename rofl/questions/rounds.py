@@ -15,8 +15,8 @@ from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
 
-from .loading.kernel import BOOT
-from .loading.locate import declared_at
+from ..loading.kernel import BOOT
+from ..loading.locate import declared_at
 
 ALLOW = click.option(
     "--allow",

@@ -132,7 +132,7 @@ def derive(base: dict[str, list[tuple]], globs: tuple[str, ...]) -> Graph:
     decl = {r[0] for r in rows["src_declaration"]}
     kinds = _bucket(kinds_rows, (0, 1))
 
-    def nontype(a: object, s: object) -> bool:  # as rofl.impact.hop_labeller reads the kinds
+    def nontype(a: object, s: object) -> bool:  # as rofl.questions.affected.hop_labeller reads the kinds
         names = {k[2][0] if type(k[2]) is tuple and len(k[2]) == 1 else k[2] for k in kinds.get((a, s), ())}
         return bool(names - {"type"})
 
@@ -188,7 +188,7 @@ def derive(base: dict[str, list[tuple]], globs: tuple[str, ...]) -> Graph:
                 rdep[(a, b)] = None
     for a, b, _ in rpwd:
         rdep[(a, b)] = None
-    # hop labels (rofl.impact.hop_labeller's ingredients), for the package-wide pairs only
+    # hop labels (rofl.questions.affected.hop_labeller's ingredients), for the package-wide pairs only
     wide: dict[tuple[str, str], set[str]] = {}
     for a, b, d in pwd:
         wide.setdefault((a, b), set()).add(d)
@@ -247,6 +247,6 @@ def _importers(edges: dict[tuple, None]) -> dict[str, tuple[str, ...]]:
 
 
 def _texts(rows: Iterable[tuple]) -> tuple[tuple[str, str, str], ...]:
-    """As rofl.impact._unfollowed reads a relation: each row's three values as text, sorted."""
+    """As rofl.questions.affected._unfollowed reads a relation: each row's three values as text, sorted."""
     out = sorted(tuple(map(str, row[:3])) for row in rows if len(row) == 3)
     return tuple((a, b, c) for a, b, c in out)

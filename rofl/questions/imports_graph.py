@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from rofl.engine.kernel import Kernel
 from rofl.engine.namespace import stored_name
 
-from .questions.answer import doc, to_json
+from .answer import doc, to_json
 
 DEPENDENCY = "dependency"
 RUNTIME_DEPENDENCY = "runtime_dependency"
