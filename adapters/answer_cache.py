@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rofl.engine.safe_write import write_atomic
+from rofl.engine.base.safe_write import write_atomic
 
 from .books import Book
 from .process import resolve

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from rofl.engine.result import Result
 from rofl.engine.terms import format_fact, format_term
 

@@ -20,8 +20,8 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from rofl.engine.base.errors import RoflSyntaxError
 from rofl.engine.clauses import NOW
-from rofl.engine.errors import RoflSyntaxError
 from rofl.engine.parse import parse_program
 from rofl.engine.terms import format_term
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 
 from .batch import Reply
 from .books import Secret

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from rofl.engine.safe_write import UnsafePath, open_nofollow, write_atomic
+from rofl.engine.base.safe_write import UnsafePath, open_nofollow, write_atomic
 
 from .books import Secret
 from .oauth import LoginError, OAuthError, client_auth, issuer_key, post_form

@@ -20,7 +20,7 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 
 TIMEOUT = 30.0  # seconds per request
 MAX_ANSWER = 1 << 20  # bytes of one answer (metadata, a token): far above any real one

@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from rofl.engine.base.errors import RoflError
 from rofl.engine.clauses import Literal, var
-from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 from rofl.engine.lexer import NAME
 from rofl.engine.namespace import qualify_literal

@@ -19,9 +19,9 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from rofl.engine import events
 from rofl.engine import vocabulary as V
-from rofl.engine.errors import RoflError
+from rofl.engine.base import events
+from rofl.engine.base.errors import RoflError
 from rofl.engine.kernel import Kernel, RunReport
 from rofl.engine.terms import format_fact
 from rofl.engine.vocabulary import TIMELESS_RELATIONS

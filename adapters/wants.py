@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rofl.engine import vocabulary as V
+from rofl.engine.base.errors import RoflError
 from rofl.engine.builtins import substitute
 from rofl.engine.clauses import Literal, Negated
-from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 from rofl.engine.reflect import WANTS, item_from_term, literal_from_term
 from rofl.engine.terms import Term, format_term, quote, sort_key

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import text_builtins as T
+from .base.errors import BudgetExhausted
 from .costs import MAX_INT_BITS
-from .errors import BudgetExhausted
 from .terms import Term, compound, sort_key
 
 # An integer that arithmetic would take or make larger than MAX_INT_BITS ends the evaluation partial

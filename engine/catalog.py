@@ -11,8 +11,8 @@ import difflib
 from dataclasses import dataclass
 
 from . import vocabulary as V
+from .base.errors import UnknownRelation
 from .clauses import Literal, is_var
-from .errors import UnknownRelation
 from .namespace import display_name, is_private
 from .rulebook import DecodedRules
 from .store import Store

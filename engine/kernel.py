@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import builtins as B
-from . import events
 from . import vocabulary as V
+from .base import events
+from .base.errors import LoadRejected, RoflError
 from .caches import Caches
 from .catalog import Signature
 from .clauses import Clause, Literal, is_var
-from .errors import LoadRejected, RoflError
 from .evaluate import Outcome, evaluate
 from .namespace import qualify
 from .parse import parse_program
@@ -709,7 +709,7 @@ class Kernel:
 
 
 def _read_text(path) -> str:
-    from .safe_write import MAX_PROGRAM_BYTES, read_regular
+    from .base.safe_write import MAX_PROGRAM_BYTES, read_regular
 
     try:
         return read_regular(path, MAX_PROGRAM_BYTES).decode("utf-8")  # a FIFO or /dev/zero is refused

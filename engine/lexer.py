@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import RoflSyntaxError
+from .base.errors import RoflSyntaxError
 
 # token kinds
 ATOM, VAR, INT, STRING, PUNCT, EOF = "atom", "variable", "integer", "string", "punct", "end of input"

@@ -6,6 +6,7 @@ import re
 from itertools import count
 
 from . import lexer, text_builtins
+from .base.errors import RoflSyntaxError
 from .clauses import (
     AGGREGATE_OPS,
     ARITH,
@@ -24,7 +25,6 @@ from .clauses import (
     scope_aggregates,
     var,
 )
-from .errors import RoflSyntaxError
 from .lexer import ATOM, EOF, INT, NAME, PUNCT, STRING, VAR, Token
 from .terms import Term, compound
 

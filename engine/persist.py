@@ -43,8 +43,8 @@ from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
 
-from . import safe_write
-from .errors import RoflError, StoreFormatError
+from .base import safe_write
+from .base.errors import RoflError, StoreFormatError
 from .store import Store
 from .terms import compound, fact_key
 

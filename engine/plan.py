@@ -17,6 +17,7 @@ from typing import Any
 from . import builtins as B
 from . import costs as C
 from .aggregates import Call, compiled_call
+from .base.errors import BudgetExhausted
 from .clauses import (
     ARITH,
     INIT,
@@ -35,7 +36,6 @@ from .clauses import (
     literal_vars,
     term_vars,
 )
-from .errors import BudgetExhausted
 from .terms import Term, compound
 
 

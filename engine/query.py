@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import builtins as B
+from .base.errors import UnsafeQuery
 from .clauses import (
     Aggregate,
     Builtin,
@@ -24,7 +25,6 @@ from .clauses import (
 )
 from .cycles import named_relation
 from .display import item_text
-from .errors import UnsafeQuery
 from .namespace import qualify_item
 
 

@@ -29,7 +29,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import RoflError
+from .base.errors import RoflError
 
 try:  # optional: Google's RE2, linear-time matching in C (PyPI google-re2)
     re2: Any = importlib.import_module("re2")

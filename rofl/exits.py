@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from rofl.scanner.errors import ExtractorFailure
 
 from .questions.status import FINDINGS as FINDINGS  # the answers' statuses, re-exported for the commands

@@ -18,7 +18,7 @@ STREAM_FOLDERS = ("/dev/", "/proc/")  # where the system's names of streams live
 
 def write_output(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to the file the user named ``path``; raises OSError as the file system does."""
-    from rofl.engine.safe_write import write_atomic
+    from rofl.engine.base.safe_write import write_atomic
 
     name = os.fspath(path)
     try:

@@ -6,8 +6,8 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from rofl.engine.base.errors import RoflError
 from rofl.engine.clauses import Literal
-from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 from rofl.engine.parse import parse_literal, parse_program
 from rofl.engine.terms import format_fact, format_term, is_ground, sort_key

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from rofl.engine import safe_write
+from rofl.engine.base import safe_write
 from rofl.scanner import layout, manifest, state
 from rofl.scanner.commit import Extracted, Found, commit, remove_stale_temporaries
 from rofl.scanner.errors import ScanError, shown
@@ -248,7 +248,7 @@ def _current_check() -> Callable[[], None]:
     """The running call's cancellation check (``engine.events.current()``).  Nobody can have set a
     reporter unless ``engine.events`` is loaded, so it is not imported for the answer (a no-change
     rescan stays cheap)."""
-    loaded = sys.modules.get("rofl.engine.events")
+    loaded = sys.modules.get("rofl.engine.base.events")
     return loaded.current().check if loaded is not None else never_cancelled
 
 

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from distributed import Client, LocalCluster, as_completed
 from distributed.diagnostics.plugin import WorkerPlugin
-from rofl.engine import safe_write
+from rofl.engine.base import safe_write
 from rofl.scanner.dask_address import DaskAddress
 from rofl.scanner.errors import ScanError, shown
 from rofl.scanner.materialize import FileResult, Materializer, ScanContext

@@ -23,7 +23,7 @@ import posixpath
 import re
 from html.parser import HTMLParser
 
-from rofl.engine.safe_write import read_nofollow
+from rofl.engine.base.safe_write import read_nofollow
 from rofl.scanner import schema
 from rofl.scanner.configs import ConfigStore
 from rofl.scanner.files import SOURCE_SUFFIXES, inside

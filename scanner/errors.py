@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 
 
 def shown(text: str) -> str:

@@ -16,7 +16,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from rofl.engine import safe_write
+from rofl.engine.base import safe_write
 from rofl.scanner import schema
 from rofl.scanner.hashing import hash_bytes
 from rofl.scanner.layout import FACT_FILE_NAME, FACTS_FOLDER

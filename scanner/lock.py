@@ -18,7 +18,7 @@ import os
 import stat
 import time
 
-from rofl.engine.safe_write import UnsafePath, open_nofollow
+from rofl.engine.base.safe_write import UnsafePath, open_nofollow
 from rofl.scanner.layout import LOCK_NAME
 
 

@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from rofl.engine import safe_write
-from rofl.engine.errors import RoflError
+from rofl.engine.base import safe_write
+from rofl.engine.base.errors import RoflError
 from rofl.scanner.layout import MANIFEST_NAME
 
 FORMAT = 2  # 2: resolution_deps as indexes into probes

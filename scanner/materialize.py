@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import xxhash
-from rofl.engine import safe_write
+from rofl.engine.base import safe_write
 from rofl.scanner import factfile, schema
 from rofl.scanner.configs import ConfigStore
 from rofl.scanner.errors import ExtractorFailure

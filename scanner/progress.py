@@ -55,7 +55,7 @@ class BarListener:
         self.bar: ProgressBar | None = None
 
     def __call__(self, event) -> None:
-        from rofl.engine.events import Progress
+        from rofl.engine.base.events import Progress
 
         payload = event.payload
         if not isinstance(payload, Progress) or payload.label != self.label:

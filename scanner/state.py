@@ -20,7 +20,7 @@ import os
 import stat
 from typing import TYPE_CHECKING, Any
 
-from rofl.engine import safe_write
+from rofl.engine.base import safe_write
 from rofl.scanner import layout
 from rofl.scanner.files import folded
 from rofl.scanner.layout import MANIFEST_NAME

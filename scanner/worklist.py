@@ -133,7 +133,7 @@ MAX_FACT_FILE_BYTES = 1 << 30  # no fact file of a source under --max-bytes come
 def fact_file_intact(out: str, entry: dict[str, Any]) -> bool:
     """True when the entry's fact file still has the bytes its digest names, and its own name carries
     that digest, as the scanner names every fact file (a manifest digest recomputed after an edit fails)."""
-    from rofl.engine.safe_write import read_nofollow
+    from rofl.engine.base.safe_write import read_nofollow
     from rofl.scanner.factfile import named_digest
     from rofl.scanner.hashing import hash_bytes
 

@@ -15,7 +15,7 @@ import functools
 import typing
 from typing import Any
 
-from rofl.engine import events
+from rofl.engine.base import events
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = f"urn:rofl:execution-event:v{events.EVENT_VERSION}"

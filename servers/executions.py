@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, ClassVar
 
-from rofl.engine import events
+from rofl.engine.base import events
 from rofl.servers.session import Session
 
 from rofl.questions.registry import QUESTIONS

@@ -24,7 +24,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from rofl.engine import events
+from rofl.engine.base import events
 
 from . import mcp_executions, mcp_pages, wiretext
 from .commands import BadRequest, cli_command, schema

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp_types as types
-from rofl.engine import events
+from rofl.engine.base import events
 
 from . import wiretext
 from .commands import BadRequest

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rofl.engine import events
+from rofl.engine.base import events
 
 from .commands import QUICK, cancellation, schema, served
 from .event_schema import event_schema

@@ -25,7 +25,7 @@ from typing import Any
 
 from rofl.adapters.policy import Policy
 from rofl.adapters.render_kind import MAX_VALUE, RenderAdapter, Shown, Workbench
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route

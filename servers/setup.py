@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from rofl.scanner.layout import MANIFEST_NAME
 from rofl.servers.session import Session
 

@@ -58,7 +58,7 @@ def openapi_command(spec: str, keys: tuple[str, ...], book: str | None, base: st
 
 def _read(path: str) -> bytes:
     from rofl.adapters.openapi_book import SpecError
-    from rofl.engine.safe_write import UnsafePath, read_regular
+    from rofl.engine.base.safe_write import UnsafePath, read_regular
 
     try:
         return read_regular(path, MAX_SPEC)

@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 
 import click
 
-from rofl.engine import events
+from rofl.engine.base import events
 
 from ..exits import Exit
 

@@ -83,8 +83,8 @@ def command(
     watch: bool = False,
 ) -> None:
     """Scan the JS/TS sources under SRC into one [code] fact file per file under --out."""
-    from rofl.engine import events
-    from rofl.engine.errors import RoflError
+    from rofl.engine.base import events
+    from rofl.engine.base.errors import RoflError
     from rofl.scanner import progress as progress_bar
     from rofl.scanner.errors import ExtractorFailure
 

@@ -159,7 +159,7 @@ def render(name: str, report: Report) -> str:
     """``report`` in format ``name`` (one of ``NAMES``)."""
     fmt = FORMATS.get(name)
     if fmt is None:
-        from rofl.engine.errors import RoflError
+        from rofl.engine.base.errors import RoflError
 
         raise RoflError(f"unknown format '{name}'; use one of {', '.join(NAMES)}")
     return fmt.render(report)

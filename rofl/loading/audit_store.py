@@ -35,8 +35,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from rofl.engine import safe_write
-from rofl.engine.errors import RoflError
+from rofl.engine.base import safe_write
+from rofl.engine.base.errors import RoflError
 from rofl.engine.kernel import Kernel
 from rofl.scanner.hashing import hash_bytes, hash_key
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import rofl.engine as engine
-from rofl.engine import safe_write
+from rofl.engine.base import safe_write
 from rofl.engine.store import Store
 
 MAGIC = b"rofl-store-cache 2\n"  # 2: the tag is an HMAC in the header (1 had an unkeyed digest)

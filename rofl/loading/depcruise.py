@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 
 if TYPE_CHECKING:  # pragma: no cover
     from rofl.engine.kernel import Kernel

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rofl.engine.errors import RoflError
-from rofl.engine.safe_write import read_regular
+from rofl.engine.base.errors import RoflError
+from rofl.engine.base.safe_write import read_regular
 from rofl.engine.terms import quote
 
 CONFIG_NAMES = (

@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rofl.engine.errors import RoflError
-from rofl.engine.safe_write import read_nofollow, read_regular
+from rofl.engine.base.errors import RoflError
+from rofl.engine.base.safe_write import read_nofollow, read_regular
 from rofl.scanner.errors import shown
 from rofl.scanner.factfile import is_fact_name, named_digest
 from rofl.scanner.hashing import hash_bytes

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rofl.engine.base.errors import RoflError
 from rofl.engine.clauses import Clause, Literal
-from rofl.engine.errors import RoflError
 from rofl.engine.kernel import Kernel
 from rofl.engine.parse import parse_program
 from rofl.engine.vocabulary import NAMESPACES, PRIVATE_PERSP

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from rofl.engine import safe_write
+from rofl.engine.base import safe_write
 from rofl.scanner.factfile import named_digest
 from rofl.scanner.hashing import hash_bytes
 from rofl.scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
@@ -560,7 +560,7 @@ def checked_text(path: str | Path, item: Listed) -> str | None:
 def extract(text: str) -> Rows | None:
     """The rows of ``RELATIONS`` a fact file's text states (one fact a line, as the scanner writes),
     parsed by the kernel's own parser; None when a line does not parse (the loader says why)."""
-    from rofl.engine.errors import RoflError
+    from rofl.engine.base.errors import RoflError
     from rofl.engine.parse import parse_program
 
     lines = [line for line in text.split("\n") if line.startswith(_PREFIXES)]

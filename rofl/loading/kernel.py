@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import rofl.rules as shipped_rules
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from rofl.engine.kernel import DEFAULT_BUDGET, Kernel
 from rofl.scanner.layout import MANIFEST_NAME
 
@@ -146,7 +146,7 @@ def loaded_code_kernel(
     folder_key = stat_key(root)
     parts = [__version__.encode(), cache.engine_fingerprint(), folder_key.encode(), BOOT.read_bytes()]
     parts.append(CODE_RULES.read_bytes())
-    from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
+    from rofl.engine.base.safe_write import MAX_PROGRAM_BYTES, read_regular
 
     for r in rules:
         try:
@@ -284,7 +284,7 @@ FORGERY_FINDINGS = (
 
 def refuse_if_forged(kernel: Kernel) -> None:
     """Exit 1 (one line on stderr) when any forgery finding holds over the loaded scan."""
-    from rofl.engine.errors import UnknownRelation
+    from rofl.engine.base.errors import UnknownRelation
 
     for question in FORGERY_FINDINGS:
         try:
@@ -300,7 +300,7 @@ def refuse_if_forged(kernel: Kernel) -> None:
 def incomplete_fact_files(kernel: Kernel) -> list[str]:
     """The listed fact files the loader found missing (its missing_fact_file[audit] facts): an answer
     over this scan is incomplete while there is one.  Empty for a kernel that loaded no scan."""
-    from rofl.engine.errors import UnknownRelation
+    from rofl.engine.base.errors import UnknownRelation
 
     try:  # declared by declare_vocabulary for a scan's kernel; any other kernel may not know it
         rows = kernel.query("missing_fact_file[audit](F)").rows

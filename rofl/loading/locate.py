@@ -22,7 +22,7 @@ class Where:
 
 def index_sources(sources: list) -> Where:
     """Parse ``(path, text)`` pairs again and record where each fact and rule is written."""
-    from rofl.engine.errors import RoflError
+    from rofl.engine.base.errors import RoflError
     from rofl.engine.namespace import qualify
     from rofl.engine.parse import parse_program
     from rofl.engine.reflect import rule_id
@@ -49,7 +49,7 @@ def _numbered(text: str, source: str) -> list:
     """The clauses of a fact file (one fact per line), each with its line number."""
     from dataclasses import replace
 
-    from rofl.engine.errors import RoflError
+    from rofl.engine.base.errors import RoflError
     from rofl.engine.parse import parse_program
 
     out = []
@@ -65,7 +65,7 @@ def _numbered(text: str, source: str) -> list:
 
 def read_sources(paths: list) -> list:
     """``(path, text)`` for each readable path (a file that cannot be read, or is no regular file, is skipped)."""
-    from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
+    from rofl.engine.base.safe_write import MAX_PROGRAM_BYTES, read_regular
 
     out = []
     for p in paths:
@@ -78,7 +78,7 @@ def read_sources(paths: list) -> list:
 
 def declared_at(files: tuple, declarations: tuple) -> str | None:
     """``FILE:LINE`` of the first of ``declarations`` (``(relation, row)``; ``("rule", (id,))``) written in ``files``."""
-    from rofl.engine.errors import RoflError
+    from rofl.engine.base.errors import RoflError
 
     if not files or not declarations:
         return None

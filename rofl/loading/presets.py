@@ -79,7 +79,7 @@ def _refuse_unknown(kernel: Kernel, used: set[str], files: tuple) -> None:
     refuse it, naming the closest rule names."""
     import difflib
 
-    from rofl.engine.errors import RoflError
+    from rofl.engine.base.errors import RoflError
 
     from .locate import declared_at
 

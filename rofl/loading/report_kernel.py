@@ -31,7 +31,7 @@ def kept_relations(rule_files: tuple) -> Subset | None:
     """Which base relations to load: every relation that is no scanner relation, and each scanner relation
     named in a rule file the report loads or read by the report.  None (load all) when a rule file
     cannot be read here (the loader then says why)."""
-    from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
+    from rofl.engine.base.safe_write import MAX_PROGRAM_BYTES, read_regular
     from rofl.scanner.schema import RELATIONS
 
     from .kernel import CODE_RULES

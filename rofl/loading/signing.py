@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rofl.engine.errors import RoflError
-from rofl.engine.safe_write import UnsafePath, read_nofollow, read_regular, write_atomic
+from rofl.engine.base.errors import RoflError
+from rofl.engine.base.safe_write import UnsafePath, read_nofollow, read_regular, write_atomic
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 
 from .findings import Finding
 
@@ -53,7 +53,7 @@ def read(path: str | Path) -> list[dict]:
     """The entries of a baseline file; a missing, unreadable or malformed one is a user error."""
     import errno
 
-    from rofl.engine.safe_write import read_regular
+    from rofl.engine.base.safe_write import read_regular
 
     p = Path(path)
     try:
@@ -141,7 +141,7 @@ def render(findings: list[Finding] | tuple[Finding, ...]) -> bytes:
 
 def write(path: str | Path, findings: list[Finding] | tuple[Finding, ...]) -> int:
     """Write a baseline atomically; the number of entries written."""
-    from rofl.engine.safe_write import UnsafePath, write_atomic
+    from rofl.engine.base.safe_write import UnsafePath, write_atomic
 
     p = Path(path)
     if not p.parent.is_dir():

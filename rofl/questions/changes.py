@@ -225,7 +225,7 @@ class Context:
         return self._old[path]
 
     def new_bytes(self, path: str) -> bytes | None:
-        from rofl.engine.safe_write import read_regular
+        from rofl.engine.base.safe_write import read_regular
 
         if not inside(os.path.realpath(self.src / path), os.path.realpath(self.src)):
             return None  # a link out of SRC: what it points at is not the repository's to declare

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 
 from .answer import doc, to_json
 

@@ -62,7 +62,7 @@ def _usurped(kernel: Kernel) -> list[tuple[str, str, tuple[str, tuple]]]:
 def forged_facts(kernel: Kernel) -> set[tuple[str, tuple]]:
     """Every forged fact as ``(stored relation, row)``: what boot's ``forged[audit]`` names, and what only
     usurping rules derive (``usurped_facts``); empty for a store without boot's audits."""
-    from rofl.engine.errors import UnknownRelation
+    from rofl.engine.base.errors import UnknownRelation
     from rofl.engine.reflect import fact_from_term
 
     try:

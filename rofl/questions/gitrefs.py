@@ -7,7 +7,7 @@ import posixpath
 import tempfile
 from pathlib import Path
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from rofl.scanner.files import git_top, run_git
 
 GIT_MISSING = 127  # what run_git answers when git cannot be started

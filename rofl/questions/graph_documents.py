@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from rofl.engine.terms import Term, canonical_rows, format_term
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from rofl.scanner.layout import MANIFEST_NAME
 from rofl.scanner.manifest import Manifest, ScanOrigin
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from rofl.scanner.layout import MANIFEST_NAME
 from rofl.scanner.manifest import FactRecord, FileEntry, Manifest
 
@@ -37,7 +37,7 @@ class Difference:
 
 def _read(path: Path) -> bytes | None:
     """A fact file's bytes; None for a link, FIFO, device or huge file at the name, or none at all."""
-    from rofl.engine.safe_write import read_nofollow
+    from rofl.engine.base.safe_write import read_nofollow
     from rofl.scanner.worklist import MAX_FACT_FILE_BYTES
 
     try:
@@ -100,7 +100,7 @@ def _versions_moved(ours: Manifest, fresh: Manifest) -> str:
 def reextract(root: str | Path, src: str | Path) -> list[Difference]:
     """Scan ``src`` into a temporary folder with the options ``root`` was scanned with and list every
     difference from the fact files in ``root``."""
-    from rofl.engine import events
+    from rofl.engine.base import events
     from rofl.scanner.api import ScanError, scan
 
     from .. import __version__

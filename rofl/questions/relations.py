@@ -99,10 +99,10 @@ def relations_of(kernel: Kernel, paths: Sequence[Path], scanned: bool, stored: b
 def definitions(paths: list[Path]) -> dict[tuple, tuple[str, str]]:
     """``{(rel, persp, arity): (where, comment)}`` for the first clause of each signature in ``paths``
     (rules before facts); ``comment`` is the block of ``--`` lines right above it."""
+    from rofl.engine.base.safe_write import MAX_PROGRAM_BYTES, read_regular
     from rofl.engine.clauses import is_var
     from rofl.engine.namespace import qualify
     from rofl.engine.parse import parse_program
-    from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
 
     found: dict[tuple, tuple[int, str, str]] = {}
     for path in paths:

@@ -11,9 +11,9 @@ from pathlib import Path
 import click
 
 from rofl.adapters.policy import ALLOWS
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
+from rofl.engine.base.safe_write import MAX_PROGRAM_BYTES, read_regular
 from rofl.engine.kernel import Kernel
-from rofl.engine.safe_write import MAX_PROGRAM_BYTES, read_regular
 
 from ..loading.kernel import BOOT
 from ..loading.locate import declared_at

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from rofl.loading.source import Source
 
 from .answer import Answer, doc, skip
@@ -109,7 +109,7 @@ def scan(options: ScanOptions, source: Source) -> ScanAnswer:
     what the scan did.  A user's error (a missing folder, a concurrent scan, a bad key) is a RoflError; an
     extractor's bug is the scanner's ExtractorFailure (exit 70), the previous scan intact.  ``source`` is
     the caller's (a scan loads nothing through it)."""
-    from rofl.engine import events
+    from rofl.engine.base import events
     from rofl.scanner.api import ScanError
     from rofl.scanner.api import scan as run_scan
 

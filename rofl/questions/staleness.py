@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 
 if TYPE_CHECKING:
     from rofl.scanner.manifest import Manifest

@@ -443,7 +443,7 @@ def hunks(diff: str) -> tuple[set[int], set[int]]:
 
 def old_symbols(path: str, data: bytes) -> SymbolFacts | None:
     """The file at REF, extracted as the scan extracts (its exports, spans and bindings); None when it cannot be."""
-    from rofl.engine.errors import RoflError
+    from rofl.engine.base.errors import RoflError
     from rofl.engine.parse import parse_program
     from rofl.scanner.extract import Extractor
     from rofl.scanner.files import grammar_for
@@ -505,7 +505,7 @@ def answer(
 ) -> SymbolImpact:
     """The symbol impact of the classified ``changes`` (rofl.questions.changes.Change), with ``FILE:NAME`` names
     and, under ``--git-base``, the changed lines of each scanned source."""
-    from rofl.engine.errors import RoflError
+    from rofl.engine.base.errors import RoflError
 
     from .changes import SOURCE
 

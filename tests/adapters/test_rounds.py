@@ -115,7 +115,7 @@ def test_answers_land_in_the_book_with_its_authority_and_no_audit_finds_them_for
 
 def test_rounds_report_progress_and_stop_between_rounds_when_cancelled(adapter_env):
     import pytest
-    from rofl.engine import events
+    from rofl.engine.base import events
 
     db = adapter_env / "chain.db"
     write_tree(db, [0, 1, 2, 3])

@@ -9,7 +9,7 @@ import stat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rofl.engine import safe_write
+from rofl.engine.base import safe_write
 
 
 def _names(folder) -> set[str]:

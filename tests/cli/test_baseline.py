@@ -118,7 +118,7 @@ def test_writing_a_baseline_into_a_missing_folder_is_a_user_error(rofl, project,
 
 
 def test_a_failed_write_leaves_the_old_baseline_whole(rofl, project, tmp_path, monkeypatch):
-    import rofl.engine.safe_write as safe_write
+    import rofl.engine.base.safe_write as safe_write
 
     baseline = tmp_path / "baseline.json"
     baseline.write_text('{"format": 1, "findings": []}\n')

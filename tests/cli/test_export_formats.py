@@ -70,7 +70,7 @@ def test_export_to_a_file_replaces_it_whole_or_leaves_it(rofl, tmp_path, monkeyp
     def full_disk(fd: int, data: bytes) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("rofl.engine.safe_write._write_all", full_disk)
+    monkeypatch.setattr("rofl.engine.base.safe_write._write_all", full_disk)
     before = target.read_bytes()
     code, out, err = rofl("export", "edge", TC, "--format", "json", "-o", target)
     assert (code, out) == (2, "") and "No space left on device" in err and len(err.strip().splitlines()) == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 from rofl.engine.lexer import ATOM, is_name, tokenize
 
 from tests.conftest import EXAMPLES

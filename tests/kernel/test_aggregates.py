@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.engine.base.errors import LoadRejected, RoflSyntaxError
 from rofl.engine.costs import int_steps
-from rofl.engine.errors import LoadRejected, RoflSyntaxError
 from rofl.engine.kernel import Kernel
 from rofl.engine.parse import parse_program
 from rofl.engine.reflect import item_from_term, item_term

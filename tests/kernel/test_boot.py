@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rofl.engine.errors import UnknownRelation
+from rofl.engine.base.errors import UnknownRelation
 from rofl.engine.reflect import literal_term
 
 AUDITS = ("malformed", "breach", "leak", "forged", "unmoded")

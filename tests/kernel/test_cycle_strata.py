@@ -9,7 +9,7 @@ it, over an empty table.  The reflection now records the named relation as a neg
 from __future__ import annotations
 
 import pytest
-from rofl.engine.errors import LoadRejected
+from rofl.engine.base.errors import LoadRejected
 
 CYCLE_OVER_NEGATION = """
 r(a, b). r(b, a). r(c, c). r(a, d).

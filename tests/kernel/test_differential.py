@@ -18,7 +18,7 @@ import clingo  # the oracle: a dev dependency; a missing clingo must fail loudly
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rofl.engine.errors import LoadRejected
+from rofl.engine.base.errors import LoadRejected
 from rofl.engine.kernel import Kernel
 from rofl.engine.rulebook import RuleBook
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rofl.engine.errors import LoadRejected, RoflSyntaxError, UnknownRelation
+from rofl.engine.base.errors import LoadRejected, RoflSyntaxError, UnknownRelation
 from rofl.engine.parse import parse_program
 
 from tests.conftest import EXAMPLES

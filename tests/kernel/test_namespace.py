@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from rofl.engine import vocabulary as V
+from rofl.engine.base.errors import LoadRejected
 from rofl.engine.clauses import Literal, Negated
-from rofl.engine.errors import LoadRejected
 from rofl.engine.kernel import Kernel
 from rofl.engine.parse import parse_program
 

@@ -46,7 +46,7 @@ def test_negation_with_a_perspective_variable_bound_to_a_non_atom():
 
 
 def test_a_negative_cycle_through_a_demand_relation_is_rejected_and_rolled_back():
-    from rofl.engine.errors import LoadRejected
+    from rofl.engine.base.errors import LoadRejected
 
     k = load("s(1).")
     before = k.facts()

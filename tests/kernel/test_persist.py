@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from rofl.engine import persist
-from rofl.engine.errors import StoreFormatError
+from rofl.engine.base.errors import StoreFormatError
 from rofl.engine.kernel import Kernel
 from rofl.engine.parse import parse_program
 

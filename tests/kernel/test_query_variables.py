@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rofl.engine.errors import UnknownRelation
+from rofl.engine.base.errors import UnknownRelation
 
 from tests.kernel.semantics import a, canon, load, rows
 

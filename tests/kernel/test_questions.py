@@ -4,7 +4,7 @@ unknown relations and unsafe questions are errors, never an empty answer."""
 from __future__ import annotations
 
 import pytest
-from rofl.engine.errors import UnknownRelation, UnsafeQuery
+from rofl.engine.base.errors import UnknownRelation, UnsafeQuery
 from rofl.engine.kernel import Kernel
 from rofl.engine.parse import parse_body
 from rofl.engine.query import plan

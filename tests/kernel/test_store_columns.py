@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rofl.engine import persist
-from rofl.engine.errors import StoreFormatError
+from rofl.engine.base.errors import StoreFormatError
 from rofl.engine.store import Store
 from rofl.engine.terms import compound
 

@@ -128,7 +128,7 @@ def test_negation_in_an_next_rule_reads_the_finished_tick(kernel):
 
 def test_same_tick_negative_cycle_is_still_rejected(kernel):
     import pytest
-    from rofl.engine.errors import LoadRejected
+    from rofl.engine.base.errors import LoadRejected
 
     with pytest.raises(LoadRejected, match="unstratified"):
         kernel.load_text("stock(a). sold(X) :- stock(X), order(X). stock(X) :- item(X), not sold(X).")

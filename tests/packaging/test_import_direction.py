@@ -131,6 +131,17 @@ def test_engine_imports_only_the_standard_library():
     assert bad == []
 
 
+def test_the_engines_base_package_imports_nothing_of_ours():
+    """engine/base/ (safe writes, errors, events) is standard library only, below the rest of the engine."""
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path in sorted((ROOT / "engine" / "base").rglob("*.py"))
+        for line, module in imported(path, "engine")
+        if room_of(module) is not None
+    ]
+    assert bad == []
+
+
 def test_the_check_catches_a_planted_import(tmp_path):
     (tmp_path / "scanner").mkdir()
     (tmp_path / "scanner" / "version.py").write_text("def f():\n    from rofl import __version__\n    return 1\n")

@@ -8,7 +8,7 @@ import json
 import click
 import jsonschema
 import pytest
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 
 from rofl.loading.source import Source
 from rofl.questions.answer import answer_json, json_schema
@@ -146,7 +146,7 @@ def test_report_options_refuse_what_the_command_refuses(tmp_path):
 
 def test_the_command_lines_progress_bar_hears_the_scan(scanned, tmp_path, monkeypatch):
     from click.testing import CliRunner
-    from rofl.engine.events import Progress
+    from rofl.engine.base.events import Progress
     from rofl.scanner import progress
 
     from rofl.commands.scan import command

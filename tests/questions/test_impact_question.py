@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from rofl.engine.errors import RoflError
+from rofl.engine.base.errors import RoflError
 
 from rofl.loading.source import Source
 from rofl.questions.answer import answer_json

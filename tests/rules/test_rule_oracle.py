@@ -229,7 +229,7 @@ def strings(row: tuple) -> tuple:
 def rows(kernel, query: str) -> set[tuple]:
     """The answers to ``query``; none when no fact and no rule defines its relation (a scan without
     declaration files has no src_declaration rows)."""
-    from rofl.engine.errors import UnknownRelation
+    from rofl.engine.base.errors import UnknownRelation
 
     try:
         return {strings(r) for r in kernel.query(query).rows}

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from rofl.engine import safe_write
+from rofl.engine.base import safe_write
 
 from rofl.loading.factdir import open_folder
 from tests.scanner.conftest import run_scan, scan_json

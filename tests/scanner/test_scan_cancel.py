@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from rofl.engine import events
+from rofl.engine.base import events
 from rofl.scanner.api import scan
 
 from tests.scanner.conftest import load_manifest, read_facts, scan_json

@@ -7,15 +7,7 @@ import threading
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rofl.engine.events import (
-    CancelToken,
-    Event,
-    ExecutionCancelled,
-    Recorder,
-    Reporter,
-    current,
-    reporting,
-)
+from rofl.engine.base.events import CancelToken, Event, ExecutionCancelled, Recorder, Reporter, current, reporting
 
 
 @settings(max_examples=25, deadline=None)

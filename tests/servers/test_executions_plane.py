@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rofl.engine import events
+from rofl.engine.base import events
 from rofl.servers.commands import CANCELLABLE, BadRequest, served
 from rofl.servers.event_schema import event_schema, payload_schema
 from rofl.servers.executions import Executions, NotCancellable, NotFound
