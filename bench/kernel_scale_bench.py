@@ -8,7 +8,7 @@ of a small wrapper process that waits for it), with a time cap; the peers run th
     between points is ``log(t2/t1) / log(n2/n1)``.  Peer: clingo grounding the time-indexed version
     ``l(0, nil). l(T+1, cons(x, L)) :- l(T, L), T < N.`` for the same N (not for 100,000: it passes 11 GB).
 (b) ``rofl audit --facts`` (cap KERNEL_SCALE_AUDIT_CAP, 60 s) over a synthetic import chain of 3,500 files (``f0.ts`` imports ``./f1``,
-    ..., the last imports ``./f0``: one cycle of 3,500 files, as in tests/kernel/test_cycles.py),
+    ..., the last imports ``./f0``: one cycle of 3,500 files, as in tests/engine/test_cycles.py),
     scanned by ``rofl scan``; cold (no compiled cache) and warm.  Peer: networkx's strongly connected
     components over the same edges.  Targets: <= 3 s and <= 300 MB.
 (c) ``rofl ask 'in_cycle[code](F)' --json`` and ``rofl impact --no-rescan --json`` on one scan of the

@@ -26,7 +26,7 @@ STORE_FACTS = 1_000_000
 def busy_beaver(repeat: int = 5) -> dict:
     """Best of ``repeat`` runs, each on a fresh kernel (one run is 15 ticks, a few milliseconds: a
     single one measures the machine's noise)."""
-    from tests.kernel.test_time import BUSY_BEAVER, simulate
+    from tests.engine.test_time import BUSY_BEAVER, simulate
 
     ours = float("inf")
     for _ in range(repeat):

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -94,9 +95,24 @@ def findings(out: str) -> set[str]:
     return {f["audit"] for f in json.loads(out)["findings"]}
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(steps=st.lists(edits, min_size=1, max_size=2), forbid=st.booleans(), forged=tampers)
+EDITS = st.lists(edits, min_size=1, max_size=2)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=EDITS, forbid=st.booleans(), forged=tampers)
 def test_an_audit_after_rescans_equals_an_audit_of_every_fact_file(steps, forbid, forged):
+    audits_agree(steps, forbid, forged)
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=EDITS, forbid=st.booleans(), forged=tampers)
+def test_many_edit_sequences_audit_as_every_fact_file(steps, forbid, forged):
+    audits_agree(steps, forbid, forged)
+
+
+def audits_agree(steps, forbid, forged) -> None:
+    """Scan, audit, apply each step, rescan and audit again, then tamper: the reused audit equals the full load."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         src, facts = root / "repo", root / "facts"

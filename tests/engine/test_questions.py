@@ -11,7 +11,7 @@ from rofl.engine.query import plan
 from rofl.engine.rulebook import RuleBook
 
 from tests.conftest import BOOT
-from tests.kernel.program_gen import generate
+from tests.engine.program_gen import generate
 
 _BOOK = RuleBook()
 

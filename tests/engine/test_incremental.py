@@ -18,7 +18,7 @@ from rofl.engine.kernel import Kernel
 from rofl.engine.parse import parse_program
 
 from tests.conftest import BOOT
-from tests.kernel.program_gen import generate
+from tests.engine.program_gen import generate
 
 
 def fresh_bytes(kernel: Kernel) -> bytes:

@@ -9,7 +9,7 @@
 * the harness itself: a wrong model, a semi-naive evaluator that stops early and one that counts a
   firing twice are all caught.
 
-Programs come from ``tests/kernel/program_gen.py`` (stratified by construction), with fixed seeds.
+Programs come from ``tests/engine/program_gen.py`` (stratified by construction), with fixed seeds.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from rofl.engine.kernel import Kernel
 from rofl.engine.rulebook import RuleBook
 
 from tests.conftest import BOOT
-from tests.kernel.program_gen import Lit, Neg, Program, Rule, generate, unstratify
+from tests.engine.program_gen import Lit, Neg, Program, Rule, generate, unstratify
 
 BUDGET = 10**7
 NAIVE_SEEDS = range(0, 100)  # >= 100 programs: naive vs semi-naive (kernel.md)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kernel.semantics import a, canon, load, rows
+from tests.engine.semantics import a, canon, load, rows
 
 
 def test_stratified_negation_with_wildcards_mixed_and_undefined_relations():

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rofl.engine import persist
@@ -21,7 +22,7 @@ from rofl.engine.kernel import Kernel
 from rofl.engine.parse import parse_program
 
 from tests.conftest import BOOT
-from tests.kernel.program_gen import generate
+from tests.engine.program_gen import generate
 
 
 class General(Kernel):
@@ -65,9 +66,21 @@ def state(kernel: Kernel) -> bytes:
     return persist.dumps(kernel.store, kernel.evaluate())
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.integers(0, 10_000), st.integers(0, 10_000))
 def test_ticks_from_the_last_evaluation_equal_ticks_from_scratch(program_seed, ops_seed):
+    ticks_agree(program_seed, ops_seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 10_000))
+def test_many_programs_tick_from_the_last_evaluation_as_from_scratch(program_seed, ops_seed):
+    ticks_agree(program_seed, ops_seed)
+
+
+def ticks_agree(program_seed: int, ops_seed: int) -> None:
+    """Random ticks, budget cuts, asserts, retracts and explanations: the carried path answers as the general one."""
     source = ticking(program_seed)
     ours, reference = Kernel(BOOT, budget=10**6), General(BOOT, budget=10**6)
     for k in (ours, reference):

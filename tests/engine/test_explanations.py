@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.conftest import EXAMPLES
-from tests.kernel.semantics import a, load, rows
+from tests.engine.semantics import a, load, rows
 
 
 def test_why_shows_a_ground_negated_premise_as_a_failure_demonstration():

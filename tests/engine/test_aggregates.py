@@ -20,8 +20,8 @@ from rofl.engine.reflect import item_from_term, item_term
 from rofl.engine.rulebook import RuleBook
 
 from tests.conftest import BOOT, EXAMPLES
-from tests.kernel.semantics import boot
-from tests.kernel.test_differential import clingo_models
+from tests.engine.semantics import boot
+from tests.engine.test_differential import clingo_models
 
 RULES = """
 c(G, N) :- g(G), N = count : { p(G, _, _) }.

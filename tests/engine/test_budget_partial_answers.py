@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rofl.engine.kernel import Kernel
 
-from tests.kernel.program_gen import generate
-from tests.kernel.semantics import LEN, a, cons_list, load, rows
+from tests.engine.program_gen import generate
+from tests.engine.semantics import LEN, a, cons_list, load, rows
 
 TC = "e(1, 2). e(2, 3). e(3, 4). e(4, 5).\np(X, Y) :- e(X, Y).\np(X, Z) :- e(X, Y), p(Y, Z).\nn(X) :- e(X, _), not p(X, 5).\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rofl.engine.kernel import Kernel
 
 from tests.conftest import EXAMPLES
-from tests.kernel.semantics import a, boot, load, rows
+from tests.engine.semantics import a, boot, load, rows
 
 
 def test_next_with_negation_and_a_fact_asserted_mid_run():

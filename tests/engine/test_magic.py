@@ -1,7 +1,7 @@
 """Demand for bound arguments (engine.magic): a question that binds arguments of a linearly recursive
 relation (in any of its literals) is answered without building the relation, and gives exactly the answers of the full
 evaluation (differential: hypothesis over transitive closures of every shape, and the random
-stratified programs of tests/kernel/program_gen.py)."""
+stratified programs of tests/engine/program_gen.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rofl.engine.kernel import Kernel
 from rofl.engine.terms import format_term
 
 from tests.conftest import BOOT
-from tests.kernel.program_gen import generate
+from tests.engine.program_gen import generate
 
 NODES = "abcdef"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tests.conftest import EXAMPLES
-from tests.kernel.semantics import LEN, a, boot, cons_list, load, rows
+from tests.engine.semantics import LEN, a, boot, cons_list, load, rows
 
 
 def test_demand_rule_called_with_different_binding_patterns():

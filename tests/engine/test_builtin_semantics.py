@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rofl.engine.kernel import Kernel
 
-from tests.kernel.semantics import a, canon, load, rows
+from tests.engine.semantics import a, canon, load, rows
 
 
 def test_eq_with_arithmetic_in_demand_and_bottom_up_rules():

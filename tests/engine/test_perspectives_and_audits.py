@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.kernel.semantics import a, boot, load, rows
+from tests.engine.semantics import a, boot, load, rows
 
 
 def test_variable_perspective_in_head_bound_from_an_atom_argument():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rofl.engine.base.errors import UnknownRelation
 
-from tests.kernel.semantics import a, canon, load, rows
+from tests.engine.semantics import a, canon, load, rows
 
 
 def test_a_variable_named_underscore_digit_is_an_ordinary_named_variable():

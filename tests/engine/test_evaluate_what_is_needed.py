@@ -21,7 +21,7 @@ from rofl.engine.parse import _Parser, parse_program
 from rofl.engine.rulebook import RuleBook
 
 from tests.conftest import BOOT
-from tests.kernel.program_gen import generate
+from tests.engine.program_gen import generate
 
 _BOOK = RuleBook()
 
