@@ -211,37 +211,14 @@ class SessionSource(Source):
         self.command = command
         self.leases: list[Lease] = []
 
-    def kernel(
-        self,
-        files: tuple = (),
-        load_as: tuple = (),
-        budget: int | None = None,
-        *,
-        store: str | None = None,
-        facts: str | None = None,
-        rules: tuple = (),
-        use_cache: bool = True,
-        public_key: str | None = None,
-        refuse_forged: bool = False,
-    ) -> Kernel:
-        """The session's loaded kernel when only its folder's scan (and rule files) is asked for; else a load."""
-        lendable = facts is not None and not store and not files and not load_as and use_cache and public_key is None
-        if lendable and self.session.holds(str(facts)):
-            lease = self.session.lease(rules, budget or CODE_BUDGET, self.command)
-            self.leases.append(lease)
-            self.warnings.extend(lease.warnings)
-            return lease.kernel
-        return super().kernel(
-            files,
-            load_as,
-            budget,
-            store=store,
-            facts=facts,
-            rules=rules,
-            use_cache=use_cache,
-            public_key=public_key,
-            refuse_forged=refuse_forged,
-        )
+    def lent(self, facts: str, rules: tuple, budget: int | None) -> Kernel | None:
+        """The session's loaded kernel when ``facts`` is its folder (its load warnings repeated in ``warnings``)."""
+        if not self.session.holds(str(facts)):
+            return None
+        lease = self.session.lease(rules, budget or CODE_BUDGET, self.command)
+        self.leases.append(lease)
+        self.warnings.extend(lease.warnings)
+        return lease.kernel
 
     def manifest(self, facts: Path) -> Manifest:
         return self.session.manifest() if self.session.holds(facts) else super().manifest(facts)

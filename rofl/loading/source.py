@@ -45,9 +45,14 @@ class Source:
         public_key: str | None = None,
         refuse_forged: bool = False,
     ) -> Kernel:
-        """A kernel as ``rofl.loading.kernel.build_kernel`` builds it; its load warnings kept in ``warnings``."""
+        """A kernel as ``rofl.loading.kernel.build_kernel`` builds it; its load warnings kept in ``warnings``.
+        When only a scan (and rule files) is asked for, a kernel already loaded (``lent``) serves instead."""
         from .kernel import build_kernel
 
+        if facts is not None and not store and not files and not load_as and use_cache and public_key is None:
+            lent = self.lent(facts, rules, budget)
+            if lent is not None:
+                return lent
         return build_kernel(
             files,
             load_as,
@@ -61,6 +66,10 @@ class Source:
             warn=self.warnings.append,
             manifest=None if facts is None else lambda: self.manifest(Path(facts)),
         )
+
+    def lent(self, facts: str, rules: tuple, budget: int | None) -> Kernel | None:
+        """A kernel over the scan in ``facts`` someone already loaded (a server's session); the command line has none."""
+        return None
 
     def code_kernel(self, facts: str, rules: tuple, budget: int, keep: Subset | None = None) -> Kernel:
         """A kernel over a scan that loads only what ``keep`` keeps (`rofl report`)."""
