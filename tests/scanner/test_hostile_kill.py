@@ -28,7 +28,7 @@ from tests.scanner.hostile import corpus, make_tree, snapshot
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="fork-based kills")
 
-KILLS = 8
+KILLS = 4
 KILLS_ALL = 20  # `make test-all` (the slow cases) kills more
 FILES = 60  # over scanner.pool.MIN_FILES_FOR_POOL: helpers are forked
 
