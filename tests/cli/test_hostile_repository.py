@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.once_per_run import once_per_run
+
 TOKEN = "ghs_hostileRepoToken0123456789abcdef"
 STEP_SECONDS = 240  # a hang guard: every step takes seconds; only a hang or a runaway reaches it
 MEMORY_BYTES = 3 * 1024**3  # a runaway is an ordinary failure, not an out-of-memory machine
@@ -225,7 +227,11 @@ ROFL = [sys.executable, "-m", "rofl.cli"]
 
 
 @pytest.fixture(scope="module")
-def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def hostile_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return once_per_run(request, "hostile", lambda: _hostile_run(tmp_path_factory))
+
+
+def _hostile_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     tmp = tmp_path_factory.mktemp("hostile")
     repo, decoy, sentinel = build_hostile(tmp)
     home = tmp / "home"
