@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rofl.engine import persist
+from rofl.engine.base.errors import RoflError
 from rofl.engine.kernel import Kernel
 from rofl.engine.parse import parse_program
 
@@ -79,6 +80,14 @@ def test_many_programs_tick_from_the_last_evaluation_as_from_scratch(program_see
     ticks_agree(program_seed, ops_seed)
 
 
+def outcome(explain, args: tuple) -> str:
+    """What an explanation answers, or the error it raises (a fact retracted from every tick names an unknown relation)."""
+    try:
+        return repr(explain(*args))
+    except RoflError as error:
+        return f"{type(error).__name__}: {error}"
+
+
 def ticks_agree(program_seed: int, ops_seed: int) -> None:
     """Random ticks, budget cuts, asserts, retracts and explanations: the carried path answers as the general one."""
     source = ticking(program_seed)
@@ -106,8 +115,8 @@ def ticks_agree(program_seed: int, ops_seed: int) -> None:
             head = rng.choice(facts).head
             args = (head.rel, head.persp, head.args)
             assert ours.facts() == reference.facts()
-            assert repr(ours.why(*args)) == repr(reference.why(*args))
-            assert repr(ours.whynot(*args)) == repr(reference.whynot(*args))
+            assert outcome(ours.why, args) == outcome(reference.why, args)
+            assert outcome(ours.whynot, args) == outcome(reference.whynot, args)
         assert state(ours) == state(reference)
     assert ours.run(max_ticks=4) == reference.run(max_ticks=4)
     assert state(ours) == state(reference)
