@@ -151,21 +151,20 @@ def binds(op: str, left, right, left_vars: set, right_vars: set, bound: set) -> 
     return None
 
 
-def evaluate(expr: Term, binding: dict) -> Term | None:
-    """The value of a term under ``binding`` (name -> term), arithmetic evaluated at any depth;
-    None when a variable is unbound or the arithmetic is undefined."""
+def evaluate(expr: Term, binding: dict, arith: bool = True) -> Term | None:
+    """The value of a term under ``binding`` (name -> term), arithmetic evaluated at any depth (left a
+    compound when not ``arith``: ``substitute``); None when a variable is unbound or the arithmetic is
+    undefined."""
     if isinstance(expr, tuple):
-        if expr[0] == "$arith":
-            left = evaluate(expr[2], binding)
-            right = evaluate(expr[3], binding)
-            return ARITH_FUNCS[expr[1]](left, right)
+        if arith and expr[0] == "$arith":
+            return ARITH_FUNCS[expr[1]](evaluate(expr[2], binding), evaluate(expr[3], binding))
         if len(expr) == 2 and expr[0] == "$var":
             return binding.get(expr[1])
         if len(expr) == 1:
             return expr
         args = []
         for a in expr[1:]:
-            v = evaluate(a, binding)
+            v = evaluate(a, binding, arith)
             if v is None:
                 return None
             args.append(v)
@@ -175,19 +174,7 @@ def evaluate(expr: Term, binding: dict) -> Term | None:
 
 def substitute(term: Term, binding: dict) -> Term | None:
     """The term with its variables replaced; None when a variable is unbound."""
-    if isinstance(term, tuple):
-        if len(term) == 2 and term[0] == "$var":
-            return binding.get(term[1])
-        if len(term) == 1:
-            return term
-        args = []
-        for a in term[1:]:
-            v = substitute(a, binding)
-            if v is None:
-                return None
-            args.append(v)
-        return compound(term[0], *args)
-    return term
+    return evaluate(term, binding, False)
 
 
 def match(pattern: Term, value: Term, binding: dict) -> bool:

@@ -8,11 +8,6 @@ from .terms import Term, format_term, quote
 
 def term_text(term: Term) -> str:
     """Source text of a term with variables and arithmetic; iterative, so any depth prints in linear time."""
-    kind = type(term)
-    if kind is int:
-        return str(term)
-    if kind is str:
-        return quote(term)
     out: list[str] = []
     stack: list = [term]
     while stack:

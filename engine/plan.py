@@ -67,16 +67,10 @@ def _simulate(clause: Clause, bound: set[str]) -> str | None:
             if reason is not None:
                 return reason
             bound |= set(item_vars(item))
-        elif isinstance(item, Negated):
-            need = set(literal_vars(item.lit, {})) - wild
-            if not need <= bound:
-                return f"negated {item.lit.rel} uses unbound {', '.join(sorted(need - bound))}"
         else:
-            left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
-            out = B.binds(item.op, item.left, item.right, left, right, bound)
-            if out is None:
-                return _unbound_reason(item, (left | right) - bound)
-            bound |= out
+            reason = _check_step(item, bound, wild.__contains__, "")
+            if reason is not None:
+                return reason
     head = set(literal_vars(clause.head, {}))
     if not head <= bound:
         return f"head variable {', '.join(sorted(head - bound))} is not bound by the body"
@@ -89,19 +83,30 @@ def _simulate_inner(agg: Aggregate, bound: set[str]) -> str | None:
     for item in agg.body:
         if isinstance(item, Literal):
             bound |= set(literal_vars(item, {}))
-        elif isinstance(item, Negated):
-            need = {n for n in literal_vars(item.lit, {}) if not is_wildcard(n)}
-            if not need <= bound:
-                return f"negated {item.lit.rel} in {agg.op} uses unbound {', '.join(sorted(need - bound))}"
         else:
-            left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
-            out = B.binds(item.op, item.left, item.right, left, right, bound)
-            if out is None:
-                return _unbound_reason(item, (left | right) - bound) + f" in {agg.op}"
-            bound |= out
+            reason = _check_step(item, bound, is_wildcard, f" in {agg.op}")
+            if reason is not None:
+                return reason
     missing = set(term_vars(agg.value, {})) - bound
     if missing:
         return f"the value of {agg.op} uses {', '.join(sorted(missing))}, which its body does not bind"
+    return None
+
+
+def _check_step(item: Negated | Builtin, bound: set[str], unused: Callable[[str], bool], where: str) -> str | None:
+    """The reason a negation or builtin cannot run with ``bound`` known (``where`` names the aggregate it
+    stands in, or is empty), or None; what a builtin binds is added to ``bound``.  ``unused(name)``
+    says which wildcards a negation need not have bound."""
+    if isinstance(item, Negated):
+        need = {n for n in literal_vars(item.lit, {}) if not unused(n)}
+        if not need <= bound:
+            return f"negated {item.lit.rel}{where} uses unbound {', '.join(sorted(need - bound))}"
+        return None
+    left, right = set(term_vars(item.left, {})), set(term_vars(item.right, {}))
+    out = B.binds(item.op, item.left, item.right, left, right, bound)
+    if out is None:
+        return _unbound_reason(item, (left | right) - bound) + where
+    bound |= out
     return None
 
 

@@ -27,27 +27,8 @@ class Table:
     def index(self, cols: tuple[int, ...]) -> dict:
         idx = self.indexes.get(cols)
         if idx is None:
-            idx = {}
             width = max(cols) + 1
-            if len(cols) == 1:
-                c = cols[0]
-                for row in self.rows:
-                    if len(row) > c:
-                        bucket = idx.get(row[c])
-                        if bucket is None:
-                            idx[row[c]] = [row]
-                        else:
-                            bucket.append(row)
-            else:
-                for row in self.rows:
-                    if len(row) >= width:
-                        key = tuple([row[c] for c in cols])
-                        bucket = idx.get(key)
-                        if bucket is None:
-                            idx[key] = [row]
-                        else:
-                            bucket.append(row)
-            self.indexes[cols] = idx
+            idx = self.indexes[cols] = _grouped([row for row in self.rows if len(row) >= width], cols)
         return idx
 
     def pindex(self, persp: str, width: int, cols: tuple[int, ...]) -> dict | list:
@@ -61,24 +42,7 @@ class Table:
         if not cols:
             self.pindexes[spec] = rows
             return rows
-        out: dict = {}
-        if len(cols) == 1:
-            c = cols[0]
-            for row in rows:
-                bucket = out.get(row[c])
-                if bucket is None:
-                    out[row[c]] = [row]
-                else:
-                    bucket.append(row)
-        else:
-            for row in rows:
-                key = tuple([row[c] for c in cols])
-                bucket = out.get(key)
-                if bucket is None:
-                    out[key] = [row]
-                else:
-                    bucket.append(row)
-        self.pindexes[spec] = out
+        out = self.pindexes[spec] = _grouped(rows, cols)
         return out
 
     def add(self, row: tuple, rnd: int) -> None:
@@ -126,6 +90,28 @@ class Table:
     def remove(self, row: tuple) -> None:
         self.rows.pop(row, None)
         self.clear_indexes()
+
+
+def _grouped(rows: list, cols: tuple[int, ...]) -> dict:
+    """``{key: [rows]}`` in row order, keyed by the value of the one column or the tuple of the columns' values."""
+    out: dict = {}
+    if len(cols) == 1:
+        c = cols[0]
+        for row in rows:
+            bucket = out.get(row[c])
+            if bucket is None:
+                out[row[c]] = [row]
+            else:
+                bucket.append(row)
+    else:
+        for row in rows:
+            key = tuple([row[c] for c in cols])
+            bucket = out.get(key)
+            if bucket is None:
+                out[key] = [row]
+            else:
+                bucket.append(row)
+    return out
 
 
 class NarrowIndex:

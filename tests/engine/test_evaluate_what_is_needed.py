@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import random
+import weakref
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -171,3 +172,32 @@ def test_an_evaluation_resumes_the_garbage_collector_only_if_it_paused_it():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_what_an_evaluation_allocated_is_not_walked_by_a_young_collection_yet_stays_collectable():
+    chain = "".join(f"edge({i}, {i + 1}).\n" for i in range(150))
+    k = _kernel(chain + "path(X, Y) :- edge(X, Y).\npath(X, Z) :- edge(X, Y), path(Y, Z).\n")
+
+    class Node:
+        pass
+
+    cycle = Node()
+    cycle.me = cycle  # type: ignore[attr-defined]
+    alive = weakref.ref(cycle)
+    walks: list[int] = []
+
+    def seen(phase: str, info: dict) -> None:
+        if phase == "start":
+            walks.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(seen)
+    try:
+        result = k.evaluate()
+    finally:
+        gc.callbacks.remove(seen)
+    assert len(result.rows("path")) == 150 * 151 // 2
+    assert walks == []  # its 11,325 facts and their records are not walked again right after it
+    del cycle
+    gc.collect()
+    assert alive() is None
