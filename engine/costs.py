@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 
 from .terms import Term, text_size
 
+DEFAULT_BUDGET = 100_000  # derivation steps an evaluation may take when no budget is given
 MAX_INT_BITS = 1 << 20  # bits of any integer one arithmetic operation takes or makes
 TERM_STEP = 64  # compound nodes a head builds per step
 FREE_BITS = 64  # bits of a new integer that cost nothing more than its step; then a step per bit

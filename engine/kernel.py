@@ -20,6 +20,7 @@ from .base.errors import LoadRejected, RoflError
 from .caches import Caches
 from .catalog import Signature
 from .clauses import Clause, Literal, is_var
+from .costs import DEFAULT_BUDGET as DEFAULT_BUDGET  # defined with what steps cost
 from .evaluate import Outcome, evaluate
 from .namespace import qualify
 from .parse import parse_program
@@ -31,7 +32,6 @@ from .rulebook import RuleBook
 from .store import Store
 from .terms import Term, canonical_facts, canonical_rows, fact_key, format_fact, format_term, sort_key
 
-DEFAULT_BUDGET = 100_000
 _RUN_COLLECT = 200_000  # young objects a run of ticks lets pile up before it collects them
 _log = logging.getLogger(__name__)  # each evaluation's cost, for `rofl -vv` (rofl.logs)
 

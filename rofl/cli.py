@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -11,6 +10,7 @@ from typing import Any
 import click
 
 from . import __version__
+from .lazygroup import LazyGroup
 from .logs import verbose_option
 
 # name -> (module under rofl.commands, one-line help); imported lazily so `rofl --help` stays fast.
@@ -39,21 +39,8 @@ COMMANDS = {
 }
 
 
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        entry = COMMANDS.get(name)
-        if entry is None:
-            return None
-        module = importlib.import_module(f"rofl.commands.{entry[0]}")
-        command = getattr(module, name + "_command", None) or module.command
-        if not any(param.name == "verbose" for param in command.params):  # every command takes -v
-            from .logs import verbose_option
-
-            command.params.append(verbose_option())
-        return command
+class RoflGroup(LazyGroup):
+    """The `rofl` group: its commands' usage errors, interruptions and closed pipes end as one line and a code."""
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; with -v its duration is logged when it ends (exits included)."""
@@ -125,10 +112,6 @@ class LazyGroup(click.Group):
             click.echo("rofl: aborted", err=True)
             sys.exit(1)
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, COMMANDS[name][1]) for name in self.list_commands(ctx)])
-
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a command stopped by Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
@@ -194,7 +177,8 @@ EPILOG = (
 
 
 @click.group(
-    cls=LazyGroup,
+    cls=RoflGroup,
+    table=COMMANDS,
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EPILOG,
     params=[verbose_option()],

@@ -37,6 +37,16 @@ def write_output(path: str | os.PathLike[str], data: bytes) -> None:
         write_atomic(name, data)  # the rename replaces a link at the name itself, never its target
 
 
+def write_or_fail(command: str, path: str, text: str, flag: str) -> None:
+    """Write ``text`` to the file the user named with ``flag``, or end ``command`` with one line and exit 2."""
+    try:
+        write_output(path, text.encode("utf-8", "surrogateescape"))
+    except OSError as exc:
+        from .exits import fail
+
+        fail(f"{command}: cannot write {path} ({exc.strerror}); choose another {flag} path")
+
+
 def _is_stream(name: str, st: os.stat_result) -> bool:
     """A FIFO, device or socket at ``name``, or a link under /dev or /proc (``/dev/stdout``)."""
     if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):

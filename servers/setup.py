@@ -14,13 +14,13 @@ from rofl.servers.session import Session
 
 from rofl.loading.kernel import CODE_BUDGET, has_scan
 
+from .cli_options import READ_SECONDS as READ_SECONDS  # re-exported: http and mcp read it here
 from .commands import Folders
 
 if TYPE_CHECKING:
     from .executions import Executions
 
 TOKEN_ENV = "ROFL_SERVER_TOKEN"
-READ_SECONDS = 10.0  # the time a client has to send a request's headers, and then its body
 
 
 def folders(facts: str, src: str | None) -> Folders:
@@ -122,34 +122,6 @@ def serve_app(
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         executions.shutdown()
-
-
-def read_timeout_option(fn: Any) -> Any:
-    """--read-timeout, as both servers over HTTP take it."""
-    import click
-
-    return click.option(
-        "--read-timeout",
-        type=click.FloatRange(0.1, 3600),
-        default=READ_SECONDS,
-        show_default=True,
-        help="Seconds a client has to send a request's headers, and then its body; a slower one is cut off.",
-    )(fn)
-
-
-def folder_options(fn: Any) -> Any:
-    """--facts and --src, as both servers take them."""
-    import click
-
-    fn = click.option(
-        "--src", default=None, type=click.Path(file_okay=False), help="The scanned sources (default: the scan's)."
-    )(fn)
-    return click.option(
-        "--facts",
-        required=True,
-        type=click.Path(file_okay=False),
-        help="The fact folder `rofl scan` writes; with --src it may hold no scan yet (the scan command makes the first).",
-    )(fn)
 
 
 def start(facts: str, src: str | None, host: str | None, workers: int = 4) -> tuple[Executions, str | None]:

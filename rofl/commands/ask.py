@@ -6,13 +6,8 @@ from typing import Any
 
 import click
 
-from rofl.engine.terms import format_term
-
 from ..exits import asked, user_errors
-from ..options import PUBLIC_KEY, examples, program_options
-from ..questions.answer import answer_json
-from ..questions.jsonout import emit_json
-from ..questions.rounds import adapter_options, draw
+from ..options import PUBLIC_KEY, adapter_options, examples, program_options
 
 EPILOG = examples(
     "rofl ask 'path(a, X)' examples/tc.rofl",
@@ -39,7 +34,12 @@ def command(**params: Any) -> None:
     variables holds; `no` when nothing holds.  A relation that nothing defines in the perspective
     asked, or a variable nothing binds, is an error.
     """
+    from rofl.engine.terms import format_term
+
+    from ..questions.answer import answer_json
     from ..questions.ask import AskOptions, ask
+    from ..questions.jsonout import emit_json
+    from ..questions.rounds import draw
 
     answer = asked(ask, AskOptions.from_params(params))
     draw(answer.run)

@@ -10,17 +10,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..exits import asked, fail, user_errors
-from ..formats import NAMES as FORMAT_NAMES
-from ..formats import help_text
-from ..options import PUBLIC_KEY, examples, program_options
-from ..questions.answer import answer_json
-from ..questions.jsonout import emit_json
-from ..questions.rounds import adapter_options, draw
+from ..options import PUBLIC_KEY, adapter_options, ci_format_option, examples, path_option, program_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..questions.audit import AuditAnswer
 
-FORMAT_HELP = help_text()
 EPILOG = examples(
     "rofl audit --facts facts/generated --rules examples/shop/layers.rofl",
     "rofl audit --facts facts/generated --rules examples/ci/rules.rofl --baseline examples/ci/baseline.json --format sarif > rofl.sarif",
@@ -32,13 +26,7 @@ EPILOG = examples(
 
 @click.command("audit", epilog=EPILOG)
 @program_options
-@click.option(
-    "--src",
-    "src",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="With --facts: also report fact files stale against this source folder.",
-)
+@path_option("--src", "With --facts: also report fact files stale against this source folder.", folder=True)
 @click.option(
     "--reextract",
     is_flag=True,
@@ -52,33 +40,19 @@ EPILOG = examples(
     show_default=True,
     help="Exit 1 when a finding of this severity or a more severe one is reported.",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", *FORMAT_NAMES]),
-    default=None,
-    help=f"text (default); json: as --json; {FORMAT_HELP}.",
-)
-@click.option(
+@ci_format_option()
+@path_option(
     "--baseline",
-    "baseline_file",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Ignore the findings this baseline file lists; report the new ones, and the listed ones that no longer hold as fixed.",
+    "Ignore the findings this baseline file lists; report the new ones, and the listed ones that no longer hold as fixed.",
+    dest="baseline_file",
 )
-@click.option(
+@path_option(
     "--write-baseline",
-    "write_baseline",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write the findings to this baseline file (with --baseline: only the still-known ones, so it shrinks).",
+    "Write the findings to this baseline file (with --baseline: only the still-known ones, so it shrinks).",
 )
-@click.option(
+@path_option(
     "--depcruise-config",
-    "depcruise_config",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Translate this dependency-cruiser config's rules (default: a .dependency-cruiser.{json,js,cjs,mjs} at the scan's source root).",
+    "Translate this dependency-cruiser config's rules (default: a .dependency-cruiser.{json,js,cjs,mjs} at the scan's source root).",
 )
 @click.option(
     "--allow-config-js",
@@ -91,8 +65,12 @@ EPILOG = examples(
 @user_errors
 def command(**params: Any) -> None:
     """Run boot's audits, the presets turned on and any [audit] rules; exit 1 on findings at --fail-on or above."""
+    from ..formats import NAMES as FORMAT_NAMES
     from ..questions import baseline as baselines
+    from ..questions.answer import answer_json
     from ..questions.audit import AuditOptions, audit
+    from ..questions.jsonout import emit_json
+    from ..questions.rounds import draw
 
     options = AuditOptions.from_params(params)
     answer = asked(audit, options)

@@ -7,10 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..exits import asked, user_errors
-from ..formats import NAMES as FORMAT_NAMES
-from ..formats import help_text
-from ..options import BUDGET, FACTS, RULES, examples
-from ..questions.jsonout import emit_json
+from ..options import BUDGET, FACTS, RULES, ci_format_option, examples
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..questions.cycles import CyclesAnswer
@@ -33,21 +30,17 @@ EXIT_CODES = "Exit codes: 0 no cycle, 1 cycles found, 2 user error, 3 partial (t
 @FACTS
 @click.option("--runtime", is_flag=True, help="Runtime imports only (not `import type`, not .d.ts files).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {components: [{files, cycles, cut, ...}]}.")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", *FORMAT_NAMES]),
-    default=None,
-    help=f"text (default); json: as --json; {help_text()}. The CI formats report each import to remove.",
-)
+@ci_format_option(" The CI formats report each import to remove.")
 @RULES
 @BUDGET
 @user_errors
 def command(**params: Any) -> None:
     """Every strongly connected component of the import graph with a shortest cycle through each of its
     files, and a smallest set of imports whose removal breaks all its cycles, each with its proof."""
+    from ..formats import NAMES as FORMAT_NAMES
     from ..questions.answer import answer_json
     from ..questions.cycles import CyclesOptions, cycles
+    from ..questions.jsonout import emit_json
 
     options = CyclesOptions.from_params(params)
     answer = asked(cycles, options)

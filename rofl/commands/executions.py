@@ -170,6 +170,11 @@ def _client(ctx: click.Context) -> Client:
 JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print the server's JSON answer, one line.")
 
 
+def _on_one(fn: Any) -> Any:
+    """--server, --timeout, the execution's ID and --json, as the commands on one execution take them."""
+    return _server_options(click.argument("ident", metavar="ID")(JSON_OPTION(click.pass_context(fn))))
+
+
 @command.command("list")
 @_server_options
 @click.option(
@@ -209,10 +214,7 @@ def list_command(
 
 
 @command.command("get")
-@_server_options
-@click.argument("ident", metavar="ID")
-@JSON_OPTION
-@click.pass_context
+@_on_one
 def get_command(ctx: click.Context, ident: str, as_json: bool, url: str | None, timeout: float | None) -> None:
     """One execution: its state, and its result, error or reason once it ended."""
     _print(_client(ctx).request("GET", _path("executions.get", ident)), as_json)
@@ -248,10 +250,7 @@ def start_command(
 
 
 @command.command("cancel")
-@_server_options
-@click.argument("ident", metavar="ID")
-@JSON_OPTION
-@click.pass_context
+@_on_one
 def cancel_command(ctx: click.Context, ident: str, as_json: bool, url: str | None, timeout: float | None) -> None:
     """Ask an execution to stop at its next safe point; refused (exit 1) when it cannot be cancelled."""
     answer = _client(ctx).request("DELETE", _path("executions.cancel", ident))

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, NoReturn
 
 import click
 
 from ..exits import asked, user_errors
-from ..options import examples, program_options
-from ..questions.answer import answer_json
-from ..questions.jsonout import emit_json
-from ..questions.rounds import adapter_options, draw
+from ..options import adapter_options, examples, program_options
 
 SENSORS = "examples/sensors.rofl --load-as sensor_net examples/sensor_readings.rofl"
 WHY_EPILOG = examples(
@@ -31,6 +29,29 @@ EXCISE_EPILOG = examples(
 )
 
 
+def _reply(params: dict[str, Any], question: str, text: Callable[[Any], Iterable[str]]) -> NoReturn:
+    """Ask ``question`` (a function of rofl.questions.explain) and print its answer, as JSON with --json, else
+    the lines ``text`` makes of it; exit with its status."""
+    from ..questions import explain
+    from ..questions.answer import answer_json
+    from ..questions.jsonout import emit_json
+    from ..questions.rounds import draw
+
+    answer = asked(getattr(explain, question), explain.ExplainOptions.from_params(params))
+    draw(getattr(answer, "run", None))
+    if params["as_json"]:
+        emit_json(answer_json(answer))
+    else:
+        for line in text(answer):
+            click.echo(line)
+    raise SystemExit(answer.status())
+
+
+def _tree(answer: Any) -> list[str]:
+    """The answer's tree, one echo (none without a tree)."""
+    return [] if answer.node is None else ["\n".join(answer.node.lines())]
+
+
 @click.command("why", epilog=WHY_EPILOG)
 @click.argument("fact")
 @program_options
@@ -39,17 +60,7 @@ EXCISE_EPILOG = examples(
 def why_command(**params: Any) -> None:
     """Show one derivation tree of FACT down to base facts; exit 1 when FACT does not hold, 2 when
     that cannot be known because an input it needs (changed/1 for affected) is not given."""
-    from ..questions.explain import ExplainOptions, why
-
-    answer = asked(why, ExplainOptions.from_params(params))
-    draw(answer.run)
-    if params["as_json"]:
-        emit_json(answer_json(answer))
-    elif answer.node is None:
-        click.echo(f"{answer.fact} does not hold (try: rofl whynot)")
-    else:
-        click.echo("\n".join(answer.node.lines()))
-    raise SystemExit(answer.status())
+    _reply(params, "why", lambda a: _tree(a) or [f"{a.fact} does not hold (try: rofl whynot)"])
 
 
 @click.command("whynot", epilog=WHYNOT_EPILOG)
@@ -61,14 +72,7 @@ def whynot_command(**params: Any) -> None:
 
     Exit 1 when FACT holds after all.
     """
-    from ..questions.explain import ExplainOptions, whynot
-
-    answer = asked(whynot, ExplainOptions.from_params(params))
-    if params["as_json"]:
-        emit_json(answer_json(answer))
-    elif answer.node is not None:
-        click.echo("\n".join(answer.node.lines()))
-    raise SystemExit(answer.status())
+    _reply(params, "whynot", _tree)
 
 
 @click.command("excise", epilog=EXCISE_EPILOG)
@@ -77,16 +81,9 @@ def whynot_command(**params: Any) -> None:
 @user_errors
 def excise_command(**params: Any) -> None:
     """The facts lost and gained when base fact FACT is removed (recomputed, not read from witnesses)."""
-    from ..questions.explain import ExplainOptions, excise
+    _reply(params, "excise", _excised)
 
-    answer = asked(excise, ExplainOptions.from_params(params))
-    if params["as_json"]:
-        emit_json(answer_json(answer))
-    else:
-        for f in answer.removed:
-            click.echo(f"- {f}")
-        for f in answer.added:
-            click.echo(f"+ {f}")
-        if not answer.removed and not answer.added:
-            click.echo("no change")
-    raise SystemExit(answer.status())
+
+def _excised(answer: Any) -> list[str]:
+    lines = [f"- {f}" for f in answer.removed] + [f"+ {f}" for f in answer.added]
+    return lines or ["no change"]

@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from ..exits import fail, user_errors
+from ..exits import asked, user_errors
 from ..options import BUDGET, FACTS, FILES, RULES, examples
-from ..questions.graph_documents import FORMATS
+from ..questions.graph_documents import FORMATS  # the names --help lists (standard library and engine.terms only)
 
 
 @click.command(
@@ -43,23 +43,13 @@ def command(
     relation: str, files: tuple, facts: str | None, fmt: str, output: str | None, rules: tuple, budget: int | None
 ) -> None:
     """Write RELATION (e.g. dependency, depends_on, or one a rule file derives) as a networkx graph."""
-    from ..loading.source import Source
+    from ..outfile import write_or_fail
     from ..questions.export import ExportOptions, export
 
     options = ExportOptions.from_params(click.get_current_context().params)
-    source = Source()
-    answer = export(options, source)
-    for line in source.warnings:
-        click.echo(f"warning: {line}", err=True)
-    for line in answer.notes:
-        click.echo(line, err=True)
+    answer = asked(export, options)
     if options.output:
-        from ..outfile import write_output
-
-        try:
-            write_output(options.output, answer.document.encode("utf-8", "surrogateescape"))
-        except OSError as exc:
-            fail(f"rofl export: cannot write {options.output} ({exc.strerror}); choose another -o path")
+        write_or_fail("rofl export", options.output, answer.document, "-o")
         click.echo(f"wrote {options.output}: {answer.nodes} nodes, {answer.edges} edges", err=True)
     else:
         sys.stdout.write(answer.document)

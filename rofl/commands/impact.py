@@ -8,7 +8,6 @@ import click
 
 from ..exits import tell, user_errors
 from ..options import BUDGET, FACTS, PUBLIC_KEY, RULES, examples
-from ..questions.jsonout import emit_json
 
 if TYPE_CHECKING:
     from ..questions.impact import AffectedFile, Classified, ImpactAnswer
@@ -101,6 +100,7 @@ def command(
     from ..loading.source import Source
     from ..questions.answer import answer_json
     from ..questions.impact import PARTIAL_NOTE, ImpactOptions, impact
+    from ..questions.jsonout import emit_json
 
     options = ImpactOptions.from_params(click.get_current_context().params)
     source = Source()
@@ -206,29 +206,32 @@ def unfollowed_note(answer: ImpactAnswer) -> list[str]:
     """One line when imports name what rofl does not follow: bundler aliases (unfollowed_alias in
     rules/code.rofl), virtual modules (virtual_module) and workspace packages with no scanned file: a
     change behind them reaches none of their importers, so say it, never silently."""
-    parts = []
-    if answer.unfollowed_aliases:
-        names = sorted({a.name for a in answer.unfollowed_aliases})
-        files = {a.file for a in answer.unfollowed_aliases}
-        parts.append(
-            f"{len(answer.unfollowed_aliases)} import(s) in {len(files)} file(s) name bundler aliases rofl does not "
-            f"follow ({escape(_shown(names))})"
-        )
-    if answer.virtual_imports:
-        counts = sorted(answer.virtual_modules, key=lambda c: (-c.imports, c.name))  # the most imported first
-        files = {f for f, _, _ in answer.virtual_imports}
-        shown = _shown([f"{c.name} x{c.imports}" for c in counts])
-        parts.append(
-            f"{len(answer.virtual_imports)} import(s) in {len(files)} file(s) name virtual modules rofl does not "
-            f"follow ({escape(shown)})"
-        )
-    if answer.unfollowed_workspace_imports:
-        folders = sorted({u.folder for u in answer.unfollowed_workspace_imports})
-        files = {u.file for u in answer.unfollowed_workspace_imports}
-        parts.append(
-            f"{len(answer.unfollowed_workspace_imports)} import(s) in {len(files)} file(s) name workspace packages "
-            f"with no scanned file to follow ({escape(_shown(folders))})"
-        )
+    counts = sorted(answer.virtual_modules, key=lambda c: (-c.imports, c.name))  # the most imported first
+    kinds = (  # (imports, the file of one, what they name, the names shown)
+        (
+            answer.unfollowed_aliases,
+            lambda a: a.file,
+            "bundler aliases rofl does not follow",
+            sorted({a.name for a in answer.unfollowed_aliases}),
+        ),
+        (
+            answer.virtual_imports,
+            lambda v: v[0],
+            "virtual modules rofl does not follow",
+            [f"{c.name} x{c.imports}" for c in counts],
+        ),
+        (
+            answer.unfollowed_workspace_imports,
+            lambda u: u.file,
+            "workspace packages with no scanned file to follow",
+            sorted({u.folder for u in answer.unfollowed_workspace_imports}),
+        ),
+    )
+    parts = [
+        f"{len(imports)} import(s) in {len({file_of(i) for i in imports})} file(s) name {what} ({escape(_shown(names))})"
+        for imports, file_of, what, names in kinds
+        if imports
+    ]
     if not parts:
         return []
     fix = " (map aliases in tsconfig paths)" if answer.unfollowed_aliases else ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from rofl.servers.setup import folder_options, read_timeout_option
+from rofl.servers.cli_options import folder_options, read_timeout_option
 
 from ..exits import user_errors
 from ..options import examples

@@ -7,10 +7,8 @@ from typing import Any
 import click
 
 from ..exits import asked, user_errors
+from ..loading.budgets import COUNT_BUDGET
 from ..options import FACTS, FILES, JSON, LOAD_AS, RULES, STORE, examples
-from ..questions.answer import answer_json
-from ..questions.jsonout import emit_json
-from ..questions.relations import COUNT_BUDGET
 
 EPILOG = examples(
     "rofl relations examples/tc.rofl",
@@ -38,6 +36,8 @@ EPILOG = examples(
 def command(**params: Any) -> None:
     """List every relation of boot.rofl and FILES (or of a scan): perspective, arity, rows that hold,
     where it is defined (file and line, `scanner` or `kernel`) and the comment above its first rule."""
+    from ..questions.answer import answer_json
+    from ..questions.jsonout import emit_json
     from ..questions.relations import RelationsOptions, relations
 
     answer = asked(relations, RelationsOptions.from_params(params))

@@ -7,7 +7,6 @@ import sys
 import click
 
 from ..exits import user_errors
-from ..loading.kernel import build_kernel
 from ..options import BUDGET, FACTS, FILES, LOAD_AS, RULES, STORE, examples
 
 EPILOG = examples(
@@ -28,6 +27,7 @@ EPILOG = examples(
 @user_errors
 def command(files: tuple, load_as: tuple, budget: int, store: str | None, facts: str | None, rules: tuple) -> None:
     """Interactive session: `? L`, `why L`, `whynot L`, `excise F`, `tick`, `run`, ... (type help)."""
+    from ..loading.kernel import build_kernel
     from ..repl import Repl
 
     repl = Repl(build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules))

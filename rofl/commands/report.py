@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..exits import fail, user_errors
+from ..exits import asked, user_errors
 from ..options import BUDGET, FACTS, RULES, examples
 
 
@@ -41,25 +41,13 @@ def command(
     """Write one offline HTML page: the package graph, each folder's imports (click to drill down), a
     search box, each file's imports, importers, cycles and findings, every audit finding (presets,
     forbidden rules, named rules), dead exports, orphans and the impact of a change, each with its proof."""
-    from ..loading.source import Source
-    from ..outfile import write_output
+    from ..outfile import write_or_fail
     from ..questions.report import ReportOptions, report
     from ..report_html import render
 
     options = ReportOptions.from_params(click.get_current_context().params)
-    source = Source()
-    answer = report(options, source)
-    for line in source.warnings:
-        click.echo(f"warning: {line}", err=True)
-    for line in answer.notes:
-        click.echo(line, err=True)
+    answer = asked(report, options)
     assert answer.model is not None
-    text = render(answer.model)
-    try:
-        write_output(
-            options.out, text.encode("utf-8", "surrogateescape")
-        )  # replaced whole: a failed write keeps the old
-    except OSError as exc:
-        fail(f"rofl report: cannot write {options.out} ({exc.strerror}); choose another --out path")
+    write_or_fail("rofl report", options.out, render(answer.model), "--out")
     click.echo(answer.written(options.out))
     raise SystemExit(answer.status())

@@ -5,10 +5,7 @@ from __future__ import annotations
 import click
 
 from ..exits import Exit, fail, user_errors
-from ..loading.kernel import build_kernel
-from ..options import BUDGET, FILES, JSON, LOAD_AS, STORE, examples
-from ..questions.jsonout import emit_json
-from ..questions.rounds import adapter_options, finished, open_session, rounds_ran_out
+from ..options import BUDGET, FILES, JSON, LOAD_AS, STORE, adapter_options, examples
 
 EPILOG = examples(
     "rofl run examples/counter.rofl --collect count",
@@ -47,6 +44,10 @@ def command(
     (--rounds bounds each tick's rounds); a want seen at an earlier tick is answered again from the
     session, never sent again."""
     from rofl.engine.lexer import is_name
+
+    from ..loading.kernel import build_kernel
+    from ..questions.jsonout import emit_json
+    from ..questions.rounds import finished, open_session, rounds_ran_out
 
     for rel in collect:
         if not is_name(rel):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from ..exits import fail, user_errors
-from ..loading.kernel import build_kernel
 from ..options import BUDGET, FILES, LOAD_AS, STORE, examples
 
 EPILOG = examples(
@@ -25,6 +24,8 @@ EPILOG = examples(
 def command(out: str, files: tuple, load_as: tuple, budget: int, store: str | None) -> None:
     """Load boot.rofl and FILES, evaluate, and save the store to OUT (facts, rules, provenance, tick log)."""
     from pathlib import Path
+
+    from ..loading.kernel import build_kernel
 
     inputs = [Path(f) for f in files] + [Path(f) for _, f in load_as] + ([Path(store)] if store else [])
     if any(p.exists() and Path(out).exists() and p.resolve() == Path(out).resolve() for p in inputs):

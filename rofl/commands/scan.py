@@ -7,9 +7,6 @@ from typing import NoReturn
 
 import click
 
-from ..questions.answer import answer_json
-from ..questions.jsonout import dumps
-
 USAGE_ERROR = 2
 
 
@@ -89,6 +86,8 @@ def command(
     from rofl.scanner.errors import ExtractorFailure
 
     from ..loading.source import Source
+    from ..questions.answer import answer_json
+    from ..questions.jsonout import dumps
     from ..questions.scan import ScanAnswer, ScanOptions, finished, scan
 
     try:

@@ -8,8 +8,7 @@ from pathlib import Path
 import click
 
 from ..exits import fail, user_errors
-from ..loading.kernel import build_kernel
-from ..options import FACTS, examples
+from ..options import FACTS, FILES, examples
 
 EPILOG = examples(
     "rofl serve examples/adapters/library.rofl --facts facts/lib",
@@ -19,7 +18,7 @@ EPILOG = examples(
 
 
 @click.command("serve", epilog=EPILOG)
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@FILES
 @FACTS
 @user_errors
 def command(files: tuple, facts: str | None) -> None:
@@ -33,6 +32,7 @@ def command(files: tuple, facts: str | None) -> None:
     """
     from rofl.adapters.rofl_kind import serve_loop
 
+    from ..loading.kernel import build_kernel
     from ..questions.rounds import load_world
 
     if not files and facts is None:

@@ -8,8 +8,6 @@ import click
 
 from ..exits import asked, user_errors
 from ..options import BUDGET, FACTS, RULES, examples
-from ..questions.answer import answer_json
-from ..questions.jsonout import emit_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..questions.summary import SummaryAnswer
@@ -39,6 +37,8 @@ def command(**params: Any) -> None:
     package.json has a name), its files, the imports inside it, leaving it and entering it, and its
     instability Ce / (Ca + Ce) (Ce: files outside it its files import; Ca: files outside it that
     import its files); the top of each list, and the leaves."""
+    from ..questions.answer import answer_json
+    from ..questions.jsonout import emit_json
     from ..questions.summary import SummaryOptions, summary
 
     answer = asked(summary, SummaryOptions.from_params(params))

@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from rofl.engine.kernel import Kernel
 
+from ..loading.budgets import COUNT_BUDGET
 from .answer import Answer, doc, skip
 from .params import picked
 from .status import Exit
 
 if TYPE_CHECKING:
     from ..loading.source import Source
-
-COUNT_BUDGET = 1_000_000  # row counts of derived relations stop here (a closure over a big scan is costly)
 
 
 @dataclass(frozen=True, slots=True)

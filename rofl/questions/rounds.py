@@ -1,48 +1,21 @@
-"""The command line's side of adapters: --allow and --rounds, running a world's rounds before it answers, and why at the boundary."""
+"""The command line's side of adapters (its --allow and --rounds in rofl.options): running a world's rounds before it answers, and why at the boundary."""
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
 
-from rofl.adapters.policy import ALLOWS
 from rofl.engine.base.errors import RoflError
 from rofl.engine.base.safe_write import MAX_PROGRAM_BYTES, read_regular
 from rofl.engine.kernel import Kernel
 
 from ..loading.kernel import BOOT
 from ..loading.locate import declared_at
-
-ALLOW = click.option(
-    "--allow",
-    "allow",
-    multiple=True,
-    type=click.Choice(list(ALLOWS)),
-    help=(
-        "Grant adapter capabilities of this class (repeatable; reads and shows by default, only reads under "
-        "CI=true); exec lets adapters start programs (exec, a served rofl world), which never run without it."
-    ),
-)
-ROUNDS = click.option(
-    "--rounds",
-    "rounds",
-    type=click.IntRange(min=1),
-    default=None,
-    help=(
-        "Adapter rounds allowed before the world stops asking (default 100; for run, at each tick; the rest is "
-        "held and a hole says so)."
-    ),
-)
-
-
-def adapter_options(fn: Callable) -> Callable:
-    """--allow CLASS and --rounds N, as every command that runs a world's adapters takes them."""
-    return ALLOW(ROUNDS(fn))
 
 
 @dataclass(frozen=True, slots=True)
