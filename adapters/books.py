@@ -378,6 +378,43 @@ def _pointer_ok(value: object) -> bool:
     return type(value) is str and (value == "" or value.startswith("/"))
 
 
+# what the openapi and mcp kinds declare alike: where a want's argument goes, the answer columns, the rows
+
+
+def _argument_at(rel: str, row: tuple, name: str, args: tuple[Arg, ...], given: Mapping[int, object]) -> int:
+    """The argument position of an ``http_in`` or ``mcp_arg`` row, checked: one of capability ``name``'s
+    ``args``, not already ``given``.  Raises BookError naming the fix."""
+    if not 1 <= row[1] <= len(args):
+        raise _bad(rel, row, f"{name} has no argument {row[1]}; declare arg({name}, {row[1]}, ...) first")
+    if row[1] in given:
+        raise _bad(rel, row, f"argument {row[1]} of {name} has two {rel} declarations; keep one")
+    return row[1]
+
+
+def _answer_fields(rel: str, name: str, arity: int | None, decl: dict) -> dict[int, str]:
+    """Capability ``name``'s ``http_field`` or ``mcp_field`` declarations, checked: each answer column
+    (2..Arity) to the JSON pointer of its value in a row.  Raises BookError naming the fix."""
+    fields: dict[int, str] = {}
+    for row in decl.get(rel, []):
+        if len(row) != 3 or type(row[1]) is not int or not _pointer_ok(row[2]):
+            raise _bad(rel, row, f'write {rel}(Cap, Column, "/json/pointer") ("" is the whole row)')
+        if arity is None or not 2 <= row[1] <= arity:
+            raise _bad(rel, row, "the column must be an answer column after the want key (2..Arity)")
+        if row[1] in fields:
+            raise _bad(rel, row, f"column {row[1]} of {name} has two {rel} declarations; keep one")
+        fields[row[1]] = row[2]
+    return fields
+
+
+def _rows_at(rel: str, decl: dict) -> str | None:
+    """The JSON pointer of ``http_rows`` or ``mcp_rows`` (where the rows are in a reply), checked; None
+    when it is not declared.  Raises BookError naming the fix."""
+    rows = _one(rel, decl.get(rel, []), 2)
+    if rows is not None and not _pointer_ok(rows[1]):
+        raise _bad(rel, rows, f'write {rel}(Cap, "/json/pointer") naming the array of rows')
+    return None if rows is None else rows[1]
+
+
 def _http_op(name: str, args: tuple[Arg, ...], arity: int | None, decl: dict) -> HttpOp | None:
     """The capability's ``http_op`` with its inputs, fields, rows and pagination, checked; None when it
     declares none (another kind's capability).  Raises BookError on a malformed declaration."""
@@ -401,11 +438,8 @@ def _http_op(name: str, args: tuple[Arg, ...], arity: int | None, decl: dict) ->
             raise _bad("http_in", row, f'write http_in(Cap, Position, "name", In) with In one of {", ".join(HTTP_INS)}')
         if not wire and where in ("path", "query", "header"):  # "" is the whole body, or nothing (none)
             raise _bad("http_in", row, f"a {where} argument needs its name on the wire")
-        if not 1 <= row[1] <= len(args):
-            raise _bad("http_in", row, f"{name} has no argument {row[1]}; declare arg({name}, {row[1]}, ...) first")
-        if row[1] in given:
-            raise _bad("http_in", row, f"argument {row[1]} of {name} has two http_in declarations; keep one")
-        given[row[1]] = HttpIn(row[1], wire if where != "header" else wire.lower(), where or "")
+        pos = _argument_at("http_in", row, name, args, given)
+        given[pos] = HttpIn(pos, wire if where != "header" else wire.lower(), where or "")
     inputs = []
     for arg in args:
         default = "path" if "{" + arg.name + "}" in path else "query" if method in BODYLESS else "body"
@@ -420,18 +454,8 @@ def _http_op(name: str, args: tuple[Arg, ...], arity: int | None, decl: dict) ->
             f"the path's {{placeholders}} and the path arguments differ ({', '.join(what)}); "
             'each {name} needs http_in(Cap, Pos, "name", path) and each path argument its {name}',
         )
-    fields: dict[int, str] = {}
-    for row in decl.get("http_field", []):
-        if len(row) != 3 or type(row[1]) is not int or not _pointer_ok(row[2]):
-            raise _bad("http_field", row, 'write http_field(Cap, Column, "/json/pointer") ("" is the whole row)')
-        if arity is None or not 2 <= row[1] <= arity:
-            raise _bad("http_field", row, "the column must be an answer column after the want key (2..Arity)")
-        if row[1] in fields:
-            raise _bad("http_field", row, f"column {row[1]} of {name} has two http_field declarations; keep one")
-        fields[row[1]] = row[2]
-    rows = _one("http_rows", decl.get("http_rows", []), 2)
-    if rows is not None and not _pointer_ok(rows[1]):
-        raise _bad("http_rows", rows, 'write http_rows(Cap, "/json/pointer") naming the array of rows')
+    fields = _answer_fields("http_field", name, arity, decl)
+    rows = _rows_at("http_rows", decl)
     page = _one("http_page", decl.get("http_page", []), 4)
     if page is not None:
         style = _atom(page[1])
@@ -450,7 +474,7 @@ def _http_op(name: str, args: tuple[Arg, ...], arity: int | None, decl: dict) ->
         path,
         tuple(inputs),
         tuple(sorted(fields.items())),
-        None if rows is None else rows[1],
+        rows,
         None if page is None else HttpPage(_atom(page[1]) or "", page[2], page[3]),
     )
 
@@ -504,29 +528,14 @@ def _mcp_tool(name: str, args: tuple[Arg, ...], arity: int | None, decl: dict) -
         wire = _text_or_atom(row[2]) if len(row) == 3 else None
         if len(row) != 3 or type(row[1]) is not int or not wire:
             raise _bad("mcp_arg", row, 'write mcp_arg(Cap, Position, "field") naming a tool argument')
-        if not 1 <= row[1] <= len(args):
-            raise _bad("mcp_arg", row, f"{name} has no argument {row[1]}; declare arg({name}, {row[1]}, ...) first")
-        if row[1] in given:
-            raise _bad("mcp_arg", row, f"argument {row[1]} of {name} has two mcp_arg declarations; keep one")
-        given[row[1]] = wire
+        given[_argument_at("mcp_arg", row, name, args, given)] = wire
     inputs = tuple(given.get(a.pos, a.name) for a in args)
     if len(set(inputs)) != len(inputs):
         raise BookError(f"capability {name}: two of its arguments fill the same tool argument; give each its own")
-    fields: dict[int, str] = {}
-    for row in decl.get("mcp_field", []):
-        if len(row) != 3 or type(row[1]) is not int or not _pointer_ok(row[2]):
-            raise _bad("mcp_field", row, 'write mcp_field(Cap, Column, "/json/pointer") ("" is the whole row)')
-        if arity is None or not 2 <= row[1] <= arity:
-            raise _bad("mcp_field", row, "the column must be an answer column after the want key (2..Arity)")
-        if row[1] in fields:
-            raise _bad("mcp_field", row, f"column {row[1]} of {name} has two mcp_field declarations; keep one")
-        fields[row[1]] = row[2]
+    fields = _answer_fields("mcp_field", name, arity, decl)
     if not fields and arity == 2:
         fields[2] = ""
-    rows = _one("mcp_rows", decl.get("mcp_rows", []), 2)
-    if rows is not None and not _pointer_ok(rows[1]):
-        raise _bad("mcp_rows", rows, 'write mcp_rows(Cap, "/json/pointer") naming the array of rows')
-    return McpTool(tool[1], inputs, tuple(sorted(fields.items())), None if rows is None else rows[1])
+    return McpTool(tool[1], inputs, tuple(sorted(fields.items())), _rows_at("mcp_rows", decl))
 
 
 def _mcp_version_book(row: tuple) -> str:

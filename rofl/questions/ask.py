@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -11,33 +11,21 @@ from rofl.engine.kernel import Kernel
 
 from .answer import Answer, doc, skip
 from .explain import ProofTree, WhyAnswer, ground_fact
-from .params import picked
-from .status import Exit
+from .params import RoundsOptions
+from .status import answered
 
 if TYPE_CHECKING:
     from ..loading.source import Source
 
 
 @dataclass(frozen=True, slots=True)
-class AskOptions:
-    """`rofl ask`'s options (its click parameters' names)."""
+class AskOptions(RoundsOptions):
+    """`rofl ask`'s options (its click parameters' names): the query over the programs and the rounds."""
 
-    query: str
-    files: tuple[str, ...] = ()
-    load_as: tuple[tuple[str, str], ...] = ()
-    budget: int | None = None
-    store: str | None = None
-    facts: str | None = None
-    rules: tuple[str, ...] = ()
+    query: str = field(kw_only=True)
     why_facts: tuple[str, ...] = ()
     whynot_facts: tuple[str, ...] = ()
     public_key: str | None = None
-    allow: tuple[str, ...] = ()
-    rounds: int | None = None
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> AskOptions:
-        return picked(cls, params)
 
 
 class Bindings(Sequence[Mapping[str, Any]]):
@@ -107,9 +95,7 @@ class AskAnswer(Answer):
     run: Any = skip(None)  # the adapter rounds (rofl.questions.rounds.AdapterRun), for what they drew
 
     def status(self) -> int:
-        if self.rounds_partial or self.partial:
-            return Exit.PARTIAL
-        return Exit.OK if self.rows else Exit.NO_ANSWER
+        return answered(bool(self.rows), self.rounds_partial or self.partial)
 
 
 def ask(options: AskOptions, source: Source) -> AskAnswer:
@@ -120,23 +106,14 @@ def ask(options: AskOptions, source: Source) -> AskAnswer:
     from rofl.engine.query import plan
 
     from ..loading.kernel import incomplete_fact_files
-    from .rounds import rounds_of, run_note
+    from .rounds import run_note
 
     o = options
     question = plan(parse_body(o.query, "<query>"))
     whys = [ground_fact(f) for f in o.why_facts]
     whynots = [ground_fact(f) for f in o.whynot_facts]
     goals = question.goals | {qualify_literal(w).rel for w in whys + whynots}
-    kernel = source.kernel(
-        o.files,
-        o.load_as,
-        o.budget,
-        store=o.store,
-        facts=o.facts,
-        rules=o.rules,
-        public_key=o.public_key,
-        refuse_forged=True,
-    )
+    kernel = o.load(source, public_key=o.public_key, refuse_forged=True)
     notes: list[str] = []
     if o.facts is not None:  # it answers from the facts as they are: say so when the sources moved on
         from .staleness import stale_warning
@@ -152,7 +129,7 @@ def ask(options: AskOptions, source: Source) -> AskAnswer:
                 f"rofl ask: warning: {len(usurped)} fact(s) only usurping rules derive are forged (forged[audit]); "
                 "run `rofl audit` to see them"
             )
-    run = rounds_of(kernel, o.allow, o.rounds, (*o.files, *o.rules))  # a refusal names the FILE:LINE it is written at
+    run = o.adapter_rounds(kernel)  # a refusal names the FILE:LINE it is written at
     notes += run_note(run)
     answer = ask_of(
         kernel,

@@ -19,7 +19,7 @@ from rofl.engine.kernel import Kernel
 from .answer import Answer, doc, skip
 from .findings import Finding, RuleInfo
 from .forgery import AUDIT, audit_rows, usurped_facts
-from .params import picked
+from .params import RoundsOptions, params_of, picked
 from .status import FINDINGS, Exit
 
 if TYPE_CHECKING:
@@ -31,21 +31,13 @@ FORMATS = ("text", "json")  # besides the CI formats (rofl.formats.NAMES)
 
 
 @dataclass(frozen=True, slots=True)
-class AuditOptions:
+class AuditOptions(RoundsOptions):
     """`rofl audit`'s options (its click parameters' names); ``output_format`` resolved (text, json or a CI
     format).  ``--write-baseline`` is the command line's: it writes a file, the question never does."""
 
-    files: tuple[str, ...] = ()
-    load_as: tuple[tuple[str, str], ...] = ()
-    budget: int | None = None
-    store: str | None = None
-    facts: str | None = None
-    rules: tuple[str, ...] = ()
     src: str | None = None
     public_key: str | None = None
     reextract: bool = False
-    allow: tuple[str, ...] = ()
-    rounds: int | None = None
     fail_on: str = "error"
     output_format: str = "text"
     baseline_file: str | None = None
@@ -84,6 +76,11 @@ class Judging:
     wants: Mapping[str, Any] | None = None  # the adapter rounds' report (as JSON), when rounds ran
     rounds_partial: bool = False  # the rounds' budget ran out
     manifest: Manifest | None = None  # the scan's manifest when the load read it (read once per command)
+
+    @classmethod
+    def of(cls, options: AuditOptions, baseline: tuple[Any, ...] | None) -> Judging:
+        """What ``options`` asks judged (the fields both name: the files, the scan and its sources, --reextract)."""
+        return picked(cls, params_of(options), baseline=baseline)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,36 +122,19 @@ def audit(options: AuditOptions, source: Source) -> AuditAnswer:
     from ..loading.depcruise import load_depcruise
     from ..loading.presets import load_presets, turned_on
     from . import baseline as baselines
-    from .rounds import rounds_of, run_note
+    from .rounds import run_note
     from .status import partial_line
 
     o = options
     entries = baselines.read(o.baseline_file) if o.baseline_file is not None else None  # a bad baseline fails first
-    judging = Judging(
-        files=o.files,
-        load_as=o.load_as,
-        rules=o.rules,
-        facts=o.facts,
-        src=o.src,
-        reextract=o.reextract,
-        baseline=tuple(entries) if entries is not None else None,
-    )
+    judging = Judging.of(o, tuple(entries) if entries is not None else None)
     reused = audit_reused(o, judging) if o.facts is not None and not o.store and not o.allow else None
     if reused is not None:
         kernel, answer = reused
         notes: list[str] = []
         run = None
     else:
-        kernel = source.kernel(
-            o.files,
-            o.load_as,
-            o.budget,
-            store=o.store,
-            facts=o.facts,
-            rules=o.rules,
-            use_cache=False,
-            public_key=o.public_key,
-        )
+        kernel = o.load(source, use_cache=False, public_key=o.public_key)
         manifest = source.manifest(Path(o.facts)) if o.facts is not None else None  # read once: the load's copy
         # what loading the presets and a dependency-cruiser config says is a load warning, said even when the
         # question fails after it (an adapter round refused)
@@ -171,7 +151,7 @@ def audit(options: AuditOptions, source: Source) -> AuditAnswer:
             source.warnings.append,
             manifest=manifest,
         )
-        run = rounds_of(kernel, o.allow, o.rounds, (*o.files, *o.rules))  # a refusal names its FILE:LINE
+        run = o.adapter_rounds(kernel)  # a refusal names its FILE:LINE
         notes = list(run_note(run))
         judging = replace(
             judging,

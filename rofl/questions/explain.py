@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rofl.engine.base.errors import RoflError
@@ -12,36 +12,19 @@ from rofl.engine.kernel import Kernel
 from rofl.engine.namespace import qualify_literal
 
 from .answer import Answer, doc, skip
-from .params import picked
-from .status import Exit, partial_line
+from .params import RoundsOptions
+from .status import Exit, answered, partial_line
 
 if TYPE_CHECKING:
     from ..loading.source import Source
 
 
 @dataclass(frozen=True, slots=True)
-class ExplainOptions:
+class ExplainOptions(RoundsOptions):
     """`rofl why`, `rofl whynot` and `rofl excise`'s options (their click parameters' names): one ground FACT
     over the loaded programs (why alone runs adapter rounds)."""
 
-    fact: str
-    files: tuple[str, ...] = ()
-    load_as: tuple[tuple[str, str], ...] = ()
-    budget: int | None = None
-    store: str | None = None
-    facts: str | None = None
-    rules: tuple[str, ...] = ()
-    allow: tuple[str, ...] = ()
-    rounds: int | None = None
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> ExplainOptions:
-        return picked(cls, params)
-
-    def load(self, source: Source) -> Kernel:
-        return source.kernel(
-            self.files, self.load_as, self.budget, store=self.store, facts=self.facts, rules=self.rules
-        )
+    fact: str = field(kw_only=True)
 
 
 def ground_fact(text: str) -> Any:
@@ -118,9 +101,7 @@ class WhyAnswer(Answer):
     run: Any = skip(None)  # the adapter rounds (rofl.questions.rounds.AdapterRun), for what they drew
 
     def status(self) -> int:
-        if self.partial or self.rounds_partial:
-            return Exit.PARTIAL
-        return Exit.OK if self.holds else Exit.NO_ANSWER
+        return answered(self.holds, self.partial or self.rounds_partial)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,9 +116,7 @@ class WhynotAnswer(Answer):
     notes: tuple[str, ...] = skip(())
 
     def status(self) -> int:
-        if self.partial:
-            return Exit.PARTIAL
-        return Exit.NO_ANSWER if self.holds else Exit.OK
+        return answered(not self.holds, self.partial)  # 0: it does not hold, its failing premises answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,11 +136,11 @@ class ExciseAnswer(Answer):
 def why(options: ExplainOptions, source: Source) -> WhyAnswer:
     """One derivation tree of FACT over what ``options`` loads through ``source`` (after the adapter rounds);
     a "does not hold" that cannot be known (an input it needs is not given) is the user error naming it."""
-    from .rounds import rounds_of, run_note
+    from .rounds import run_note
 
     literal = ground_fact(options.fact)
     kernel = options.load(source)
-    run = rounds_of(kernel, options.allow, options.rounds, (*options.files, *options.rules))
+    run = options.adapter_rounds(kernel)
     answer = why_of(kernel, options.fact, literal, run)
     notes = [*run_note(run)]
     line = partial_line(kernel, "why")

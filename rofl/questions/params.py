@@ -1,4 +1,5 @@
-"""A question's typed options from click's params: the values of ``ctx.params`` its fields name, frozen.
+"""A question's typed options from click's params: the values of ``ctx.params`` its fields name, frozen;
+and the options family of the questions that load programs (``ProgramOptions``, ``RoundsOptions``).
 
 The command line and the servers build a question's options the same way: click parses the argv
 (the servers build it from a JSON call) into ``ctx.params``, and ``from_params`` keeps the keys the
@@ -10,9 +11,16 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from rofl.engine.kernel import Kernel
+
+    from ..loading.source import Source
+    from .rounds import AdapterRun
 
 T = TypeVar("T")
+P = TypeVar("P", bound="ProgramOptions")
 
 
 def picked(cls: type[T], params: Mapping[str, Any], **given: Any) -> T:
@@ -23,6 +31,11 @@ def picked(cls: type[T], params: Mapping[str, Any], **given: Any) -> T:
     return cls(**values)
 
 
+def params_of(options: Any) -> dict[str, Any]:
+    """The options dataclass ``options`` as params (its field names to its values), for ``picked``."""
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+
+
 def frozen(value: Any) -> Any:
     """``value`` with every list or tuple a tuple and every path its text."""
     if isinstance(value, (list, tuple)):
@@ -30,3 +43,42 @@ def frozen(value: Any) -> Any:
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     return value
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ProgramOptions:
+    """What a question that loads programs is given (the click parameters of the commands that take them):
+    program FILES, ``--load-as NAME FILE`` pairs, the budget, a saved store, a scan's fact folder, rule files."""
+
+    files: tuple[str, ...] = ()
+    load_as: tuple[tuple[str, str], ...] = ()
+    budget: int | None = None
+    store: str | None = None
+    facts: str | None = None
+    rules: tuple[str, ...] = ()
+
+    @classmethod
+    def from_params(cls: type[P], params: Mapping[str, Any]) -> P:
+        """The options of click's ``params`` (a question with checks to make overrides this)."""
+        return picked(cls, params)
+
+    def load(self, source: Source, **how: Any) -> Kernel:
+        """The kernel of these programs through ``source`` (``how``: ``Source.kernel``'s other keywords)."""
+        return source.kernel(
+            self.files, self.load_as, self.budget, store=self.store, facts=self.facts, rules=self.rules, **how
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoundsOptions(ProgramOptions):
+    """A question that also runs adapter rounds: ``--allow`` (the capabilities it may call) and ``--rounds``."""
+
+    allow: tuple[str, ...] = ()
+    rounds: int | None = None
+
+    def adapter_rounds(self, kernel: Kernel) -> AdapterRun | None:
+        """The adapter rounds over the loaded ``kernel`` (``rofl.questions.rounds.rounds_of``); a refusal
+        names the FILE:LINE of the programs and rule files it is written at."""
+        from .rounds import rounds_of
+
+        return rounds_of(kernel, self.allow, self.rounds, (*self.files, *self.rules))

@@ -25,6 +25,11 @@ class Exit(IntEnum):
 FINDINGS = Exit.NO_ANSWER
 
 
+def answered(found: bool, partial: bool) -> Exit:
+    """The exit code of an answer that finds or not: partial when a budget ran out, else 0 found, 1 not."""
+    return Exit.PARTIAL if partial else Exit.OK if found else Exit.NO_ANSWER
+
+
 def partial_line(kernel: Kernel, command: str) -> str | None:
     """The line ``warn_partial`` prints (None when the evaluation finished), for a question's notes."""
     current = kernel.current
