@@ -16,6 +16,8 @@ from html import escape
 
 from rofl.adapters.render_kind import Shown
 
+from rofl.questions.answer import doc, to_json
+
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2430}
 header{background:#1d2430;color:#fff;padding:.6em 1.2em;font-size:13px}
@@ -84,20 +86,14 @@ SCRIPT = """
 class Outcome:
     """How one want of a capability of another kind ended (what a press made the world ask, say)."""
 
-    want: str
-    capability: str
-    klass: str
-    status: str  # answered, failed or want_held
-    why: str | None
+    want: str = doc("The want's text.")
+    capability: str = doc("Its capability.")
+    klass: str = doc("The capability's class (? when no book declares it).", json="class")
+    status: str = doc("answered, failed or want_held.")
+    why: str | None = doc("Why it ended so, or null.")
 
     def as_json(self) -> dict:
-        return {
-            "want": self.want,
-            "capability": self.capability,
-            "class": self.klass,
-            "status": self.status,
-            "why": self.why,
-        }
+        return to_json(self)
 
 
 def _attr(text: str) -> str:

@@ -59,17 +59,6 @@ class PackageHop:
         names = ", ".join(repr(s) for s in self.specifiers)
         return f"{self.source} imports {names}, which leads to no file of {self.package} ({self.folder}); {self.target} is {what}"
 
-    def as_dict(self) -> dict:
-        return {
-            "from": self.source,
-            "to": self.target,
-            "package": self.package,
-            "folder": self.folder,
-            "specifiers": list(self.specifiers),
-            "kind": self.kind,
-            "why": self.why(),
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Affected:
@@ -308,20 +297,15 @@ def impact_by_demand(graph: Graph, changes: list[Change], runtime: bool = False)
         return [*own, *(f for f in extra if f not in known)]
 
     first: dict[str, tuple[str, str]] = {}
-    frontier: list[str] = []
-    for node in changed:
-        for f in importers(node):
-            if f not in first:
-                first[f] = (CHANGED, node)
-                frontier.append(f)
+    frontier, how = changed, CHANGED  # the changed nodes' importers first (changed), then breadth first (reach)
     while frontier:
         nxt: list[str] = []
         for node in frontier:
             for f in importers(node):
                 if f not in first:
-                    first[f] = (REACH, node)
+                    first[f] = (how, node)
                     nxt.append(f)
-        frontier = nxt
+        frontier, how = nxt, REACH
     gone = set(changed)
     files = sorted(f for f in first if f not in gone)
     reach = _Reach(first)

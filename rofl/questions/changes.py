@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -337,14 +337,7 @@ def classify_one(path: str, ctx: Context) -> Change | None:
     if path.endswith(".json") and ctx.scopes().users(path):  # a base some tsconfig extends (@acme/tsconfig/base.json)
         return _config_change(path, ctx, readers)
     if path in files:  # and gone from disk
-        touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
-        return Change(
-            path,
-            DELETED,
-            f"deleted source (the facts still hold it), named by the imports of {_count(len(touches), 'file')}",
-            changed=(path,),
-            touches=touches,
-        )
+        return _deleted(path, "deleted source (the facts still hold it)", readers, ctx)
     linked = _through_link(path, ctx)
     if linked is not None:
         return linked
@@ -363,70 +356,47 @@ def classify_one(path: str, ctx: Context) -> Change | None:
             return Change(path, FOLDER, detail, changed=tuple(inside) + tuple(gone), touches=touches)
         probing = sorted({f for dep, fs in deps.items() if dep.startswith(path.rstrip("/") + "/") for f in fs})
         if probing:
-            return Change(
-                path,
-                PROBED,
-                f"folder no scanned file lies in, probed by the imports of {_count(len(probing), 'file')}",
-                changed=(path,),
-                touches=tuple((f, path) for f in probing),
-            )
+            what = f"folder no scanned file lies in, probed by the imports of {_count(len(probing), 'file')}"
+            return _named(path, PROBED, what, probing)
         return Change(path, OUTSIDE, "folder with no scanned file") if ctx.exists(path) else None
     if path in ctx.facts.assets or path in ctx.facts.targets:
         what = "asset" + ("" if ctx.exists(path) else ", deleted")
-        return Change(path, ASSET, what, changed=(path,), touches=tuple((f, path) for f in readers if f != path))
+        return _named(path, ASSET, what, [f for f in readers if f != path])
     if path in ctx.before.files:
-        touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
-        return Change(
-            path,
-            DELETED,
-            f"deleted source, named by the imports of {_count(len(touches), 'file')}",
-            changed=(path,),
-            touches=touches,
-        )
+        return _deleted(path, "deleted source", readers, ctx)
     if readers and not ctx.exists(path):  # deleted before this scan (or rescanned since): the probes remember it
-        touches = tuple((f, path) for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path)
-        return Change(
-            path,
-            DELETED,
-            ("not on disk (deleted, or not created yet)" if ctx.ref is None else f"deleted since {ctx.ref}")
-            + f", named by the imports of {_count(len(touches), 'file')}",
-            changed=(path,),
-            touches=touches,
-        )
+        how = "not on disk (deleted, or not created yet)" if ctx.ref is None else f"deleted since {ctx.ref}"
+        return _deleted(path, how, readers, ctx)
     if readers:
-        return Change(
-            path,
-            PROBED,
-            f"not scanned, probed by the imports of {_count(len(readers), 'file')}",
-            changed=(path,),
-            touches=tuple((f, path) for f in readers if f != path),
-        )
+        what = f"not scanned, probed by the imports of {_count(len(readers), 'file')}"
+        return _named(path, PROBED, what, [f for f in readers if f != path])
     if ctx.exists(path):
         return Change(path, OUTSIDE, "not a scanned file and no import probes it")
     importers = sorted(ctx.facts.package_importers(path) - {path}) if is_source(path) else []
     if importers and _known_to_git(path, ctx):  # a deleted source of a package imported by name only
         state = "not on disk" if ctx.ref is None else f"deleted since {ctx.ref}"
-        return Change(
-            path,
-            DELETED,
-            f"{state}, a source of a workspace package {_count(len(importers), 'file')} import by name",
-            changed=(path,),
-            touches=tuple((f, path) for f in importers),
-        )
+        what = f"{state}, a source of a workspace package {_count(len(importers), 'file')} import by name"
+        return _named(path, DELETED, what, importers)
     prefix = path.rstrip("/") + "/"
     probing = sorted({f for dep, fs in deps.items() if dep.startswith(prefix) for f in fs if not f.startswith(prefix)})
     if probing:  # a deleted folder whose files are already out of the facts
-        return Change(
-            path,
-            DELETED,
-            f"deleted folder, named by the imports of {_count(len(probing), 'file')}",
-            changed=(path,),
-            touches=tuple((f, path) for f in probing),
-        )
+        return _named(path, DELETED, f"deleted folder, named by the imports of {_count(len(probing), 'file')}", probing)
     if _known_to_git(path, ctx):  # git listed it (its blob may be absent here), or HEAD has it
         since = f" since {ctx.ref}" if ctx.ref is not None else ""
         return Change(path, OUTSIDE, f"deleted{since}, never scanned and no import probes it")
     return None
+
+
+def _named(path: str, kind: str, detail: str, importers: Sequence[str]) -> Change:
+    """A change of ``path`` alone that touches each of ``importers`` (the files whose imports name or probe it)."""
+    return Change(path, kind, detail, changed=(path,), touches=tuple((f, path) for f in importers))
+
+
+def _deleted(path: str, what: str, readers: Iterable[str], ctx: Context) -> Change:
+    """A deleted ``path`` (``what`` says how it is known), named by the imports of ``readers`` and of the files
+    importing by name a workspace package it stands for."""
+    importers = [f for f in sorted(set(readers) | ctx.facts.package_importers(path)) if f != path]
+    return _named(path, DELETED, f"{what}, named by the imports of {_count(len(importers), 'file')}", importers)
 
 
 def _through_link(path: str, ctx: Context) -> Change | None:

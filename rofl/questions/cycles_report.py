@@ -166,13 +166,7 @@ def greedy_cut(
     """The backward edges of the Eades-Lin-Smyth order (sinks last, sources first, else the node with
     the largest out-degree minus in-degree next), sifted unless not ``improve``, reduced so that each
     edge is needed."""
-    out_n: dict[str, set[str]] = {n: set() for n in succ}
-    in_n: dict[str, set[str]] = {n: set() for n in succ}
-    for a, targets in succ.items():
-        for b in targets:
-            if (a, b) not in removed and a != b:
-                out_n[a].add(b)
-                in_n[b].add(a)
+    out_n, in_n = _neighbours(succ, succ, removed)
     left: list[str] = []
     right: list[str] = []
     alive = set(succ)
@@ -215,19 +209,28 @@ def greedy_cut(
     return reduce_cut(succ, frozenset(cut), removed)
 
 
+def _neighbours(
+    nodes: Iterable[str], succ: dict[str, list[str]], removed: frozenset[Edge]
+) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Each of ``nodes``' files it imports and files importing it, by the edges of ``succ`` not ``removed``
+    (self-imports left out)."""
+    outs: dict[str, set[str]] = {n: set() for n in nodes}
+    ins: dict[str, set[str]] = {n: set() for n in outs}
+    for a, targets in succ.items():
+        for b in targets:
+            if (a, b) not in removed and a != b:
+                outs[a].add(b)
+                ins[b].add(a)
+    return outs, ins
+
+
 def sift(order: list[str], succ: dict[str, list[str]], removed: frozenset[Edge]) -> list[str]:
     """Local search on an order: move each file to the place where the fewest of its imports point
     backward, while any move helps (at most ``SIFT_PASSES`` passes; orders of more than
     ``SIFT_MAX_FILES`` files are left as they are)."""
     if len(order) > SIFT_MAX_FILES:
         return order
-    outs: dict[str, set[str]] = {n: set() for n in order}
-    ins: dict[str, set[str]] = {n: set() for n in order}
-    for a, targets in succ.items():
-        for b in targets:
-            if (a, b) not in removed and a != b:
-                outs[a].add(b)
-                ins[b].add(a)
+    outs, ins = _neighbours(order, succ, removed)
     order = list(order)
     for _ in range(SIFT_PASSES):
         improved = False

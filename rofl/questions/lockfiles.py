@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,14 +178,19 @@ def _nested_key(line: str) -> str:
     return re.split(r"[:\s]", text, maxsplit=1)[0]
 
 
+def _yaml_lines(text: str) -> Iterator[tuple[str | None, str]]:
+    """The lines of a YAML-like lock file (yarn.lock, pnpm-lock.yaml) that say something, blank and comment lines
+    left out, each after its top-level key (the line without its colon) when it opens a block, else None."""
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield (None if line[0].isspace() else line.rstrip().rstrip(":")), line
+
+
 def _yarn(text: str, versions: dict[str, set[str]], requires: dict[str, set[str]]) -> bool:
     names: list[str] = []
     in_deps = False
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if not line[0].isspace():
-            header = line.rstrip().rstrip(":")
+    for header, line in _yaml_lines(text):
+        if header is not None:
             names = [] if header == "__metadata" else [_descriptor_name(d) for d in header.split(",")]
             in_deps = False
             continue
@@ -218,11 +224,9 @@ def _pnpm(text: str, versions: dict[str, set[str]], requires: dict[str, set[str]
     section = None
     current: str | None = None
     in_deps = False
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if not line[0].isspace():
-            section = line.rstrip().rstrip(":")
+    for header, line in _yaml_lines(text):
+        if header is not None:
+            section = header
             current = None
             continue
         if section not in ("packages", "snapshots"):
@@ -246,13 +250,8 @@ def _pnpm(text: str, versions: dict[str, set[str]], requires: dict[str, set[str]
 
 def declared_ranges(data: bytes | None) -> dict[str, str] | None:
     """A package.json's declared dependencies (every dependency field), name -> field:range; None when unreadable."""
-    if data is None:
-        return None
-    try:
-        manifest = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    if not isinstance(manifest, dict):
+    manifest = package_json_text(data)
+    if manifest is None:
         return None
     out: dict[str, str] = {}
     for field in DEPENDENCY_FIELDS:
@@ -282,6 +281,7 @@ def changed_declarations(before: dict[str, str] | None, after: dict[str, str] | 
 
 
 def package_json_text(data: bytes | None) -> dict | None:
+    """A package.json's object; None when it is absent, unreadable or no object."""
     if data is None:
         return None
     try:
