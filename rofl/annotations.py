@@ -7,20 +7,18 @@ The runner (actions/toolkit ``command.ts``) unescapes ``%25 %0D %0A`` in the mes
 
 from __future__ import annotations
 
-from .escaping import escaper
+from .escaping import assignments, escapers
 from .questions.findings import Finding
 
 LEVELS = {"error": "error", "warn": "warning", "info": "notice"}
 
 
-DATA_ESCAPES = {"%": "%25", "\r": "%0D", "\n": "%0A"}
-escape_data = escaper(DATA_ESCAPES)
-escape_property = escaper({**DATA_ESCAPES, ":": "%3A", ",": "%2C"})
+escape_data, escape_property = escapers({"%": "%25", "\r": "%0D", "\n": "%0A"}, {":": "%3A", ",": "%2C"})
 
 
 def command(level: str, message: str, **properties: str | int | None) -> str:
     """One workflow command line; properties that are None are left out."""
-    props = ",".join(f"{k}={escape_property(str(v))}" for k, v in properties.items() if v is not None)
+    props = ",".join(assignments(properties, escape_property))
     return f"::{level}{' ' + props if props else ''}::{escape_data(message)}"
 
 

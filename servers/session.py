@@ -15,7 +15,7 @@ from rofl.engine.snapshot import Snapshot
 from rofl.scanner.layout import FACTS_FOLDER, MANIFEST_NAME
 
 from rofl.loading.kernel import CODE_BUDGET, has_scan, loaded_code_kernel
-from rofl.loading.source import Source
+from rofl.loading.source import Source, stamp
 
 if TYPE_CHECKING:
     from rofl.scanner.manifest import Manifest
@@ -99,14 +99,7 @@ class Session:
         """The stat of the manifest, of the fact folders and of each rule file: a new scan (an atomic
         replace) changes it, and so does a fact file deleted or written back (a rescan that re-extracts
         missing fact files need not rewrite the manifest)."""
-        out: list[tuple[int, int, int] | None] = []
-        for path in (self.facts / MANIFEST_NAME, self.facts / FACTS_FOLDER, *[Path(r) for r in rules]):
-            try:
-                st = path.stat()
-                out.append((st.st_ino, st.st_size, st.st_mtime_ns))
-            except OSError:
-                out.append(None)
-        return tuple(out)
+        return tuple(stamp(path) for path in (self.facts / MANIFEST_NAME, self.facts / FACTS_FOLDER, *map(Path, rules)))
 
     def holds(self, facts: str | Path) -> bool:
         return Path(facts).resolve() == self.facts

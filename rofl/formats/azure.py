@@ -7,20 +7,18 @@ warnings: ``warn`` and ``info`` findings are warnings.
 
 from __future__ import annotations
 
-from ..escaping import escaper
+from ..escaping import assignments, escapers
 from . import Report, message
 
 TYPES = {"error": "error", "warn": "warning", "info": "warning"}
 
 
-DATA_ESCAPES = {"%": "%AZP25", "\r": "%0D", "\n": "%0A"}
-escape_data = escaper(DATA_ESCAPES)
-escape_property = escaper({**DATA_ESCAPES, ";": "%3B", "]": "%5D"})
+escape_data, escape_property = escapers({"%": "%AZP25", "\r": "%0D", "\n": "%0A"}, {";": "%3B", "]": "%5D"})
 
 
 def command(area_event: str, data: str, **properties: str | int | None) -> str:
     """``##vso[area.event key=value;...]data``; properties that are None are left out."""
-    props = "".join(f"{k}={escape_property(str(v))};" for k, v in properties.items() if v is not None)
+    props = "".join(p + ";" for p in assignments(properties, escape_property))
     return f"##vso[{area_event} {props}]{escape_data(data)}"
 
 

@@ -22,15 +22,6 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"
 LEVELS = {"error": "error", "warn": "warning", "info": "note"}
 SRCROOT = "%SRCROOT%"
-PRESETS = (
-    "no_circular",
-    "no_runtime_circular",
-    "no_orphans",
-    "no_dev_dependencies",
-    "no_undeclared_packages",
-    "no_deep_workspace_imports",
-    "no_test_imports_from_production",
-)
 
 
 def render(report: Report) -> str:

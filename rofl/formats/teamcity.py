@@ -7,7 +7,7 @@ Values are quoted in ``'...'`` with TeamCity's escapes: ``|`` ``'`` ``[`` ``]`` 
 
 from __future__ import annotations
 
-from ..escaping import escaper
+from ..escaping import assignments, escaper
 from . import Report, message
 
 SEVERITY = {"error": "ERROR", "warn": "WARNING", "info": "INFO"}
@@ -29,7 +29,7 @@ escape = escaper(ESCAPES)
 
 def service_message(kind: str, /, **attributes: str | int | None) -> str:
     """``##teamcity[kind key='value' ...]``; attributes that are None are left out."""
-    attrs = " ".join(f"{k}='{escape(str(v))}'" for k, v in attributes.items() if v is not None)
+    attrs = " ".join(assignments(attributes, escape, quote="'"))
     return f"##teamcity[{kind} {attrs}]"
 
 

@@ -61,7 +61,6 @@ def load_depcruise(
 def scanned_packages(kernel: Kernel) -> set[str]:
     """The external packages the loaded scan imports: the package of each ``src_external[code](File, Spec, P)``
     base row (read from the store: no evaluation needed)."""
-    from rofl.engine.namespace import stored_name
+    from .kernel import code_rows
 
-    table = kernel.store.base.get(stored_name("src_external", "code"), ())
-    return {str(r[3][0]) if isinstance(r[3], tuple) else str(r[3]) for r in table if r[0] == "code" and len(r) == 4}
+    return {str(p[0]) if isinstance(p, tuple) else str(p) for _, _, p in code_rows(kernel, "src_external", 3)}

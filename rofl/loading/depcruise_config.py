@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -211,6 +211,8 @@ class _Parser:
 
     def term(self) -> object:
         c = self.peek()
+        if not c:  # "" is in every string: never read past the end as a string or a number
+            raise self.fail("the end of the file")
         if c == "{":
             return self.obj()
         if c == "[":
@@ -234,18 +236,11 @@ class _Parser:
                 self.pos = m.end()
                 return literal[word]
             raise self.fail(f"{word!r} (a name or expression, not a literal)")
-        raise self.fail(f"{c!r}" if c else "the end of the file")
+        raise self.fail(f"{c!r}")
 
     def obj(self) -> dict:
-        self.expect("{")
         out: dict = {}
-        while True:
-            c = self.peek()
-            if c == "}":
-                self.pos += 1
-                return out
-            if self.text.startswith("...", self.pos):
-                raise self.fail("a spread (...)")
+        for c in self.members("{", "}"):
             if c in "\"'":
                 key = self.string()
             else:
@@ -257,33 +252,39 @@ class _Parser:
             if self.peek() != ":":
                 raise self.fail(f"key {key!r} without a ':' value (shorthand or a method)")
             self.pos += 1
-            self.path.append(f".{key}")
-            out[key] = self.value()
-            self.path.pop()
-            c = self.peek()
-            if c == ",":
-                self.pos += 1
-            elif c != "}":
-                raise self.fail("expected ',' or '}'")
+            out[key] = self.member(f".{key}", "}")
+        return out
 
     def arr(self) -> list:
-        self.expect("[")
         out: list = []
-        while True:
-            c = self.peek()
-            if c == "]":
-                self.pos += 1
-                return out
+        for _ in self.members("[", "]"):
+            out.append(self.member(f"[{len(out)}]", "]"))
+        return out
+
+    def members(self, open_: str, close: str) -> Iterator[str]:
+        """Once per member of the object or array opening here with ``open_``, the character it starts with,
+        until ``close`` (consumed; a spread is refused): the caller reads the member itself."""
+        self.expect(open_)
+        while (c := self.peek()) != close:
+            if not c:  # cut short: never read past the end as a key or a string
+                raise self.fail(f"the end of the file before its '{close}'")
             if self.text.startswith("...", self.pos):
                 raise self.fail("a spread (...)")
-            self.path.append(f"[{len(out)}]")
-            out.append(self.value())
-            self.path.pop()
-            c = self.peek()
-            if c == ",":
-                self.pos += 1
-            elif c != "]":
-                raise self.fail("expected ',' or ']'")
+            yield c
+        self.pos += 1
+
+    def member(self, step: str, close: str) -> object:
+        """The value of an object's key or an array's item (``step`` of the key path: ``.key``, ``[2]``), and
+        the ',' after it (or the ``close`` that ends the object or array, left for the caller)."""
+        self.path.append(step)
+        value = self.value()
+        self.path.pop()
+        c = self.peek()
+        if c == ",":
+            self.pos += 1
+        elif c != close:
+            raise self.fail(f"expected ',' or '{close}'")
+        return value
 
     def string(self) -> str:
         t = self.text

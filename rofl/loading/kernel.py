@@ -14,6 +14,7 @@ from rofl.engine.base.errors import RoflError
 from rofl.engine.kernel import DEFAULT_BUDGET, Kernel
 from rofl.scanner.layout import MANIFEST_NAME
 
+from .budgets import CODE_BUDGET as CODE_BUDGET  # re-exported: the commands and servers read it here
 from .factdir import SCANNER, UNVERIFIED
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 
 BOOT = shipped_rules.path("boot.rofl")
 CODE_RULES = shipped_rules.path("code.rofl")
-CODE_BUDGET = 50_000_000
 
 _log = logging.getLogger(__name__)  # what loading does, for -v (rofl.logs)
 
@@ -71,15 +71,14 @@ def build_kernel(
             f"--load-as {SCANNER}: '{SCANNER}' is the identity the loader gives a scan's verified fact files; load FILE as another WHO"
         )
     if facts is not None:
-        kernel = code_kernel(
-            facts,
-            rules,
-            budget or CODE_BUDGET,
-            use_cache and public_key is None,
-            public_key,
-            warn=warn,
-            manifest=manifest,
+        kernel, warnings = loaded_code_kernel(
+            facts, rules, budget or CODE_BUDGET, use_cache and public_key is None, public_key, manifest=manifest
         )
+        for line in warnings:  # said before a program file can fail to load
+            if warn is not None:
+                warn(line)
+            else:
+                sys.stderr.write(f"warning: {line}\n")
         if refuse_forged and public_key is not None:
             refuse_if_forged(kernel)
     elif public_key is not None:
@@ -100,30 +99,6 @@ def build_kernel(
     return kernel
 
 
-def code_kernel(
-    facts: str,
-    rules: tuple,
-    budget: int,
-    use_cache: bool = True,
-    public_key: str | None = None,
-    keep: Subset | None = None,
-    warn: Callable[[str], None] | None = None,
-    manifest: Callable[[], Manifest] | None = None,
-) -> Kernel:
-    """A kernel over a scanned fact folder, from its compiled cache when nothing it depends on changed
-    (and ``use_cache``) and the cache carries this user's tag (rofl.loading.cachemac).  The loader, not any file, grants the scanner its authority over [code].
-    With ``keep``, only the base relations it keeps are loaded (`rofl report`: what its rules read),
-    from a cache of those alone when there is one.
-    Its warnings go to ``warn``, else to stderr."""
-    kernel, warnings = loaded_code_kernel(facts, rules, budget, use_cache, public_key, keep, manifest)
-    for line in warnings:
-        if warn is not None:
-            warn(line)
-        else:
-            sys.stderr.write(f"warning: {line}\n")
-    return kernel
-
-
 def loaded_code_kernel(
     facts: str,
     rules: tuple,
@@ -133,8 +108,12 @@ def loaded_code_kernel(
     keep: Subset | None = None,
     manifest: Callable[[], Manifest] | None = None,
 ) -> tuple[Kernel, tuple[str, ...]]:
-    """``code_kernel`` and the warnings of its load (not printed); ``manifest`` gives the scan's manifest
-    when the caller holds it (a load from the cache reads none)."""
+    """A kernel over a scanned fact folder and the warnings of its load (not printed): from its compiled cache
+    when nothing it depends on changed (and ``use_cache``) and the cache carries this user's tag
+    (rofl.loading.cachemac).  The loader, not any file, grants the scanner its authority over [code].
+    With ``keep``, only the base relations it keeps are loaded (`rofl report`: what its rules read),
+    from a cache of those alone when there is one.  ``manifest`` gives the scan's manifest when the caller
+    holds it (a load from the cache reads none)."""
     from rofl import __version__
 
     from . import cache
@@ -307,6 +286,12 @@ def incomplete_fact_files(kernel: Kernel) -> list[str]:
     except UnknownRelation:
         return []
     return sorted(str(row[0]) for row in rows)
+
+
+def code_rows(kernel: Kernel, rel: str, arity: int) -> list[tuple]:
+    """The base rows of a scanner relation in [code], without the perspective (read from the store: no
+    evaluation needed)."""
+    return [row[1:] for row in kernel.rows(rel, "code") if len(row) == arity + 1]
 
 
 def loader_facts(missing: list[str], unsigned: str | None = None) -> str:

@@ -13,9 +13,10 @@ import base64
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rofl.engine.base.errors import RoflError
 from rofl.engine.base.safe_write import UnsafePath, read_nofollow, read_regular, write_atomic
@@ -69,15 +70,12 @@ def private_key_from_env(env: str) -> Ed25519PrivateKey:
         raise RoflError(
             f"--sign-key: environment variable {env} is not set or empty; put the PEM text of `rofl keygen`'s .key file in it"
         )
-    try:
-        key = load_pem_private_key(text.encode("utf-8"), password=None)
-    except (ValueError, TypeError, UnicodeError):
-        raise RoflError(
-            f"--sign-key: environment variable {env} holds no unencrypted PEM private key; use the .key file `rofl keygen` writes"
-        ) from None
-    if not isinstance(key, Ed25519PrivateKey):
-        raise RoflError(f"--sign-key: the key in {env} is not an Ed25519 key; make one with `rofl keygen`")
-    return key
+    return _ed25519(
+        lambda: load_pem_private_key(text.encode("utf-8"), password=None),
+        Ed25519PrivateKey,
+        f"--sign-key: environment variable {env} holds no unencrypted PEM private key; use the .key file `rofl keygen` writes",
+        f"--sign-key: the key in {env} is not an Ed25519 key; make one with `rofl keygen`",
+    )
 
 
 def public_key_from_file(path: str | Path) -> Ed25519PublicKey:
@@ -90,12 +88,24 @@ def public_key_from_file(path: str | Path) -> Ed25519PublicKey:
         raise RoflError(
             f"--public-key: {path}: cannot read ({exc.strerror}); give the .pub file `rofl keygen` wrote"
         ) from None
+    return _ed25519(
+        lambda: load_pem_public_key(data),
+        Ed25519PublicKey,
+        f"--public-key: {path}: not a PEM public key; give the .pub file `rofl keygen` wrote",
+        f"--public-key: {path}: not an Ed25519 public key; make one with `rofl keygen`",
+    )
+
+
+def _ed25519(load: Callable[[], object], kind: type, not_pem: str, not_ed25519: str) -> Any:
+    """The key ``load`` reads from PEM text, a ``kind`` (the caller's return type says which), refused in one
+    line: with ``not_pem`` when the text holds no such key (a UnicodeError is a ValueError: text that is not
+    UTF-8), with ``not_ed25519`` when it is a key of another kind."""
     try:
-        key = load_pem_public_key(data)
+        key = load()
     except (ValueError, TypeError):
-        raise RoflError(f"--public-key: {path}: not a PEM public key; give the .pub file `rofl keygen` wrote") from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise RoflError(f"--public-key: {path}: not an Ed25519 public key; make one with `rofl keygen`")
+        raise RoflError(not_pem) from None
+    if not isinstance(key, kind):
+        raise RoflError(not_ed25519)
     return key
 
 

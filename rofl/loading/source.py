@@ -84,23 +84,17 @@ class Source:
     def manifest(self, facts: Path) -> Manifest:
         """The manifest of the scan in ``facts``, read from disk once per version of the file (a rescan
         that replaces it is read again; one that finds nothing to do is not)."""
-        import os
-
         from rofl.scanner.layout import MANIFEST_NAME
 
         from .factdir import read_manifest
 
-        try:
-            st = os.stat(facts / MANIFEST_NAME, follow_symlinks=False)
-            stamp: tuple[int, int, int] | None = (st.st_ino, st.st_size, st.st_mtime_ns)
-        except OSError:
-            stamp = None  # read_manifest says why
+        version = stamp(facts / MANIFEST_NAME, follow_symlinks=False)  # None: read_manifest says why
         kept = self._manifests.get(facts)
-        if kept is not None and kept[0] == stamp:
+        if kept is not None and kept[0] == version:
             return kept[1]
         manifest = read_manifest(facts)
-        if stamp is not None:
-            self._manifests[facts] = (stamp, manifest)
+        if version is not None:
+            self._manifests[facts] = (version, manifest)
         return manifest
 
     def kept(self, facts: Path, name: str, build: Callable[[], Any]) -> Any:
@@ -116,3 +110,15 @@ class Source:
         """True only when a watcher saw none of the scanned sources of ``facts`` change since the last scan (a
         rescan would find nothing to do); the command line has no watcher."""
         return False
+
+
+def stamp(path: Path, follow_symlinks: bool = True) -> tuple[int, int, int] | None:
+    """A file's (or folder's) version for a cache of what was read from it: (inode, size, mtime in ns), which a
+    replace (a rescan's atomic rename) or a rewrite changes; None when it cannot be stat'ed."""
+    import os
+
+    try:
+        st = os.stat(path, follow_symlinks=follow_symlinks)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)

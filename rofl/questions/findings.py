@@ -133,6 +133,8 @@ def import_lines(kernel, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], i
     """The first line at which From imports To, for each ``(From, To)``: To a scanned file, a
     package or a workspace package folder (src_import_line, through src_resolves, src_external and
     src_workspace_import).  Pairs with no import (an orphan: From == To) are left out."""
+    from rofl.loading.kernel import code_rows
+
     if not pairs:
         return {}
     sources = {a for a, _ in pairs}
@@ -151,14 +153,6 @@ def import_lines(kernel, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], i
             if key not in out or line < out[key]:
                 out[key] = line
     return out
-
-
-def code_rows(kernel, rel: str, arity: int) -> list[tuple]:
-    """The base rows of a scanner relation in [code] (read from the store: no evaluation needed)."""
-    from rofl.engine.namespace import stored_name
-
-    table = kernel.store.base.get(stored_name(rel, "code"), ())
-    return [row[1:] for row in table if row[0] == "code" and len(row) == arity + 1]
 
 
 def located_violations(kernel, rows: list[tuple[str, str, str, str]], rules: dict[str, RuleInfo]) -> list[Finding]:

@@ -125,7 +125,7 @@ def gather(
         findings += listed
         if held > len(listed):
             counts.append((rel, held))
-    from .findings import code_rows
+    from rofl.loading.kernel import code_rows
 
     files = set(graph.files)
     symbols = tuple(

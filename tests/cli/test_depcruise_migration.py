@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rofl.loading.depcruise_config import JSRegex, parse_literal, read_module_literal
+from rofl.loading.depcruise_config import ConfigError, JSRegex, parse_literal, read_module_literal
 from tests.conftest import ROOT, write_tree
 
 # a small app modelled on a layered TS project: ui -> db (forbidden), feature folders that must not
@@ -363,6 +363,18 @@ def test_literal_round_trips_to_json(value, data):
     text = js_literal(value, data.draw)
     assert parse_literal(text) == json.loads(json.dumps(value))
     assert read_module_literal(f"module.exports = {{ v: {text} }};\n")["v"] == json.loads(json.dumps(value))
+
+
+@settings(max_examples=100, deadline=None)
+@given(VALUES, st.data())
+def test_a_js_config_cut_short_is_refused_as_a_config_error(value, data):
+    """A config saved half-written is a user error naming the file, never a crash (it read past the end)."""
+    text = f"module.exports = {{ v: {js_literal(value, data.draw)} }};\n"
+    cut = data.draw(st.integers(0, len(text) - 1))
+    try:
+        read_module_literal(text[:cut], "c.js")
+    except ConfigError as exc:
+        assert str(exc).startswith("c.js")
 
 
 def test_literal_regex_and_string_concatenation():

@@ -105,7 +105,7 @@ def test_the_search_index_holds_files_packages_and_symbols(made):
 def test_the_report_from_the_relations_its_rules_read_is_the_report_from_them_all(made, tmp_path):
     """The report loads only the scanner relations its rules (and itself) read: the page is the same as
     from the whole scan, findings and proofs included."""
-    from rofl.loading.kernel import code_kernel
+    from rofl.loading.kernel import loaded_code_kernel
     from rofl.loading.presets import load_presets
     from rofl.loading.report_kernel import kept_relations
     from rofl.questions.report_data import gather
@@ -118,7 +118,7 @@ def test_the_report_from_the_relations_its_rules_read_is_the_report_from_them_al
     manifest = json.loads((facts / "manifest.json").read_text())
     pages = []
     for keep in (None, kept_relations((str(rules),))):
-        kernel = code_kernel(str(facts), (str(rules),), 50_000_000, use_cache=False, keep=keep)
+        kernel, _ = loaded_code_kernel(str(facts), (str(rules),), 50_000_000, use_cache=False, keep=keep)
         load_presets(kernel, str(facts), None, (str(rules),))
         pages.append(render(gather(kernel, manifest["src"], False, None, manifest["packages"])))
     whole, trimmed = pages
