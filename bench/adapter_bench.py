@@ -44,23 +44,37 @@ def timed(fn) -> tuple[float, object]:
     return time.perf_counter() - start, value
 
 
+def wants_world(
+    module: str, kind: str, target: str, capability: str, lines: str, keys: list[str], cls: str = "reads"
+) -> str:
+    """A world wanting ``capability`` once for each of ``keys`` through adapter ``module`` of ``kind`` at ``target``;
+    ``lines`` declare the rest of the capability (its ``arg``, ``answers`` and the adapter's own facts)."""
+    items = "".join(f"item({json.dumps(key)}).\n" for key in keys)
+    return f"""
+imports(main, {module}).
+adapter({module}, {kind}, {json.dumps(target)}).
+capability({capability}, {module}, {cls}).
+{lines.strip()}
+max_wants({capability}, {len(keys)}).
+{items}
+want {capability}(X) :- item(X).
+"""
+
+
+def rounds_seconds(text: str, n: int) -> float:
+    """Seconds the rounds of world ``text`` take, each of its ``n`` wants answered (loading it is not timed)."""
+    world = session(text)
+    ours, report = timed(world.run)
+    assert len(report.answered) == n, report.failed[:1]  # type: ignore[attr-defined]
+    return ours
+
+
 def bench_exec(tmp: Path, n: int = 1000) -> tuple[str, int, float, float]:
     script = tmp / "echo.py"
     script.write_text(ADAPTER)
-    items = "".join(f'item("w{i:05}").\n' for i in range(n))
-    text = f"""
-imports(main, echo).
-adapter(echo, exec, {json.dumps(f"{sys.executable} {script}")}).
-capability(reverse, echo, reads).
-arg(reverse, 1, x, text).
-answers(reverse, echo_answer, 2).
-max_wants(reverse, {n}).
-{items}
-want reverse(X) :- item(X).
-"""
-    world = session(text)  # loading the world is not the adapters' work
-    ours, report = timed(world.run)
-    assert len(report.answered) == n  # type: ignore[attr-defined]
+    keys = [f"w{i:05}" for i in range(n)]
+    lines = "arg(reverse, 1, x, text).\nanswers(reverse, echo_answer, 2)."
+    ours = rounds_seconds(wants_world("echo", "exec", f"{sys.executable} {script}", "reverse", lines, keys), n)
 
     def plain() -> dict:
         batch = {"capability": "reverse", "wants": [{"key": f'"w{i}"', "args": {"x": f"w{i:05}"}} for i in range(n)]}
@@ -78,21 +92,12 @@ def bench_sql(tmp: Path, n: int = 10_000) -> tuple[str, int, float, float]:
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE people (name TEXT PRIMARY KEY, team TEXT)")
         conn.executemany("INSERT INTO people VALUES (?, ?)", [(f"p{i}", f"team{i % 50}") for i in range(n)])
-    items = "".join(f'person("p{i}").\n' for i in range(n))
-    text = f"""
-imports(main, hr).
-adapter(hr, sql, {json.dumps(str(db))}).
-capability(team_of, hr, reads).
+    lines = """
 arg(team_of, 1, name, text).
 answers(team_of, team, 2).
 query(team_of, "SELECT team FROM people WHERE name = ?1").
-max_wants(team_of, {n}).
-{items}
-want team_of(N) :- person(N).
 """
-    world = session(text)  # loading the world is not the adapters' work
-    ours, report = timed(world.run)
-    assert len(report.answered) == n  # type: ignore[attr-defined]
+    ours = rounds_seconds(wants_world("hr", "sql", str(db), "team_of", lines, [f"p{i}" for i in range(n)]), n)
 
     def plain() -> dict:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -199,14 +204,10 @@ def bench_openapi(_tmp: Path, n: int = 500, pages: int = 2) -> tuple[str, int, f
     server, thread, url = _service(pages)
     os.environ["BENCH_TOKEN"] = "bench-token-0123"
     try:
-        items = "".join(f'item("i{i:04}").\n' for i in range(n))
-        text = f"""
-imports(main, api).
-adapter(api, openapi, {json.dumps(url)}).
+        lines = """
 http_auth(api, token, bearer, "", "BENCH_TOKEN").
-capability(item_parts, api, reads).
 arg(item_parts, 1, id, text).
-http_op(item_parts, "GET", "/items/{{id}}").
+http_op(item_parts, "GET", "/items/{id}").
 http_in(item_parts, 1, "id", path).
 answers(item_parts, part, 3).
 http_field(item_parts, 2, "/id").
@@ -214,13 +215,10 @@ http_field(item_parts, 3, "/part").
 http_rows(item_parts, "/items").
 http_page(item_parts, next_link, "", "/next").
 http_needs(item_parts, token).
-max_wants(item_parts, {n}).
-{items}
-want item_parts(X) :- item(X).
 """
-        world = session(text)  # loading the world is not the adapters' work
-        ours, report = timed(world.run)
-        assert len(report.answered) == n, report.failed[:1]  # type: ignore[attr-defined]
+        ours = rounds_seconds(
+            wants_world("api", "openapi", url, "item_parts", lines, [f"i{i:04}" for i in range(n)]), n
+        )
 
         def plain() -> dict:
             found: dict = {}
@@ -268,22 +266,14 @@ def bench_mcp(tmp: Path, n: int = 300) -> tuple[str, int, float, float]:
 
     script = tmp / "mcp_echo.py"
     script.write_text(MCP_SERVER)
-    items = "".join(f'item("w{i:05}").\n' for i in range(n))
-    text = f"""
-imports(main, echo).
-adapter(echo, mcp, {json.dumps(f"{sys.executable} {script}")}).
-capability(reverse, echo, reads).
+    lines = """
 arg(reverse, 1, x, text).
 answers(reverse, echo_answer, 2).
 mcp_tool(reverse, "reverse").
 mcp_field(reverse, 2, "/result").
-max_wants(reverse, {n}).
-{items}
-want reverse(X) :- item(X).
 """
-    world = session(text)  # loading the world is not the adapters' work
-    ours, report = timed(world.run)
-    assert len(report.answered) == n, report.failed[:1]  # type: ignore[attr-defined]
+    keys = [f"w{i:05}" for i in range(n)]
+    ours = rounds_seconds(wants_world("echo", "mcp", f"{sys.executable} {script}", "reverse", lines, keys), n)
 
     async def calls() -> dict:
         found: dict = {}
@@ -312,18 +302,9 @@ def bench_render(tmp: Path, n: int = 2_000) -> tuple[str, int, float, float]:
 
     from rofl.servers.render_page import fragment
 
-    items = "".join(f'line("row {i} <&> of the page").\n' for i in range(n))
-    text = f"""
-imports(main, ui).
-adapter(ui, render, "workbench").
-capability(say, ui, shows).
-component(say, text).
-arg(say, 1, text, text).
-answers(say, said, 1).
-max_wants(say, {n}).
-{items}
-want say(T) :- line(T).
-"""
+    lines = "component(say, text).\narg(say, 1, text, text).\nanswers(say, said, 1)."
+    keys = [f"row {i} <&> of the page" for i in range(n)]
+    text = wants_world("ui", "render", "workbench", "say", lines, keys, "shows")
     world = session(text, frozenset({"reads", "shows"}))  # loading the world is not the adapters' work
 
     def ours_run() -> str:

@@ -238,6 +238,14 @@ def _line(root: Path, importer: str, spec: str) -> str:
     return ""
 
 
+def _difference(
+    side: str, category: str, importer: str, spec: str, target: str, facts: RoflFacts, graph: CruiseGraph, root: Path
+) -> Difference:
+    """One edge only ``side`` has, with what each side answers for its specifier and the line that imports it."""
+    ours, theirs = facts.answers.get((importer, spec)), graph.answers.get((importer, spec))
+    return Difference(side, category, importer, spec, target, _text(ours), _text(theirs), _line(root, importer, spec))
+
+
 def differences(facts: RoflFacts, graph: CruiseGraph, workspace: dict[str, str], root: Path) -> list[Difference]:
     """Every edge of one side missing from the other, categorised (one row per edge)."""
     out: list[Difference] = []
@@ -248,18 +256,7 @@ def differences(facts: RoflFacts, graph: CruiseGraph, workspace: dict[str, str],
             continue
         spec = sorted(facts.by_edge[(importer, target)])[0]
         category = _only_ours(importer, spec, target, facts, graph, workspace, root, build)
-        out.append(
-            Difference(
-                "rofl",
-                category,
-                importer,
-                spec,
-                target,
-                _text(facts.answers.get((importer, spec))),
-                _text(graph.answers.get((importer, spec))),
-                _line(root, importer, spec),
-            )
-        )
+        out.append(_difference("rofl", category, importer, spec, target, facts, graph, root))
     theirs_by_edge: dict[tuple[str, str], list[str]] = {}
     for (importer, spec), answer in graph.answers.items():
         if answer[0] == "file":
@@ -267,18 +264,7 @@ def differences(facts: RoflFacts, graph: CruiseGraph, workspace: dict[str, str],
     for importer, target in sorted(graph.edges - facts.edges):
         spec = sorted(theirs_by_edge.get((importer, target), [""]))[0]
         category = _only_theirs(importer, spec, target, facts, workspace, root)
-        out.append(
-            Difference(
-                "depcruise",
-                category,
-                importer,
-                spec,
-                target,
-                _text(facts.answers.get((importer, spec))),
-                _text(graph.answers.get((importer, spec))),
-                _line(root, importer, spec),
-            )
-        )
+        out.append(_difference("depcruise", category, importer, spec, target, facts, graph, root))
     return out
 
 

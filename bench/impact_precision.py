@@ -57,7 +57,6 @@ import networkx as nx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import monorepos
 from bench import ts_resolution_check as tsr
 from bench.scan_compare import rofl_argv
 
@@ -466,16 +465,9 @@ def main(argv: list[str] | None = None) -> int:
         seed = int(args[args.index("--seed") + 1])
         del args[args.index("--seed") : args.index("--seed") + 2]
     names = [a for a in args if not a.startswith("--")]
-    if tsr.shutil.which("node") is None or not tsr.TYPESCRIPT.is_dir():
-        print("node or bench/.cache/node_modules/typescript missing (bench/corpora.py installs it); nothing measured")
-        return 0
-    try:
-        repos, notes = monorepos.select(names)
-    except SystemExit as error:
-        print(error, file=sys.stderr)
-        return 2
-    for note in notes:
-        print(note)
+    repos, stop = tsr.select_repos(names, "measured")
+    if stop is not None:
+        return stop
     if not repos:
         print("no repository present: nothing measured")
         return 0

@@ -24,6 +24,7 @@ Run alone: ``python bench/kernel_scale_bench.py [ticks] [chain] [real] [--cap SE
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -211,6 +212,23 @@ def rofl_cold_warm(argv: list[str], facts: Path, sink: Path, key) -> tuple[dict,
         return cold, warm, set()
 
 
+def _peer_row(what: str, peer: dict, unit: str) -> dict:
+    """networkx's row: cold is its whole process, warm the computation alone."""
+    return {
+        "what": what,
+        "cold": peer,
+        "warm": {**peer, "s": peer["warm_s"]},
+        "check": f"{len(peer['answer']):,} {unit}",
+    }
+
+
+def _versus(ours: set, peer: dict, unit: str) -> str:
+    """Our answer's size and whether it equals networkx's (with what each has alone when not)."""
+    same = ours == peer["answer"]
+    alone = "" if same else f" (only ours {len(ours - peer['answer'])}, only networkx {len(peer['answer'] - ours)})"
+    return f"{len(ours):,} {unit}, equal to networkx: {same}{alone}"
+
+
 def _in_cycle_argv(facts: Path) -> list[str]:
     return [*ROFL, "ask", "in_cycle[code](F)", "--facts", str(facts), "--json"]
 
@@ -273,14 +291,7 @@ def import_chain(n: int = CHAIN, cap: float = CAP_S) -> list[dict]:
                 "check": f"{len(reach):,} files reached (the whole cycle: {len(reach) == n})",
             }
         )
-        rows.append(
-            {
-                "what": "networkx strongly_connected_components",
-                "cold": peer,
-                "warm": {**peer, "s": peer["warm_s"]},
-                "check": f"{len(peer['answer']):,} files",
-            }
-        )
+        rows.append(_peer_row("networkx strongly_connected_components", peer, "files"))
     return rows
 
 
@@ -320,26 +331,9 @@ def real_scan(cap: float = CAP_S) -> tuple[list[dict], dict]:
         c, w, ours = rofl_cold_warm(_in_cycle_argv(facts), facts, sink, lambda d: {a["F"] for a in d["answers"]})
         peer = nx_peer(work / "edges.json", sink)
         rows.append(
-            {
-                "what": "rofl ask 'in_cycle[code](F)'",
-                "cold": c,
-                "warm": w,
-                "check": f"{len(ours):,} files, equal to networkx: {ours == peer['answer']}"
-                + (
-                    ""
-                    if ours == peer["answer"]
-                    else f" (only ours {len(ours - peer['answer'])}, only networkx {len(peer['answer'] - ours)})"
-                ),
-            }
+            {"what": "rofl ask 'in_cycle[code](F)'", "cold": c, "warm": w, "check": _versus(ours, peer, "files")}
         )
-        rows.append(
-            {
-                "what": "networkx strongly_connected_components",
-                "cold": peer,
-                "warm": {**peer, "s": peer["warm_s"]},
-                "check": f"{len(peer['answer']):,} files",
-            }
-        )
+        rows.append(_peer_row("networkx strongly_connected_components", peer, "files"))
         indeg: dict[str, int] = {}
         for _, b in edges:
             indeg[b] = indeg.get(b, 0) + 1
@@ -348,26 +342,9 @@ def real_scan(cap: float = CAP_S) -> tuple[list[dict], dict]:
         c, w, ours = rofl_cold_warm(argv, facts, sink, lambda d: {a["file"] for a in d["affected"]})
         peer = nx_peer(work / "edges.json", sink, changed)
         rows.append(
-            {
-                "what": f"rofl impact --changed {changed}",
-                "cold": c,
-                "warm": w,
-                "check": f"{len(ours):,} affected, equal to networkx: {ours == peer['answer']}"
-                + (
-                    ""
-                    if ours == peer["answer"]
-                    else f" (only ours {len(ours - peer['answer'])}, only networkx {len(peer['answer'] - ours)})"
-                ),
-            }
+            {"what": f"rofl impact --changed {changed}", "cold": c, "warm": w, "check": _versus(ours, peer, "affected")}
         )
-        rows.append(
-            {
-                "what": "networkx.ancestors",
-                "cold": peer,
-                "warm": {**peer, "s": peer["warm_s"]},
-                "check": f"{len(peer['answer']):,} ancestors",
-            }
-        )
+        rows.append(_peer_row("networkx.ancestors", peer, "ancestors"))
     return rows, {"used": used, "files": summary["files"], "edges": len(edges)}
 
 
@@ -380,13 +357,12 @@ def print_rows(rows: list[dict], peer_names=("networkx",)) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = list(argv or [])
-    cap = CAP_S
-    if "--cap" in argv:
-        i = argv.index("--cap")
-        cap = float(argv[i + 1])
-        del argv[i : i + 2]
-    parts = argv or ["ticks", "chain", "real"]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("parts", nargs="*", metavar="PART", help="ticks, chain and/or real (default: all three)")
+    parser.add_argument("--cap", type=float, default=CAP_S, help="seconds one measurement may take")
+    args = parser.parse_intermixed_args(list(argv or []))
+    cap = args.cap
+    parts = args.parts or ["ticks", "chain", "real"]
     from bench.scan_compare import precompile
 
     precompile()

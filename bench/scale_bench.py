@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -145,24 +144,11 @@ def served(n: int, requests: int = 20) -> dict:
     """impact through a running `rofl server` (warm): median seconds per request."""
     import httpx
 
+    from bench.server_bench import start_server
+
     src, facts, _ = prepared(n)
-    process = subprocess.Popen(
-        [*rofl_argv(), "server", "--facts", str(facts), "--src", str(src), "--port", "0"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
+    process, url = start_server(facts, src)
     try:
-        assert process.stderr is not None
-        url = None
-        for line in process.stderr:
-            found = re.search(r"listening on (http://\S+)", line)
-            if found:
-                url = found.group(1)
-                break
-        if url is None:
-            raise RuntimeError("rofl server did not start")
         body = {"changed": [synthetic.changed_file()]}
         seconds = []
         with httpx.Client(base_url=url, timeout=600) as client:

@@ -43,7 +43,8 @@ def _fresh(facts: Path, changed: str, extra: tuple[str, ...]) -> tuple[float, di
     return time.perf_counter() - started, json.loads(done.stdout)
 
 
-def _start(facts: Path, src: Path) -> tuple[subprocess.Popen, str]:
+def start_server(facts: Path, src: Path) -> tuple[subprocess.Popen, str]:
+    """A `rofl server` over ``facts`` on a free port, and its URL once it listens."""
     process = subprocess.Popen(
         [*rofl_argv(), "server", "--facts", str(facts), "--src", str(src), "--port", "0"],
         stdout=subprocess.DEVNULL,
@@ -74,7 +75,7 @@ def main() -> list[dict]:
         facts = Path(tmp) / "facts"
         subprocess.run([*rofl_argv(), "scan", str(THREE), "--out", str(facts)], check=True, capture_output=True)
         _fresh(facts, CHANGED[0], ())  # the compiled cache, written once
-        process, url = _start(facts, THREE)
+        process, url = start_server(facts, THREE)
         try:
             with httpx.Client(base_url=url, timeout=120) as client:
                 for extra, label in (((), "impact"), (("--no-rescan",), "impact --no-rescan")):

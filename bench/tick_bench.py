@@ -23,6 +23,23 @@ COUNTER_TICKS = 10_000
 STORE_FACTS = 1_000_000
 
 
+def ticks_row(
+    bench: str, ticks: int, times: tuple[float, float], peer: str, clock: str, digits: tuple[int, int]
+) -> dict:
+    """One run of ``ticks`` ticks: our best time and the peer's (``times``) on ``clock`` (the key: ``seconds`` or
+    ``cpu_seconds``), each rounded to its ``digits``, the ticks per second and the ratio."""
+    ours, theirs = times
+    return {
+        "bench": bench,
+        "ticks": ticks,
+        clock: round(ours, digits[0]),
+        "ticks_per_s": round(ticks / ours),
+        "peer": peer,
+        f"peer_{clock}": round(theirs, digits[1]),
+        "ratio": round(ours / theirs, 1),
+    }
+
+
 def busy_beaver(repeat: int = 5) -> dict:
     """Best of ``repeat`` runs, each on a fresh kernel (one run is 15 ticks, a few milliseconds: a
     single one measures the machine's noise)."""
@@ -40,15 +57,7 @@ def busy_beaver(repeat: int = 5) -> dict:
         steps, cells = simulate(BUSY_BEAVER)
     peer = (time.perf_counter() - start) / 100
     assert kernel.query("ones(N)").rows == ((sum(cells),),)
-    return {
-        "bench": "busy beaver",
-        "ticks": report.ticks,
-        "seconds": round(ours, 4),
-        "ticks_per_s": round(report.ticks / ours),
-        "peer": "plain Python simulation",
-        "peer_seconds": round(peer, 6),
-        "ratio": round(ours / peer, 1),
-    }
+    return ticks_row("busy beaver", report.ticks, (ours, peer), "plain Python simulation", "seconds", (4, 6))
 
 
 def counter(repeat: int = 3) -> dict:
@@ -72,15 +81,8 @@ def counter(repeat: int = 3) -> dict:
         ctl.solve()
         peer = min(peer, time.process_time() - start)
         del ctl
-    return {
-        "bench": f"counter {COUNTER_TICKS:,} ticks",
-        "ticks": report.ticks,
-        "cpu_seconds": round(ours, 3),
-        "ticks_per_s": round(report.ticks / ours),
-        "peer": "clingo, time-indexed count",
-        "peer_cpu_seconds": round(peer, 4),
-        "ratio": round(ours / peer, 1),
-    }
+    bench = f"counter {COUNTER_TICKS:,} ticks"
+    return ticks_row(bench, report.ticks, (ours, peer), "clingo, time-indexed count", "cpu_seconds", (3, 4))
 
 
 def store_round_trip(rounds: int = 2) -> dict:

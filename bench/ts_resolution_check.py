@@ -520,20 +520,29 @@ def markdown(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    as_markdown = "--markdown" in args
-    names = [a for a in args if not a.startswith("--")]
+def select_repos(names: list[str], nothing: str) -> tuple[list[monorepos.Repo], int | None]:
+    """The present repositories among ``names``, their notes printed; or none and the exit code to stop with:
+    0 when node or the typescript package is missing (``nothing`` is what is then not done), 2 for an unknown name."""
     if shutil.which("node") is None or not TYPESCRIPT.is_dir():
-        print("node or bench/.cache/node_modules/typescript missing (bench/corpora.py installs it); nothing checked")
-        return 0
+        print(f"node or bench/.cache/node_modules/typescript missing (bench/corpora.py installs it); nothing {nothing}")
+        return [], 0
     try:
         repos, notes = monorepos.select(names)
     except SystemExit as error:
         print(error, file=sys.stderr)
-        return 2
+        return [], 2
     for note in notes:
         print(note)
+    return repos, None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_markdown = "--markdown" in args
+    names = [a for a in args if not a.startswith("--")]
+    repos, stop = select_repos(names, "checked")
+    if stop is not None:
+        return stop
     RESULTS.mkdir(parents=True, exist_ok=True)
     import tempfile
 
