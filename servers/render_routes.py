@@ -72,12 +72,12 @@ def evaluate(host: Host, files: tuple[str, ...], workbench: Workbench) -> Render
     answering its render wants; Denied when it may not start, BadRequest for any other user error."""
     from rofl.adapters.rounds import Refused, Session
 
-    from rofl.loading.kernel import build_kernel
+    from rofl.loading.kernel import KernelInputs, build_kernel
     from rofl.questions.rounds import load_world
 
     try:
         facts = str(host.folders.facts) if host.scanned() else None
-        kernel = build_kernel(files, (), None, facts=facts)
+        kernel = build_kernel(KernelInputs(files, facts=facts))
         session = Session(kernel, host.policy, world_factory=load_world)
         session.start()
         adapter = session.kinds["render"] = RenderAdapter(workbench, session.scrubber)

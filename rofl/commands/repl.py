@@ -27,10 +27,10 @@ EPILOG = examples(
 @user_errors
 def command(files: tuple, load_as: tuple, budget: int, store: str | None, facts: str | None, rules: tuple) -> None:
     """Interactive session: `? L`, `why L`, `whynot L`, `excise F`, `tick`, `run`, ... (type help)."""
-    from ..loading.kernel import build_kernel
+    from ..loading.kernel import KernelInputs, build_kernel
     from ..repl import Repl
 
-    repl = Repl(build_kernel(files, load_as, budget, store=store, facts=facts, rules=rules))
+    repl = Repl(build_kernel(KernelInputs(files, load_as, budget, store=store, facts=facts, rules=rules)))
     interactive = sys.stdin.isatty()
     if interactive:
         try:

@@ -45,14 +45,14 @@ def command(
     session, never sent again."""
     from rofl.engine.lexer import is_name
 
-    from ..loading.kernel import build_kernel
+    from ..loading.kernel import KernelInputs, build_kernel
     from ..questions.jsonout import emit_json
     from ..questions.rounds import finished, open_session, rounds_ran_out
 
     for rel in collect:
         if not is_name(rel):
             fail(f"--collect {rel!r}: not a relation name; give a name such as count")
-    kernel = build_kernel(files, load_as, budget, store=store)
+    kernel = build_kernel(KernelInputs(files, load_as, budget, store=store))
     session = open_session(kernel, allow, rounds, files)
     if session is None:
         wants = None

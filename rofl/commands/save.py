@@ -25,11 +25,11 @@ def command(out: str, files: tuple, load_as: tuple, budget: int, store: str | No
     """Load boot.rofl and FILES, evaluate, and save the store to OUT (facts, rules, provenance, tick log)."""
     from pathlib import Path
 
-    from ..loading.kernel import build_kernel
+    from ..loading.kernel import KernelInputs, build_kernel
 
     inputs = [Path(f) for f in files] + [Path(f) for _, f in load_as] + ([Path(store)] if store else [])
     if any(p.exists() and Path(out).exists() and p.resolve() == Path(out).resolve() for p in inputs):
         fail(f"rofl save: {out} is also an input; write the store to another file")
-    kernel = build_kernel(files, load_as, budget, store=store)
+    kernel = build_kernel(KernelInputs(files, load_as, budget, store=store))
     size = kernel.save(out)
     click.echo(f"saved {out} ({size} bytes)")

@@ -32,7 +32,7 @@ def command(files: tuple, facts: str | None) -> None:
     """
     from rofl.adapters.rofl_kind import serve_loop
 
-    from ..loading.kernel import build_kernel
+    from ..loading.kernel import KernelInputs, build_kernel
     from ..questions.rounds import load_world
 
     if not files and facts is None:
@@ -45,6 +45,6 @@ def command(files: tuple, facts: str | None) -> None:
     manifest = Path(facts) / MANIFEST_NAME
 
     def scan_world(paths):
-        return build_kernel(tuple(str(p) for p in paths), (), None, facts=facts)
+        return build_kernel(KernelInputs(tuple(str(p) for p in paths), (), None, facts=facts))
 
     serve_loop(scan_world, [Path(f) for f in files], sys.stdin, sys.stdout, watch=[manifest])

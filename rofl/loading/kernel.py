@@ -16,6 +16,7 @@ from rofl.scanner.layout import MANIFEST_NAME
 
 from .budgets import CODE_BUDGET as CODE_BUDGET  # re-exported: the commands and servers read it here
 from .factdir import SCANNER, UNVERIFIED
+from .source import KernelInputs as KernelInputs  # re-exported: what build_kernel takes
 
 if TYPE_CHECKING:
     from rofl.scanner.manifest import Manifest
@@ -45,15 +46,8 @@ def who_name(who: str) -> str:
 
 
 def build_kernel(
-    files: tuple,
-    load_as: tuple,
-    budget: int | None,
-    store: str | None = None,
-    facts: str | None = None,
-    rules: tuple = (),
-    use_cache: bool = True,
-    public_key: str | None = None,
-    refuse_forged: bool = False,
+    inputs: KernelInputs,
+    *,
     warn: Callable[[str], None] | None = None,
     manifest: Callable[[], Manifest] | None = None,
 ) -> Kernel:
@@ -64,6 +58,15 @@ def build_kernel(
     is checked first (a scan that fails it loads as unverified); ``refuse_forged`` (ask and impact
     with --public-key) exits 1 instead of answering over a failed signature or any forged fact.
     ``manifest`` gives the scan's manifest when the caller reads it anyway (read once per command)."""
+    files, load_as, budget, store, facts, rules = (
+        inputs.files,
+        inputs.load_as,
+        inputs.budget,
+        inputs.store,
+        inputs.facts,
+        inputs.rules,
+    )
+    use_cache, public_key, refuse_forged = inputs.use_cache, inputs.public_key, inputs.refuse_forged
     if facts is not None and store:
         raise RoflError("--facts and --store both name a starting point; give one of them")
     if facts is not None and any(who_name(w) == SCANNER for w, _ in load_as):

@@ -13,6 +13,7 @@ and the caller shows it: the command line on stderr, a server as the execution's
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,37 @@ if TYPE_CHECKING:
     from rofl.scanner.manifest import Manifest
 
     from .cache import Subset
+
+
+@dataclass(frozen=True, slots=True)
+class KernelInputs:
+    """What a kernel is built from, as the command line names it: program ``files`` (no who), ``load_as``
+    pairs (who, file), a ``budget``, a saved ``store`` or a scanned ``facts`` folder with its ``rules``
+    files; ``use_cache=False`` (audit) reads the fact files themselves, ``public_key`` checks the scan's
+    signature first and ``refuse_forged`` exits 1 over a failed signature or a forged fact."""
+
+    files: tuple = ()
+    load_as: tuple = ()
+    budget: int | None = None
+    store: str | None = None
+    facts: str | None = None
+    rules: tuple = ()
+    use_cache: bool = True
+    public_key: str | None = None
+    refuse_forged: bool = False
+
+    @property
+    def only_a_scan(self) -> bool:
+        """Whether only a scan (and rule files) is asked for, read through the verified cache: what a kernel
+        someone already loaded can serve."""
+        return (
+            self.facts is not None
+            and not self.store
+            and not self.files
+            and not self.load_as
+            and self.use_cache
+            and self.public_key is None
+        )
 
 
 class Source:
@@ -32,37 +64,19 @@ class Source:
         self.warnings: list[str] = []
         self._manifests: dict[Path, tuple[tuple[int, int, int], Manifest]] = {}  # folder -> (stat, manifest)
 
-    def kernel(
-        self,
-        files: tuple = (),
-        load_as: tuple = (),
-        budget: int | None = None,
-        *,
-        store: str | None = None,
-        facts: str | None = None,
-        rules: tuple = (),
-        use_cache: bool = True,
-        public_key: str | None = None,
-        refuse_forged: bool = False,
-    ) -> Kernel:
+    def kernel(self, inputs: KernelInputs) -> Kernel:
         """A kernel as ``rofl.loading.kernel.build_kernel`` builds it; its load warnings kept in ``warnings``.
         When only a scan (and rule files) is asked for, a kernel already loaded (``lent``) serves instead."""
         from .kernel import build_kernel
 
-        if facts is not None and not store and not files and not load_as and use_cache and public_key is None:
-            lent = self.lent(facts, rules, budget)
+        if inputs.only_a_scan:
+            assert inputs.facts is not None
+            lent = self.lent(inputs.facts, inputs.rules, inputs.budget)
             if lent is not None:
                 return lent
+        facts = inputs.facts
         return build_kernel(
-            files,
-            load_as,
-            budget,
-            store=store,
-            facts=facts,
-            rules=rules,
-            use_cache=use_cache,
-            public_key=public_key,
-            refuse_forged=refuse_forged,
+            inputs,
             warn=self.warnings.append,
             manifest=None if facts is None else lambda: self.manifest(Path(facts)),
         )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rofl.engine.base.errors import RoflError
 from rofl.engine.kernel import Kernel
 
+from ..loading.source import KernelInputs
 from .answer import Answer, doc, skip
 from .cycles_report import components
 from .imports_graph import ImportSite, import_graph
@@ -97,7 +98,7 @@ def cycles(options: CyclesOptions, source: Source) -> CyclesAnswer:
     from .staleness import stale_warning
 
     stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "cycles")
-    kernel = source.kernel((), (), options.budget, facts=options.facts, rules=options.rules)
+    kernel = source.kernel(KernelInputs(budget=options.budget, facts=options.facts, rules=options.rules))
     answer = cycles_of(kernel, runtime=options.runtime)
     notes = [stale] if stale is not None else []
     if answer.partial:

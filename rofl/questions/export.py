@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rofl.engine.base.errors import RoflError
-from rofl.loading.source import Source
+from rofl.loading.source import KernelInputs, Source
 
 from .answer import Answer, doc, skip
 from .params import picked
@@ -72,7 +72,7 @@ def export(options: ExportOptions, source: Source) -> ExportAnswer:
         stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "export")
         if stale is not None:
             notes.append(stale)
-    kernel = source.kernel(options.files, (), options.budget, facts=options.facts, rules=options.rules)
+    kernel = source.kernel(KernelInputs(options.files, budget=options.budget, facts=options.facts, rules=options.rules))
     graph = build_graph(kernel, options.relation)
     partial = bool(graph.graph.get("partial"))
     if graph.number_of_edges() == 0 and not partial:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rofl.engine.base.errors import RoflError
 from rofl.scanner.manifest import Manifest, ScanOptions, ScanOrigin
 
-from ..loading.source import Source
+from ..loading.source import KernelInputs, Source
 from .answer import Answer, doc, skip
 from .impact_index import Demand
 from .params import picked
@@ -426,7 +426,7 @@ class _Lent(Source):
         super().__init__()
         self.loaded = kernel
 
-    def kernel(self, *args: Any, **kwargs: Any) -> Kernel:
+    def kernel(self, inputs: KernelInputs) -> Kernel:
         return self.loaded
 
     def kept(self, facts: Path, name: str, build: Callable[[], Any]) -> Any:
@@ -438,13 +438,13 @@ class _Lent(Source):
 
 def _kernel(options: ImpactOptions, source: Source) -> Kernel:
     return source.kernel(
-        (),
-        (),
-        options.budget,
-        facts=options.facts,
-        rules=options.rules,
-        public_key=options.public_key,
-        refuse_forged=True,
+        KernelInputs(
+            budget=options.budget,
+            facts=options.facts,
+            rules=options.rules,
+            public_key=options.public_key,
+            refuse_forged=True,
+        )
     )
 
 

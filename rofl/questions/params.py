@@ -63,9 +63,13 @@ class ProgramOptions:
         return picked(cls, params)
 
     def load(self, source: Source, **how: Any) -> Kernel:
-        """The kernel of these programs through ``source`` (``how``: ``Source.kernel``'s other keywords)."""
+        """The kernel of these programs through ``source`` (``how``: ``KernelInputs``'s other fields)."""
+        from ..loading.source import KernelInputs
+
         return source.kernel(
-            self.files, self.load_as, self.budget, store=self.store, facts=self.facts, rules=self.rules, **how
+            KernelInputs(
+                self.files, self.load_as, self.budget, store=self.store, facts=self.facts, rules=self.rules, **how
+            )
         )
 
 

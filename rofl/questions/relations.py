@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rofl.engine.kernel import Kernel
 
 from ..loading.budgets import COUNT_BUDGET
+from ..loading.source import KernelInputs
 from .answer import Answer, doc, skip
 from .params import picked
 from .status import Exit
@@ -66,7 +67,7 @@ def relations(options: RelationsOptions, source: Source) -> RelationsAnswer:
     from ..loading.kernel import BOOT, CODE_RULES
 
     o = options
-    kernel = source.kernel(o.files, o.load_as, o.budget, store=o.store, facts=o.facts, rules=o.rules)
+    kernel = source.kernel(KernelInputs(o.files, o.load_as, o.budget, store=o.store, facts=o.facts, rules=o.rules))
     paths = [BOOT] + ([CODE_RULES] if o.facts is not None else []) + [Path(f) for f in o.files]
     paths += [Path(f) for _, f in o.load_as] + [Path(r) for r in o.rules]
     return relations_of(kernel, paths, scanned=o.facts is not None, stored=o.store is not None)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rofl.engine.base.errors import RoflError
 from rofl.engine.kernel import Kernel
 
+from ..loading.source import KernelInputs
 from .answer import Answer, doc, skip
 from .params import picked
 from .status import Exit
@@ -156,7 +157,7 @@ def summary(options: SummaryOptions, source: Source) -> SummaryAnswer:
 
     stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "summary")
     rules = (str(shipped("summary.rofl")), *options.rules)
-    kernel = source.kernel((), (), options.budget, facts=options.facts, rules=rules)
+    kernel = source.kernel(KernelInputs(budget=options.budget, facts=options.facts, rules=rules))
     answer = summary_of(kernel, options.top, options.leaves)
     return replace(answer, notes=(stale,) if stale is not None else ())
 

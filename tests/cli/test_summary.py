@@ -102,7 +102,7 @@ def test_summary_agrees_with_networkx_on_generated_monorepos(case):
     from rofl.rules import path as shipped
     from rofl.scanner.api import scan
 
-    from rofl.loading.kernel import build_kernel
+    from rofl.loading.kernel import KernelInputs, build_kernel
     from rofl.questions.summary import summarize
 
     places, edges = case
@@ -110,7 +110,9 @@ def test_summary_agrees_with_networkx_on_generated_monorepos(case):
         src, out = Path(tmp) / "src", Path(tmp) / "facts"
         write_tree(src, monorepo(places, edges))
         scan(str(src), str(out))
-        kernel = build_kernel((), (), None, facts=str(out), rules=(str(shipped("summary.rofl")),), use_cache=False)
+        kernel = build_kernel(
+            KernelInputs((), (), None, facts=str(out), rules=(str(shipped("summary.rofl")),), use_cache=False)
+        )
         want = expected(kernel)
         got = summarize(kernel)
         assert {f.file: f.imports for f in got.files} == want["out"]

@@ -146,13 +146,15 @@ def test_options_refuse_what_the_command_refuses_in_one_line(tmp_path, given, sa
 
 def test_the_report_marks_the_affected_files_the_question_answers(tmp_path):
     """One pipeline: the report's impact is the question's answer over the report's kernel."""
-    from rofl.loading.kernel import build_kernel
+    from rofl.loading.kernel import KernelInputs, build_kernel
     from rofl.questions.report_data import impact_view
 
     _, facts = scan_tree(tmp_path, TREE)
-    view = impact_view(build_kernel((), (), None, facts=str(facts)), str(facts), ("c.ts",), None, False)
+    view = impact_view(build_kernel(KernelInputs((), (), None, facts=str(facts))), str(facts), ("c.ts",), None, False)
     answer = impact(ImpactOptions.from_params(_params(facts, changed=("c.ts",), no_rescan=True)), Source())
     assert view.affected == {a.file: a.via for a in answer.affected}
     assert set(view.affected) == {"a.ts", "b.ts", "a.test.ts"}
     with pytest.raises(RoflError, match=r"^rofl report: 'nowhere.ts'"):
-        impact_view(build_kernel((), (), None, facts=str(facts)), str(facts), ("nowhere.ts",), None, False)
+        impact_view(
+            build_kernel(KernelInputs((), (), None, facts=str(facts))), str(facts), ("nowhere.ts",), None, False
+        )

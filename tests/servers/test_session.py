@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rofl.servers.session import Session
 
-from rofl.loading.kernel import CODE_BUDGET
+from rofl.loading.kernel import CODE_BUDGET, KernelInputs
 
 from .conftest import generated_tree, module, rofl
 
@@ -32,7 +32,7 @@ paths = st.sampled_from([module(i) for i in range(40)] + ["new/a.ts", "new/b.ts"
 def test_a_lent_kernel_comes_back_as_it_was_whatever_the_call_asserted(small, asserted):
     session = Session(small / "facts", small / "src", pool=1)
     with session.source() as call:
-        kernel = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
+        kernel = call.kernel(KernelInputs(budget=CODE_BUDGET, facts=str(small / "facts")))
         assert kernel is not None
         before = rows_of(kernel)
         for rel, a, b in asserted:
@@ -44,7 +44,7 @@ def test_a_lent_kernel_comes_back_as_it_was_whatever_the_call_asserted(small, as
                 kernel.assert_fact(rel, "code", (a, 1), who="user")
         kernel.evaluate(goals={"affected"})
     with session.source() as again:
-        second = again.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
+        second = again.kernel(KernelInputs(budget=CODE_BUDGET, facts=str(small / "facts")))
         assert second is kernel  # the same loaded kernel, lent again
         assert rows_of(second) == before
 
@@ -52,11 +52,11 @@ def test_a_lent_kernel_comes_back_as_it_was_whatever_the_call_asserted(small, as
 def test_a_new_scan_is_loaded_for_the_next_call(small, tmp_path):
     session = Session(small / "facts", small / "src", pool=1)
     with session.source() as call:
-        first = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
+        first = call.kernel(KernelInputs(budget=CODE_BUDGET, facts=str(small / "facts")))
     (small / "src" / "pkg0" / "late.ts").write_text('import { v1 } from "./m1";\n')
     assert rofl("scan", str(small / "src"), "--out", str(small / "facts")).returncode == 0
     with session.source() as call:
-        second = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
+        second = call.kernel(KernelInputs(budget=CODE_BUDGET, facts=str(small / "facts")))
     assert second is not first
     files = {row[1] for row in second.rows("src_file", "code")}
     assert "pkg0/late.ts" in files
@@ -81,18 +81,18 @@ def test_executions_past_the_pending_bound_are_refused_until_some_end(small):
 def test_a_kernel_kept_for_a_command_holds_only_its_declarations_and_is_exact_for_another(small):
     session = Session(small / "facts", small / "src", pool=1)
     with session.source("impact") as call:
-        kernel = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
+        kernel = call.kernel(KernelInputs(budget=CODE_BUDGET, facts=str(small / "facts")))
         pristine = rows_of(kernel)
         kernel.assert_fact("changed", "main", (module(3),), who="user")
         kernel.evaluate(goals={"affected"})
     with session.source("impact") as call:
-        again = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
+        again = call.kernel(KernelInputs(budget=CODE_BUDGET, facts=str(small / "facts")))
         held = rows_of(again)
     assert again is kernel
     assert {rel for rel in held if held[rel] != pristine.get(rel)} == {"edb"}  # the declaration of changed/1
     assert "changed" not in held and pristine["edb"] < held["edb"]
     with session.source("relations") as call:
-        other = call.kernel(budget=CODE_BUDGET, facts=str(small / "facts"))
+        other = call.kernel(KernelInputs(budget=CODE_BUDGET, facts=str(small / "facts")))
         assert other is kernel and rows_of(other) == pristine
 
 
@@ -125,9 +125,11 @@ def test_a_session_source_lends_its_kernel_only_for_the_folder_alone_and_keeps_w
     program.write_text("extra(1).\n")
     facts = str(small / "facts")
     with session.source("ask") as source:
-        lent = source.kernel(budget=CODE_BUDGET, facts=facts)
-        loaded = source.kernel((str(program),), budget=CODE_BUDGET, facts=facts)  # program files: a load
-        checked = source.kernel(budget=CODE_BUDGET, facts=facts, use_cache=False)  # audit's load from the files
+        lent = source.kernel(KernelInputs(budget=CODE_BUDGET, facts=facts))
+        loaded = source.kernel(KernelInputs((str(program),), budget=CODE_BUDGET, facts=facts))  # program files: a load
+        checked = source.kernel(
+            KernelInputs(budget=CODE_BUDGET, facts=facts, use_cache=False)
+        )  # audit's load from the files
         assert len(source.leases) == 1 and loaded is not lent and checked is not lent
         assert source.manifest(small / "facts") is source.manifest(small / "facts")  # parsed once
         assert source.serves(small / "facts") and not source.serves(tmp_path)
@@ -137,4 +139,4 @@ def test_a_session_source_lends_its_kernel_only_for_the_folder_alone_and_keeps_w
         assert built == [1]
     assert source.leases == []
     with session.source("ask") as again:
-        assert again.kernel(budget=CODE_BUDGET, facts=facts) is lent  # given back when the call ended
+        assert again.kernel(KernelInputs(budget=CODE_BUDGET, facts=facts)) is lent  # given back when the call ended
