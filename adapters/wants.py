@@ -80,14 +80,6 @@ def want_rules(kernel: Kernel) -> tuple[WantRule, ...]:
     return tuple(out)
 
 
-def has_wants(kernel: Kernel) -> bool:
-    """Whether the loaded world holds any want rule (a cheap look at the reflected conclusions)."""
-    return any(
-        len(row) == 4 and isinstance(row[3], tuple) and row[3][:1] == (WANTS,)
-        for row in kernel.rows(V.CONCLUSION_LIT, "main")
-    )
-
-
 def body_relations(rules: Iterable[WantRule]) -> set[str]:
     """The relations the want rules' bodies read (the evaluation goals of a round)."""
     out = set()

@@ -15,11 +15,15 @@ condemns a cycle through it (``unstratified``).
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 from . import vocabulary as V
 from .clauses import AGGREGATE_OPS, Aggregate, Builtin, Clause, Literal, Negated, is_var
 from .cycles import named_relation
 from .terms import Term, format_term
+
+if TYPE_CHECKING:
+    from .kernel import Kernel
 
 LIT, NOT, BUILTIN, ARGS, WANTS, FACT = "$lit", "$not", "$builtin", "$args", "$wants", "$fact"
 AGG, AGG_BODY = "$agg", "$body"
@@ -157,3 +161,11 @@ def reflect(clause: Clause) -> tuple[str, list[tuple[str, tuple]]]:
         if clause.bridge and p != to:
             out.append((V.BRIDGE_DECL, ("main", r, p, to)))
     return rid, out
+
+
+def has_wants(kernel: Kernel) -> bool:
+    """Whether the loaded world holds any want rule (a cheap look at the reflected conclusions)."""
+    return any(
+        len(row) == 4 and isinstance(row[3], tuple) and row[3][:1] == (WANTS,)
+        for row in kernel.rows(V.CONCLUSION_LIT, "main")
+    )

@@ -74,11 +74,13 @@ def tell(warnings: Iterable[str], notes: Iterable[str] = ()) -> None:
 
 
 def asked(question: Callable[[Any, Any], Any], options: Any) -> Any:
-    """The command line's way to ask: ``question(options, Source())``, its load warnings and then its notes
-    on stderr (the warnings even when it fails)."""
+    """The command line's way to ask: ``question(options, Source(rounds_of))`` (the adapter rounds a world
+    with want rules asks for run here), its load warnings and then its notes on stderr (the warnings even
+    when it fails)."""
     from .loading.source import Source
+    from .rounds import rounds_of
 
-    source = Source()
+    source = Source(rounds_of)
     try:
         answer = question(options, source)
     finally:

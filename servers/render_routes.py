@@ -73,7 +73,7 @@ def evaluate(host: Host, files: tuple[str, ...], workbench: Workbench) -> Render
     from rofl.adapters.rounds import Refused, Session
 
     from rofl.loading.kernel import KernelInputs, build_kernel
-    from rofl.questions.rounds import load_world
+    from rofl.rounds import load_world
 
     try:
         facts = str(host.folders.facts) if host.scanned() else None

@@ -199,7 +199,9 @@ class SessionSource(Source):
     __slots__ = ("command", "leases", "session")
 
     def __init__(self, session: Session, command: str | None = None) -> None:
-        super().__init__()
+        from rofl.rounds import rounds_of
+
+        super().__init__(rounds_of)
         self.session = session
         self.command = command
         self.leases: list[Lease] = []

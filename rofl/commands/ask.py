@@ -39,7 +39,7 @@ def command(**params: Any) -> None:
     from ..questions.answer import answer_json
     from ..questions.ask import AskOptions, ask
     from ..questions.jsonout import emit_json
-    from ..questions.rounds import draw
+    from ..rounds import draw
 
     answer = asked(ask, AskOptions.from_params(params))
     draw(answer.run)

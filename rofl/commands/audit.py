@@ -70,7 +70,7 @@ def command(**params: Any) -> None:
     from ..questions.answer import answer_json
     from ..questions.audit import AuditOptions, audit
     from ..questions.jsonout import emit_json
-    from ..questions.rounds import draw
+    from ..rounds import draw
 
     options = AuditOptions.from_params(params)
     answer = asked(audit, options)

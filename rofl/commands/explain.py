@@ -35,7 +35,7 @@ def _reply(params: dict[str, Any], question: str, text: Callable[[Any], Iterable
     from ..questions import explain
     from ..questions.answer import answer_json
     from ..questions.jsonout import emit_json
-    from ..questions.rounds import draw
+    from ..rounds import draw
 
     answer = asked(getattr(explain, question), explain.ExplainOptions.from_params(params))
     draw(getattr(answer, "run", None))

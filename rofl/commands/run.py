@@ -47,7 +47,7 @@ def command(
 
     from ..loading.kernel import KernelInputs, build_kernel
     from ..questions.jsonout import emit_json
-    from ..questions.rounds import finished, open_session, rounds_ran_out
+    from ..rounds import finished, open_session, rounds_ran_out
 
     for rel in collect:
         if not is_name(rel):

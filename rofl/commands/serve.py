@@ -33,7 +33,7 @@ def command(files: tuple, facts: str | None) -> None:
     from rofl.adapters.rofl_kind import serve_loop
 
     from ..loading.kernel import KernelInputs, build_kernel
-    from ..questions.rounds import load_world
+    from ..rounds import load_world
 
     if not files and facts is None:
         fail("rofl serve: give the world's FILES, or --facts DIR (and FILES of rules over it)")

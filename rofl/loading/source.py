@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from .cache import Subset
 
 
+# runs a world's adapter rounds: (kernel, --allow, --rounds, the program and rule files) -> the finished run or None
+RoundsRunner = Callable[["Kernel", tuple, "int | None", tuple], Any]
+
+
 @dataclass(frozen=True, slots=True)
 class KernelInputs:
     """What a kernel is built from, as the command line names it: program ``files`` (no who), ``load_as``
@@ -58,10 +62,11 @@ class KernelInputs:
 class Source:
     """The command line's source: every load from disk."""
 
-    __slots__ = ("_manifests", "warnings")
+    __slots__ = ("_manifests", "_rounds", "warnings")
 
-    def __init__(self) -> None:
+    def __init__(self, rounds: RoundsRunner | None = None) -> None:
         self.warnings: list[str] = []
+        self._rounds = rounds
         self._manifests: dict[Path, tuple[tuple[int, int, int], Manifest]] = {}  # folder -> (stat, manifest)
 
     def kernel(self, inputs: KernelInputs) -> Kernel:
@@ -80,6 +85,19 @@ class Source:
             warn=self.warnings.append,
             manifest=None if facts is None else lambda: self.manifest(Path(facts)),
         )
+
+    def adapter_rounds(self, kernel: Kernel, allow: tuple, rounds: int | None, files: tuple) -> Any:
+        """The adapter rounds of a world that has want rules (None when it has none), run by the runner the
+        caller gave this source (``rofl.rounds.rounds_of``: the command line's and the servers'); a world
+        with want rules and no runner is refused in one line."""
+        from rofl.engine.base.errors import RoflError
+        from rofl.engine.reflect import has_wants
+
+        if not has_wants(kernel):
+            return None
+        if self._rounds is None:
+            raise RoflError("rofl: this world has want rules, and this caller runs no adapter rounds")
+        return self._rounds(kernel, allow, rounds, files)
 
     def lent(self, facts: str, rules: tuple, budget: int | None) -> Kernel | None:
         """A kernel over the scan in ``facts`` someone already loaded (a server's session); the command line has none."""

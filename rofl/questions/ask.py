@@ -129,7 +129,7 @@ def ask(options: AskOptions, source: Source) -> AskAnswer:
                 f"rofl ask: warning: {len(usurped)} fact(s) only usurping rules derive are forged (forged[audit]); "
                 "run `rofl audit` to see them"
             )
-    run = o.adapter_rounds(kernel)  # a refusal names the FILE:LINE it is written at
+    run = o.adapter_rounds(kernel, source)  # a refusal names the FILE:LINE it is written at
     notes += run_note(run)
     answer = ask_of(
         kernel,

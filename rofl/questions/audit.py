@@ -151,7 +151,7 @@ def audit(options: AuditOptions, source: Source) -> AuditAnswer:
             source.warnings.append,
             manifest=manifest,
         )
-        run = o.adapter_rounds(kernel)  # a refusal names its FILE:LINE
+        run = o.adapter_rounds(kernel, source)  # a refusal names its FILE:LINE
         notes = list(run_note(run))
         judging = replace(
             judging,
@@ -177,7 +177,7 @@ def audit_reused(options: AuditOptions, judging: Judging) -> tuple[Kernel, Audit
     round is on, no rule the audits depend on reads the pure fact files, and the residue gives no
     finding (a finding is located and judged over the full load).  None otherwise: the caller loads
     every fact file."""
-    from rofl.adapters.wants import has_wants
+    from rofl.engine.reflect import has_wants
 
     from ..loading import audit_store
     from ..loading.depcruise_config import find_config

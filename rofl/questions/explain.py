@@ -140,7 +140,7 @@ def why(options: ExplainOptions, source: Source) -> WhyAnswer:
 
     literal = ground_fact(options.fact)
     kernel = options.load(source)
-    run = options.adapter_rounds(kernel)
+    run = options.adapter_rounds(kernel, source)
     answer = why_of(kernel, options.fact, literal, run)
     notes = [*run_note(run)]
     line = partial_line(kernel, "why")

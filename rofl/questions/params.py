@@ -80,9 +80,7 @@ class RoundsOptions(ProgramOptions):
     allow: tuple[str, ...] = ()
     rounds: int | None = None
 
-    def adapter_rounds(self, kernel: Kernel) -> AdapterRun | None:
-        """The adapter rounds over the loaded ``kernel`` (``rofl.questions.rounds.rounds_of``); a refusal
+    def adapter_rounds(self, kernel: Kernel, source: Source) -> AdapterRun | None:
+        """The adapter rounds over the loaded ``kernel``, run by ``source`` (``Source.adapter_rounds``); a refusal
         names the FILE:LINE of the programs and rule files it is written at."""
-        from .rounds import rounds_of
-
-        return rounds_of(kernel, self.allow, self.rounds, (*self.files, *self.rules))
+        return source.adapter_rounds(kernel, self.allow, self.rounds, (*self.files, *self.rules))

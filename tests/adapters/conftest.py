@@ -77,7 +77,7 @@ def session(text: str, allow: tuple = (), rounds: int = 100, environ: dict | Non
     from rofl.adapters.rounds import Session
     from rofl.engine.kernel import Kernel
 
-    from rofl.questions.rounds import load_world
+    from rofl.rounds import load_world
 
     kernel = Kernel(BOOT)
     kernel.load_text(text, "world.rofl")

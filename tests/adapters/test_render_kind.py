@@ -164,7 +164,7 @@ def test_a_terminal_gets_the_components_as_text_and_a_pipe_only_the_answer(adapt
     (adapter_env / "world.rofl").write_text(guest_world(guest_db(adapter_env / "g.db")))
     code, piped, _ = rofl("ask", "shown[ui](W)", "world.rofl")
     assert code == 0 and "==========" not in piped and piped.startswith("W = ")
-    monkeypatch.setattr("rofl.questions.rounds.on_terminal", lambda: True)
+    monkeypatch.setattr("rofl.rounds.on_terminal", lambda: True)
     code, out, _ = rofl("ask", "shown[ui](W)", "world.rofl")
     assert code == 0
     assert out.startswith("Guest book\n==========\n+-- Ada\n| visits: 3\n+--\nYour name: [____]\n[ Sign ]\n\n")

@@ -135,7 +135,7 @@ def _kernel_session(trusted: str, untrusted: str, who: str = "unverified"):
     from rofl.adapters.rounds import Session
     from rofl.engine.kernel import Kernel
 
-    from rofl.questions.rounds import load_world
+    from rofl.rounds import load_world
     from tests.conftest import BOOT
 
     kernel = Kernel(BOOT)

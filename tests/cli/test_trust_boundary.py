@@ -125,7 +125,7 @@ def test_a_fifo_as_a_store_is_refused_in_one_line(tmp_path):
 def test_a_fifo_as_a_rofl_md_world_is_refused(tmp_path):
     from rofl.engine.base.errors import RoflError
 
-    from rofl.questions.rounds import load_world
+    from rofl.rounds import load_world
 
     world = tmp_path / "world.rofl.md"
     os.mkfifo(world)
