@@ -18,6 +18,7 @@ Section ``adapters`` (bench/adapter_bench.py, issue 13): wants per second throug
 Section ``presets`` (bench/presets_bench.py, issue 15): `rofl audit` with all seven presets on excalidraw and TanStack/query, beside dependency-cruiser's equivalent rules.
 Section ``dask`` (bench/dask_bench.py, issue 22): cold scans of the 20,000-file synthetic monorepo with
 ``--dask local:1``/``local:2`` beside ``--jobs 1``/``2``, the outputs compared byte for byte, and the curve beyond.
+Section ``commands`` (bench/commands_bench.py, issue 23): every quick command at commit 089fa01 beside the working tree, same trees, same run.
 Section ``kernel_scale`` (bench/kernel_scale_bench.py, issue 11): the growing list over many ticks
 (vs clingo's time-indexed version), audit of a 3,500-file import chain, and ``in_cycle``/impact on one
 scan of all the real code under bench/.cache (vs networkx), with time and peak memory.
@@ -54,6 +55,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
         "scale_bench",
     ),
     "report": ("rofl report at size: time, peak memory and page size, beside `rofl cycles`", "report_bench"),
+    "commands": ("Every quick command beside commit 089fa01 (before issue 23), same trees", "commands_bench"),
 }
 # the sections whose main() takes an argument list (run with none: their defaults)
 TAKES_ARGV = frozenset({"kernel_bench", "kernel_scale_bench", "monorepo_compare", "report_bench"})
