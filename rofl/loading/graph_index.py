@@ -1,6 +1,6 @@
 """The persisted import graph beside a scan's fact files: content-keyed, maintained per changed fact file, verified.
 
-Two files in the fact folder, each ``MAGIC``, an HMAC tag under this user's secret (``rofl.loading.cachemac``),
+Three files in the fact folder, each ``MAGIC``, an HMAC tag under this user's secret (``rofl.loading.cachemac``),
 a newline and a ``marshal`` payload, as the compiled store cache is:
 
 * ``.rofl-graph.records``: per listed fact file, keyed by its path and digest, the rows of the [code]
@@ -11,8 +11,13 @@ a newline and a ``marshal`` payload, as the compiled store cache is:
   stat it had when its bytes were checked (by folder, in columns), the stamps of the settled leaf
   folders that held exactly those files, what impact reads from the manifest (src, options, the
   scanned files, the workspace packages), and the graph ``rofl.loading.graph_rules.derive`` makes of every
-  record (each node's importers, package-wide hops, the unfollowed imports), recomputed from the
-  records when one changes.
+  record (each node's importers, package-wide hops, the unfollowed imports).
+* ``.rofl-graph.state``: the reverse indexes ``rofl.loading.graph_rules.maintain`` reads (``State``), keyed
+  by the digest of the records payload they were made with.  When the index, the records and the state
+  are of one build, a change maintains the graph from the changed records' rows (work in proportion to
+  the keys they touch); otherwise (a first build, a package's entries or subpaths changed, most of the
+  base touched, a write that did not happen) it is derived whole from the records, which gives the
+  same graph.
 
 ``current(root)`` answers only when every check the loader makes holds: the manifest is this scan's,
 every fact file it lists is there as a regular file with the digest recorded (and carried in its
@@ -51,19 +56,20 @@ from rofl.scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
 from rofl.scanner.manifest import MAX_MANIFEST_BYTES
 from rofl.scanner.worklist import MAX_FACT_FILE_BYTES
 
-from .graph_rules import RELATIONS, Graph, derive, rules_match
+from .graph_rules import RELATIONS, Graph, Rows, State, derive, maintain, rules_match, state_of
 
 INDEX_NAME = ".rofl-graph.index"
 RECORDS_NAME = ".rofl-graph.records"
+STATE_NAME = ".rofl-graph.state"
 INDEX_MAGIC = b"rofl-graph-index 1\n"
 RECORDS_MAGIC = b"rofl-graph-records 1\n"
+STATE_MAGIC = b"rofl-graph-state 1\n"
+STATE_FORMAT = 1  # of the state: graph_rules.State's fields, in order
 FORMAT = 1  # of the records
 INDEX_FORMAT = 2  # of the index: 2, the listing by folder in columns
 MAX_INDEX_BYTES = 1 << 34
 _PREFIXES = tuple(f"{rel}[code](" for rel in RELATIONS)
 _GLOB_PREFIX = "package_nonsource_glob[code]("
-
-Rows = tuple[tuple[str, tuple[tuple, ...]], ...]  # ((relation, rows), ...) of one fact file
 
 
 class Listed(NamedTuple):
@@ -404,9 +410,11 @@ def _update(
     code_rules: str,
 ) -> View | None:
     """Bring the records and the graph up to date: the changed fact files' rows replace theirs, the
-    graph is derived again from every record.  ``of``: the manifest's digest and its file's stamp."""
+    graph is maintained over them (``_graph``).  ``of``: the manifest's digest and its file's stamp."""
     manifest_hash, stamp = of
-    records = (_read_records(root, secret) if index is not None else None) or {}
+    read = _read_records_hashed(root, secret) if index is not None else None
+    records, records_hash = read if read is not None else ({}, None)
+    graph_of = records if index is not None and records_hash == index["records"] else {}  # else newer than it
     updated = len(fresh)
     kept: dict[str, tuple[str, Rows]] = {}
     for item in listed:
@@ -436,7 +444,7 @@ def _update(
         }
     if not isinstance(head["src"], str):
         return None
-    graph = derive(_union(kept.values()), _globs(code_rules))
+    graph, state = _graph(root, secret, index, graph_of, kept, _globs(code_rules))
     records_payload = marshal.dumps((FORMAT, kept))
     payload = {
         "format": INDEX_FORMAT,
@@ -451,6 +459,11 @@ def _update(
 
     try:
         _write(root / RECORDS_NAME, RECORDS_MAGIC, records_payload, secret, cachemac)
+        if state is not None:
+            state_payload = marshal.dumps(
+                (STATE_FORMAT, payload["records"], tuple(getattr(state, f) for f in State.__slots__))
+            )
+            _write(root / STATE_NAME, STATE_MAGIC, state_payload, secret, cachemac)
     except (OSError, ValueError):
         return _view(root, payload, updated, graph)  # a read-only fact folder: answered from what was built
     _write_index(root, secret, payload)
@@ -596,7 +609,7 @@ def _union(records: Any) -> dict[str, list[tuple]]:
     return out
 
 
-def _read_payload(path: Path, magic: bytes, secret: bytes) -> object | None:
+def _read_payload(path: Path, magic: bytes, secret: bytes, hashed: list[str] | None = None) -> object | None:
     from . import cachemac
 
     try:
@@ -611,6 +624,8 @@ def _read_payload(path: Path, magic: bytes, secret: bytes) -> object | None:
     payload = memoryview(data)[end + 1 :]  # not copied: an index is megabytes
     if not cachemac.verify(secret, payload, data[len(magic) : end]):
         return None
+    if hashed is not None:
+        hashed.append(hash_bytes(payload))  # type: ignore[arg-type]  # xxhash reads any buffer
     collecting = gc.isenabled()
     gc.disable()  # the payload's containers hold no cycles: none collected while made (a fifth of the load)
     try:
@@ -630,10 +645,55 @@ def _read_index(root: Path, secret: bytes) -> dict | None:
 
 
 def _read_records(root: Path, secret: bytes) -> dict[str, tuple[str, Rows]] | None:
-    records = _read_payload(root / RECORDS_NAME, RECORDS_MAGIC, secret)
+    read = _read_records_hashed(root, secret)
+    return read[0] if read is not None else None
+
+
+def _read_records_hashed(root: Path, secret: bytes) -> tuple[dict[str, tuple[str, Rows]], str] | None:
+    """The records and the digest of their payload (what the index's "records" names)."""
+    hashed: list[str] = []
+    records = _read_payload(root / RECORDS_NAME, RECORDS_MAGIC, secret, hashed)
     if not isinstance(records, tuple) or len(records) != 2 or records[0] != FORMAT:
         return None
-    return records[1]
+    return records[1], hashed[0]
+
+
+def _read_state(root: Path, secret: bytes, records_hash: str) -> State | None:
+    """The maintenance state written with the records whose payload has ``records_hash``, else None."""
+    read = _read_payload(root / STATE_NAME, STATE_MAGIC, secret)
+    if not isinstance(read, tuple) or len(read) != 3 or read[0] != STATE_FORMAT or read[1] != records_hash:
+        return None
+    fields = read[2]
+    if not isinstance(fields, tuple) or len(fields) != len(State.__slots__):
+        return None
+    return State(*fields)
+
+
+def _graph(
+    root: Path,
+    secret: bytes,
+    index: dict | None,
+    records: dict[str, tuple[str, Rows]],
+    kept: dict[str, tuple[str, Rows]],
+    globs: tuple[str, ...],
+) -> tuple[Graph, State | None]:
+    """The graph of the ``kept`` records and its maintenance state: the index's graph maintained over the
+    records that changed since ``records`` (``graph_rules.maintain``) when the index, the records and
+    the state are of one build, else derived whole."""
+    now = {path: rows for path, (_, rows) in kept.items()}
+    if index is not None and records:
+        state = _read_state(root, secret, index["records"])
+        if state is not None:
+            before: dict[str, Rows | None] = {
+                path: rows for path, (digest, rows) in records.items() if kept.get(path, ("",))[0] != digest
+            }
+            before.update((path, None) for path in kept if path not in records)
+            if not before:
+                return Graph(*index["graph"]), state
+            maintained = maintain(Graph(*index["graph"]), state, before, now, globs)
+            if maintained is not None:
+                return maintained
+    return derive(_union(kept.values()), globs), state_of(now, globs)
 
 
 def _write(path: Path, magic: bytes, payload: bytes, secret: bytes, cachemac: Any) -> None:

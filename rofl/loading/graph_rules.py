@@ -1,4 +1,5 @@
-"""The import graph impact walks, derived in Python from a scan's base rows exactly as rules/code.rofl derives it.
+"""The import graph impact walks, derived in Python from a scan's base rows exactly as rules/code.rofl derives it,
+and maintained per changed record (``maintain``: equal to deriving it again).
 
 ``derive(rows)`` mirrors the rules behind ``impact_edge`` (``dependency``, ``runtime_dependency``, the
 package-wide dependencies and their targets) and the three lists impact prints beside its answer
@@ -118,9 +119,11 @@ def _bucket(rows: Iterable[tuple], cols: tuple[int, ...]) -> dict:
     return out
 
 
-def derive(base: dict[str, list[tuple]], globs: tuple[str, ...]) -> Graph:
+def derive(base: dict[str, list[tuple]], globs: tuple[str, ...], referenced: Iterable[str] = ()) -> Graph:
     """The graph from ``base`` (relation -> argument tuples, any order) and package_nonsource_glob's
-    patterns (in canonical order)."""
+    patterns (in canonical order).  ``referenced``: package folders some src_workspace_import outside
+    ``base`` names (``maintain`` derives a part of the graph from a part of the base: which packages
+    are package_unoffered is a question about every file)."""
     rows = {rel: _ordered(base.get(rel, ())) for rel in RELATIONS}
     resolves, kinds_rows = rows["src_resolves"], rows["src_import_kind"]
     swi, pkg, entry, subpath = (
@@ -141,7 +144,9 @@ def derive(base: dict[str, list[tuple]], globs: tuple[str, ...]) -> Graph:
     for d, b, _ in entry:
         pwt[(d, b, ("entry",))] = None
     offers = {r[0] for r in entry}
-    unoffered = list(dict.fromkeys(d for _, _, d in swi if d not in offers))
+    named = [d for _, _, d in swi]
+    named.extend(sorted(referenced))
+    unoffered = list(dict.fromkeys(d for d in named if d not in offers))
     pkg_by_d = _bucket(pkg, (1,))
     nonsource = {b for d in unoffered for b, _, i in pkg_by_d.get(d, ()) if any(glob(i, p) for p in globs)}
     for d in unoffered:
@@ -250,3 +255,289 @@ def _texts(rows: Iterable[tuple]) -> tuple[tuple[str, str, str], ...]:
     """As rofl.questions.affected._unfollowed reads a relation: each row's three values as text, sorted."""
     out = sorted(tuple(map(str, row[:3])) for row in rows if len(row) == 3)
     return tuple((a, b, c) for a, b, c in out)
+
+
+# -- maintenance per changed record -------------------------------------------------------------------
+#
+# Every output of ``derive`` is keyed by a target file (``importers``, ``runtime_importers``), by an owner
+# (the file in the first column of the rows it comes from: ``wide``, ``imports``, the specifiers and the
+# three lists) or by a package folder (``why``), and depends on a part of the base that a few reverse
+# indexes (``State``) name: a target's importers on the rows of the files that resolve to it or name one of
+# its packages, an owner's parts on its own rows and the package rows of the packages it names.  After an
+# edit, ``maintain`` finds the keys whose inputs changed, derives the graph of the part of the base those
+# keys read (``derive`` itself, so the rules are written once) and replaces those keys' values.  A change to
+# the package entries or subpaths (a package.json), to the globs, or rows whose owner is not one record's
+# text is not followed: the caller derives the whole graph again.
+
+PACKAGE = "src_package"
+GLOBAL = ("src_package_entry", "src_package_subpath")
+UNREAD = ("src_file", "src_asset")  # read by impact's classification, not by derive (an asset's row is its importer's)
+OWNED = tuple(rel for rel in RELATIONS if rel != PACKAGE and rel not in GLOBAL and rel not in UNREAD)
+STATE_FIELDS = 9
+
+Rows = tuple[tuple[str, tuple[tuple, ...]], ...]  # ((relation, rows), ...) of one record (a fact file)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """What ``maintain`` reads beside the graph: the base's global rows and its reverse indexes."""
+
+    globs: tuple[str, ...]
+    entries: tuple[tuple, ...]  # src_package_entry rows
+    subpaths: tuple[tuple, ...]  # src_package_subpath rows
+    home: dict[str, str]  # owner -> the record that holds its rows (of OWNED)
+    packages: dict[str, frozenset[tuple]]  # file -> its src_package rows
+    members: dict[str, frozenset[str]]  # package folder -> the files src_package puts in it
+    targets: dict[str, frozenset[str]]  # file -> the files src_resolves resolves to it
+    referrers: dict[str, frozenset[str]]  # package folder -> the files that src_workspace_import it
+    declared: frozenset[str]  # the files src_declaration names
+
+
+def state_of(records: dict[str, Rows], globs: tuple[str, ...]) -> State | None:
+    """The state of the base made of ``records`` (key -> rows); None when an owner's rows are in two
+    records or a row's owner is not text (the graph is then always derived whole)."""
+    home: dict[str, str] = {}
+    entries: set[tuple] = set()
+    subpaths: set[tuple] = set()
+    packages: dict[str, set] = {}
+    targets: dict[str, set] = {}
+    referrers: dict[str, set] = {}
+    declared: set[str] = set()
+    for key, rows in records.items():
+        owners = _owners(rows)
+        if owners is None:
+            return None
+        for owner in owners:
+            if home.setdefault(owner, key) != key:
+                return None
+        for rel, part in rows:
+            if rel == "src_resolves":
+                for a, _, b in part:
+                    targets.setdefault(b, set()).add(a)
+            elif rel == "src_workspace_import":
+                for a, _, d in part:
+                    referrers.setdefault(d, set()).add(a)
+            elif rel == "src_declaration":
+                declared.update(r[0] for r in part)
+            elif rel == PACKAGE:
+                for row in part:
+                    if type(row[0]) is not str or type(row[1]) is not str:
+                        return None
+                    packages.setdefault(row[0], set()).add(row)
+            elif rel == GLOBAL[0]:
+                entries.update(part)
+            elif rel == GLOBAL[1]:
+                subpaths.update(part)
+    members: dict[str, set] = {}
+    for b, held in packages.items():
+        for row in held:
+            members.setdefault(row[1], set()).add(b)
+    return State(
+        globs,
+        tuple(sorted(entries, key=repr)),
+        tuple(sorted(subpaths, key=repr)),
+        home,
+        _frozen(packages),
+        _frozen(members),
+        _frozen(targets),
+        _frozen(referrers),
+        frozenset(declared),
+    )
+
+
+def _frozen(index: dict[str, set]) -> dict[str, frozenset]:
+    return {k: frozenset(v) for k, v in index.items()}
+
+
+def _owners(rows: Rows) -> set[str] | None:
+    """The files in the first column of a record's rows of OWNED (None: one is not text)."""
+    out: set[str] = set()
+    for rel, part in rows:
+        if rel in OWNED:
+            out.update(r[0] for r in part)
+    return out if all(type(o) is str for o in out) else None
+
+
+def maintain(
+    graph: Graph, state: State, before: dict[str, Rows | None], records: dict[str, Rows], globs: tuple[str, ...]
+) -> tuple[Graph, State] | None:
+    """``graph`` and ``state`` of the base the records were, after the records ``before`` names changed:
+    ``before`` holds each changed record's rows before (None: added), ``records`` every record now (a
+    removed one absent).  Equal to ``derive`` and ``state_of`` of ``records``; None when the change is
+    not one this follows (the caller derives the whole graph)."""
+    if globs != state.globs:
+        return None
+    old: dict[str, set] = {rel: set() for rel in RELATIONS}
+    new: dict[str, set] = {rel: set() for rel in RELATIONS}
+    for key, rows in before.items():
+        for rel, part in rows or ():
+            old[rel].update(part)
+        for rel, part in records.get(key, ()):
+            new[rel].update(part)
+    if any(old[rel] != new[rel] for rel in GLOBAL):
+        return None
+    home = dict(state.home)
+    for key, was_rows in before.items():
+        for owner in _owners(was_rows or ()) or ():
+            if home.get(owner) == key:
+                del home[owner]
+    for key in before:
+        if key in records:
+            found = _owners(records[key])
+            if found is None:
+                return None
+            for owner in found:
+                if home.setdefault(owner, key) != key:
+                    return None  # an owner's rows in two records
+    old_by, new_by = _by_owner(old), _by_owner(new)
+    changed = {o for o in old_by.keys() | new_by.keys() if old_by.get(o) != new_by.get(o)}
+    moved = {r[0] for r in old[PACKAGE] ^ new[PACKAGE]}
+    if any(type(r[0]) is not str or type(r[1]) is not str for r in new[PACKAGE]):
+        return None
+    packages, members = dict(state.packages), dict(state.members)
+    targets, referrers = dict(state.targets), dict(state.referrers)
+    declared = set(state.declared)
+    was_members: dict[str, frozenset[str]] = {}
+    dirty_packages: set[str] = set()
+    for b in moved:
+        held = packages.get(b, frozenset())
+        now = frozenset((held - old[PACKAGE]) | {r for r in new[PACKAGE] if r[0] == b})
+        for d in {r[1] for r in held | now}:
+            was_members.setdefault(d, members.get(d, frozenset()))
+            dirty_packages.add(d)
+        _edit(members, {r[1] for r in held}, {r[1] for r in now}, b)
+        if now:
+            packages[b] = now
+        else:
+            packages.pop(b, None)
+    was_referrers: dict[str, frozenset[str]] = {}
+    dirty_targets: set[str] = set()
+    owners: set[str] = set(changed)
+    for a in changed:
+        o, n = old_by.get(a, {}), new_by.get(a, {})
+        was_b, now_b = _col(o, "src_resolves", 2), _col(n, "src_resolves", 2)
+        _edit(targets, was_b, now_b, a)
+        dirty_targets |= was_b | now_b
+        was_d, now_d = _col(o, "src_workspace_import", 2), _col(n, "src_workspace_import", 2)
+        for d in was_d | now_d:
+            was_referrers.setdefault(d, referrers.get(d, frozenset()))
+        _edit(referrers, was_d, now_d, a)
+        for d in was_d | now_d:
+            dirty_targets |= _reach(d, state, members, was_members)
+        if bool(o.get("src_declaration")) != bool(n.get("src_declaration")):
+            (declared.add if n.get("src_declaration") else declared.discard)(a)
+            dirty_targets.add(a)
+            owners |= state.targets.get(a, frozenset()) | targets.get(a, frozenset())
+    for d, was in was_referrers.items():
+        if bool(was) != (d in referrers):  # package_unoffered changed: and so package_nonsource of its files
+            dirty_packages.add(d)
+            for b in was_members.get(d, members.get(d, frozenset())) | members.get(d, frozenset()):
+                dirty_packages |= {r[1] for r in packages.get(b, frozenset()) | state.packages.get(b, frozenset())}
+    for d in dirty_packages:
+        owners |= was_referrers.get(d, referrers.get(d, frozenset())) | referrers.get(d, frozenset())
+        dirty_targets |= _reach(d, state, members, was_members)
+    # the part of the base the dirty keys read
+    entered: dict[str, set[str]] = {}
+    for row in (*state.entries, *state.subpaths):
+        entered.setdefault(row[1], set()).add(row[0])
+    reads = set(owners)
+    for b in dirty_targets:
+        reads |= targets.get(b, frozenset())
+        for d in {r[1] for r in packages.get(b, frozenset())} | entered.get(b, set()):
+            reads |= referrers.get(d, frozenset())
+    if len(reads) * 4 > len(home) * 3 + 30:
+        return None  # most of the base: derived whole (with state_of), at no more cost
+    sub_base: dict[str, list[tuple]] = {rel: [] for rel in RELATIONS}
+    for key in {home[a] for a in reads if a in home}:
+        for rel, got in records[key]:
+            if rel in OWNED:
+                sub_base[rel].extend(got)
+    named = {d for _, _, d in sub_base["src_workspace_import"]} | dirty_packages
+    for d in named:
+        for b in members.get(d, ()):
+            sub_base[PACKAGE].extend(packages[b])
+    sub_base["src_declaration"].extend((a,) for a in declared)
+    sub_base[GLOBAL[0]].extend(state.entries)
+    sub_base[GLOBAL[1]].extend(state.subpaths)
+    sub = derive(sub_base, globs, referrers.keys())
+    return _spliced(graph, sub, dirty_targets, owners, dirty_packages), State(
+        globs,
+        state.entries,
+        state.subpaths,
+        home,
+        packages,
+        members,
+        targets,
+        referrers,
+        frozenset(declared),
+    )
+
+
+def _by_owner(rows: dict[str, set]) -> dict[str, dict[str, set]]:
+    out: dict[str, dict[str, set]] = {}
+    for rel in OWNED:
+        for row in rows[rel]:
+            out.setdefault(row[0], {}).setdefault(rel, set()).add(row)
+    return out
+
+
+def _col(rows: dict[str, set], rel: str, col: int) -> set:
+    return {r[col] for r in rows.get(rel, ())}
+
+
+def _edit(index: dict[str, frozenset], was: set, now: set, value: str) -> None:
+    """``value`` out of ``index``'s sets under the keys ``was`` and into those under ``now``."""
+    for key in was - now:
+        rest = index.get(key, frozenset()) - {value}
+        if rest:
+            index[key] = rest
+        else:
+            index.pop(key, None)
+    for key in now - was:
+        index[key] = index.get(key, frozenset()) | {value}
+
+
+def _reach(d: str, state: State, members: dict, was_members: dict) -> set[str]:
+    """Every file a package-wide import of ``d`` may lead to, before the change or after it."""
+    out = set(members.get(d, ())) | set(was_members.get(d, state.members.get(d, ())))
+    out |= {row[1] for row in state.entries if row[0] == d}
+    out |= {row[1] for row in state.subpaths if row[0] == d}
+    return out
+
+
+def _spliced(graph: Graph, sub: Graph, targets: set[str], owners: set[str], packages: set[str]) -> Graph:
+    """``graph`` with the values of the dirty keys taken from ``sub`` (the graph of the part they read)."""
+
+    def by_target(old: dict, new: dict) -> dict:
+        out = dict(old)
+        for b in targets:
+            if b in new:
+                out[b] = new[b]
+            else:
+                out.pop(b, None)
+        return out
+
+    def by_first(old: dict, new: dict, keys: set) -> dict:
+        out = {k: v for k, v in old.items() if k[0] not in keys}
+        out.update((k, v) for k, v in new.items() if k[0] in keys)
+        return out
+
+    def pairs(old: frozenset, new: frozenset) -> frozenset:
+        return frozenset({p for p in old if p[0] not in owners} | {p for p in new if p[0] in owners})
+
+    def texts(old: tuple, new: tuple) -> tuple:
+        return tuple(sorted([r for r in old if r[0] not in owners] + [r for r in new if r[0] in owners]))
+
+    return Graph(
+        importers=by_target(graph.importers, sub.importers),
+        runtime_importers=by_target(graph.runtime_importers, sub.runtime_importers),
+        wide=by_first(graph.wide, sub.wide, owners),
+        imports=pairs(graph.imports, sub.imports),
+        runtime_imports=pairs(graph.runtime_imports, sub.runtime_imports),
+        specifiers=by_first(graph.specifiers, sub.specifiers, owners),
+        runtime_specifiers=by_first(graph.runtime_specifiers, sub.runtime_specifiers, owners),
+        why=by_first(graph.why, sub.why, packages),
+        aliases=texts(graph.aliases, sub.aliases),
+        virtual=texts(graph.virtual, sub.virtual),
+        unfollowed_workspace=texts(graph.unfollowed_workspace, sub.unfollowed_workspace),
+    )
