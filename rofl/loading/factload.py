@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rofl.engine.base.errors import RoflError
 from rofl.engine.clauses import Clause, Literal
+from rofl.engine.factlines import read_facts
 from rofl.engine.kernel import Kernel
 from rofl.engine.parse import parse_program
 from rofl.engine.vocabulary import NAMESPACES, PRIVATE_PERSP
@@ -30,7 +31,31 @@ class Loading:
 
     def clauses(self, text: str, source: str) -> tuple[list[Clause], set]:
         """The clauses of one file, with shared values and without the facts of relations not kept
-        (but the first of each ``(relation, perspective)``); and the pairs that first fact opened."""
+        (but the first of each ``(relation, perspective)``); and the pairs that first fact opened.
+        A file of the scanner's fact lines is read by ``read_facts``; any other by ``parse_program``."""
+        rows = read_facts(text, self.memo)
+        if rows is None:
+            return self._parsed(text, source)
+        keeps, seen = self.keeps, self.seen
+        opened: set = set()
+        if keeps is None:
+            return [Clause(Literal(r, p, a, t), (), False, False, n, 1) for r, p, a, t, n in rows], opened
+        kept: dict = {}  # relation: whether the command keeps it
+        out: list[Clause] = []
+        for rel, persp, args, temporal, n in rows:
+            keep = kept.get(rel)
+            if keep is None:
+                keep = kept[rel] = keeps(rel)
+            if not keep and persp not in NAMESPACES and persp != PRIVATE_PERSP:
+                pair = (rel, persp)
+                if pair in seen or pair in opened:
+                    continue
+                opened.add(pair)
+            out.append(Clause(Literal(rel, persp, args, temporal), (), False, False, n, 1))
+        return out, opened
+
+    def _parsed(self, text: str, source: str) -> tuple[list[Clause], set]:
+        """``clauses`` of a text ``parse_program`` reads: its facts rebuilt with shared values."""
         keeps, memo, seen = self.keeps, self.memo, self.seen
         opened: set = set()
         out: list[Clause] = []
