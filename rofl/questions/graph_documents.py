@@ -64,7 +64,9 @@ def build_graph(kernel: Kernel, relation: str) -> nx.DiGraph:
     from rofl.engine.namespace import stored_name
 
     rel, persp = parse_relation(relation)
-    result = kernel.evaluate(goals={stored_name(rel, persp)})
+    # in_cycle is a goal too: the nodes on a cycle are marked whatever the kernel evaluated before (a server
+    # lends a kernel that earlier questions evaluated; the command line's is fresh)
+    result = kernel.evaluate(goals={stored_name(rel, persp), stored_name("in_cycle", "code")})
     if not result.defines(rel, persp):
         raise RoflError(f"relation '{rel}': no rule or fact defines it; check the name (e.g. dependency, depends_on)")
     facts = canonical_rows(result.rows(rel, persp))

@@ -34,11 +34,6 @@ NOT_HOLDS = f'dependency[code]("{A}", "{MAIN}")'
 
 # (command, JSON arguments, the command line's argv before --facts and --json); {src} is the scanned folder
 CALLS = [
-    # export first: rofl.questions.graph_documents annotates in_cycle from whatever the lent kernel has evaluated, so after an
-    # in_cycle question its nodes say in_cycle where the command line's do not (a bug of rofl/export.py)
-    ("export", {"relation": "dependency"}, ["export", "dependency", "--format", "json"]),
-    ("export", {"relation": "depends_on"}, ["export", "depends_on", "--format", "json"]),
-    ("export", {"relation": "src_file"}, ["export", "src_file", "--format", "json"]),
     ("ask", {"query": "dependency[code](A, B)"}, ["ask", "dependency[code](A, B)"]),
     ("ask", {"query": "in_cycle[code](F)", "why": [HOLDS]}, ["ask", "in_cycle[code](F)", "--why", HOLDS]),
     ("ask", {"query": 'in_cycle[code]("nowhere.ts")'}, ["ask", 'in_cycle[code]("nowhere.ts")']),
@@ -80,6 +75,10 @@ CALLS = [
     ("audit", {"src": "{src}", "reextract": True}, ["audit", "--src", "{src}", "--reextract"]),
     ("audit", {"reextract": True}, ["audit", "--reextract"]),
     ("audit", {"format": "sarif"}, ["audit", "--format", "sarif"]),
+    # after the in_cycle questions: the served kernel has evaluated in_cycle, the command line's has not
+    ("export", {"relation": "dependency"}, ["export", "dependency", "--format", "json"]),
+    ("export", {"relation": "depends_on"}, ["export", "depends_on", "--format", "json"]),
+    ("export", {"relation": "src_file"}, ["export", "src_file", "--format", "json"]),
 ]
 
 
