@@ -226,6 +226,19 @@ class Kernel:
         """Assert one base fact (no evaluation until the next question)."""
         return self._assert(rel, (persp, *args), who, [])
 
+    def assert_rows(self, rel: str, persp: str, rows: Iterable[tuple], who: str | None = None) -> int:
+        """Assert ``rel[persp](*args)`` for every ``args`` of ``rows`` at once (no evaluation until the next
+        question), as loading them as facts asserts them; the number new.  Only for a plain relation in a
+        perspective of no namespace (a scan's [code] rows): anything else is a ``LoadRejected``."""
+        if rel in V.RESERVED_SET or rel == V.AUTHORITY or persp in V.NAMESPACES:
+            raise LoadRejected(f"assert_rows takes plain facts, not {rel}[{persp}]; load them as a program")
+        added = self.store.add_many(rel, ((persp, *args) for args in rows), who)
+        if added:
+            self._result = None
+            self._add(V.EDB, ("main", (rel,)), None, [])
+            self._register(persp, [])
+        return added
+
     def retract(self, rel: str, persp: str, args: tuple) -> bool:
         removed = self.store.remove(rel, (persp, *args))
         if removed:

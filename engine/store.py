@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,6 +71,25 @@ class Store:
         if journal is not None:  # flat (rel, row, rel, row, ...): a loaded scan journals millions of facts
             journal += (rel, row)
         return True
+
+    def add_many(self, rel: str, rows: Iterable[tuple], who: str | None) -> int:
+        """Assert many base facts of ``rel`` at once (``add`` for each, without a journal); the number new."""
+        facts = self.base.get(rel)
+        if facts is None:
+            facts = self.base[rel] = {}
+        before = len(facts)
+        meta = self.meta(who, None if rel in V.TIMELESS_RELATIONS else self.tick)
+        setdefault = facts.setdefault
+        for row in rows:
+            setdefault(row, meta)
+        added = len(facts) - before
+        if added:
+            if who is not None:
+                self.owned += added
+            self.touch(rel)
+        elif not facts:
+            del self.base[rel]
+        return added
 
     def remove(self, rel: str, row: tuple) -> bool:
         facts = self.base.get(rel)

@@ -21,6 +21,7 @@ test for a compound with ``isinstance(term, tuple)``, not ``type(term) is tuple`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -163,12 +164,17 @@ def _has_compound(term: tuple) -> bool:
     return False
 
 
+_PLAIN_TEXT = re.compile('[^"\\\\\x00-\x1f\x7f\ud800-\udfff]*')  # a text ``quote`` writes as it is
+
+
 def quote(text: str) -> str:
     """Render ``text`` as a ROFL string literal that always parses back to ``text``.
 
     ``"`` ``\\`` newline, tab and carriage return use their escapes; every other control
     character (and DEL, and lone surrogates) is written ``\\u{HEX}``.
     """
+    if _PLAIN_TEXT.fullmatch(text) is not None:  # nothing to escape: the common case, without a loop per character
+        return f'"{text}"'
     out = ['"']
     for ch in text:
         esc = _ESCAPES.get(ch)

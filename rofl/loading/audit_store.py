@@ -42,7 +42,7 @@ from rofl.scanner.hashing import hash_bytes, hash_key
 
 RECORDS_NAME = ".rofl-audit.records"
 MAGIC = b"rofl-audit-records 1\n"
-FORMAT = 4
+FORMAT = 5  # 5: the residue lists the pure files
 MAX_RECORDS_BYTES = 1 << 30
 CODE = "code"
 SCANNER = "scanner"
@@ -60,6 +60,9 @@ class Residue:
     code: frozenset[str]
     src: str  # the scan's source root, as the manifest names it
     updated: int  # fact files read and classified again (0: every record was current)
+    pure: tuple[
+        tuple[str, str, bool, bool, tuple[str, ...]], ...
+    ] = ()  # the pure files: Listed rows and their relations
 
 
 def residue(root: Path) -> Residue | None:
@@ -93,6 +96,7 @@ def residue(root: Path) -> Residue | None:
     kinds = dict(old.kinds) if old is not None else {}
     kinds.update(dict(fresh.values()))
     whole: list[tuple[str, str, bool, bool]] = []
+    pure: list[tuple[str, str, bool, bool, tuple[str, ...]]] = []
     kept: dict[str, tuple[str, ...]] = {}
     for row in listing:
         digest = row[1]
@@ -102,8 +106,10 @@ def residue(root: Path) -> Residue | None:
         kept[digest] = kind
         if kind == IMPURE:
             whole.append(tuple(row[:4]))
+        else:
+            pure.append((*row[:4], kind))
     code = frozenset().union(*{kind for kind in kept.values() if kind != IMPURE})
-    made = Residue(root, tuple(sorted(whole)), code, src, len(fresh))
+    made = Residue(root, tuple(sorted(whole)), code, src, len(fresh), tuple(pure))
     _write(root, secret, stamp, Records(manifest_hash, tuple(listing), kept, made))
     return made
 
@@ -204,14 +210,32 @@ def _fact_reflection() -> frozenset[str]:
     return V.VIRTUAL_RELATIONS | {V.EDB, V.HOLE}
 
 
-def covers(kernel: Kernel, found: Residue) -> bool:
-    """Whether the audits of ``kernel`` (``residue_kernel`` and what was loaded over it since) are those
-    of the full kernel: no live rule concluding into [audit] reads what the pure files assert (their
-    [code] relations, or a relation derived from them, or the facts' metadata), but boot's ``forged``
-    rule while ``authority(code, scanner)`` holds.  A rule is dead when a positive premise that does not
-    depend on the pure files has no row in this kernel (then it has none in the full one either)."""
+@dataclass(frozen=True, slots=True)
+class Needs:
+    """What the live audit rules of a residue kernel read of the pure files: their [code] relations (those
+    facts must be loaded for the full audit) and the display names of the audits those rules conclude."""
+
+    relations: frozenset[str]
+    audits: frozenset[str]
+
+
+NOTHING = Needs(frozenset(), frozenset())
+
+
+def needs(kernel: Kernel, found: Residue) -> Needs | None:
+    """What the audits of ``kernel`` (``residue_kernel`` and what was loaded over it since) read of the pure
+    files: the [code] relations the live rules concluding into [audit] read (directly or through the rules
+    deriving what they read), which ``load_pure`` then adds, so that the kernel's audits are the full
+    kernel's.  ``NOTHING`` when no live audit rule reads them (boot's ``forged`` rule excepted while
+    ``authority(code, scanner)`` holds: over a pure file it needs a fact whose asserter has no authority,
+    and there is none).  A rule is dead when a positive premise that does not depend on the pure files has
+    no row in this kernel (then it has none in the full one either).  None when a live audit rule reads the
+    facts' metadata (every fact): the caller loads every fact file."""
     from rofl.engine.clauses import NOW, Literal, body_literals
+    from rofl.engine.cycles import named_relation
+    from rofl.engine.namespace import display_name
     from rofl.engine.rulebook import decode
+    from rofl.engine.vocabulary import CYCLE_COMPONENT
 
     rules = [clause for _, clause in decode(kernel.store)[0]]
     reflection = _fact_reflection()
@@ -236,7 +260,7 @@ def covers(kernel: Kernel, found: Residue) -> bool:
                 wild.add(head.rel)
                 changed = True
     granted = ("main", (CODE,), (SCANNER,)) in kernel.store.base.get("authority", {})
-    suspects = []  # the audit rules that read the pure files: each must be dead
+    suspects = []  # the audit rules that read the pure files, with the premises that may show them dead
     for clause in rules:
         head = clause.head
         if type(head.persp) is str and head.persp != "audit":
@@ -244,27 +268,84 @@ def covers(kernel: Kernel, found: Residue) -> bool:
         if not any(reads(lit) for lit, _ in body_literals(clause.body)):
             continue
         if granted and (head, clause.body) == _BOOT_FORGED:
-            continue  # over a pure file it needs a fact whose asserter has no authority: none
+            continue
         premises = [
             item
             for item in clause.body
             if type(item) is Literal and item.temporal == NOW and type(item.persp) is str and not reads(item)
         ]
-        if not premises:
-            return False
-        suspects.append(premises)
+        suspects.append((clause, premises))
     if not suspects:
-        return True
-    result = kernel.evaluate(goals={item.rel for premises in suspects for item in premises})
-    if result.partial:
-        return False
-    base = kernel.store.base
+        return NOTHING
+    live = [clause for clause, premises in suspects if not premises]
+    asked = [(clause, premises) for clause, premises in suspects if premises]
+    if asked:
+        result = kernel.evaluate(goals={item.rel for _, premises in asked for item in premises})
+        if result.partial:
+            return None
+        base = kernel.store.base
 
-    def empty(item: Literal) -> bool:
-        rows = base.get(item.rel, {})
-        return not result.rows(item.rel, item.persp) and not any(row[0] == item.persp for row in rows)
+        def empty(item: Literal) -> bool:
+            rows = base.get(item.rel, {})
+            return not result.rows(item.rel, item.persp) and not any(row[0] == item.persp for row in rows)
 
-    return all(any(empty(item) for item in premises) for premises in suspects)
+        live += [clause for clause, premises in asked if not any(empty(item) for item in premises)]
+    if not live:
+        return NOTHING
+    by_head: dict[str, list] = {}
+    for clause in rules:
+        by_head.setdefault(clause.head.rel, []).append(clause)
+    read: set[str] = set()
+    todo = list(live)
+    done: set[int] = set()
+    while todo:  # the relations the live rules read, through every rule deriving one of them
+        clause = todo.pop()
+        if id(clause) in done:
+            continue
+        done.add(id(clause))
+        for lit, _ in body_literals(clause.body):
+            rel = named_relation(lit) if lit.rel == CYCLE_COMPONENT else lit.rel  # the relation it reads whole
+            if rel is None or rel in reflection:
+                return None
+            if rel not in read:
+                read.add(rel)
+                todo.extend(by_head.get(rel, ()))
+    return Needs(frozenset(read & found.code), frozenset(display_name(clause.head.rel) for clause in live))
+
+
+def covers(kernel: Kernel, found: Residue) -> bool:
+    """Whether the audits of ``kernel`` are the full kernel's without any pure file's facts (``needs`` is
+    ``NOTHING``)."""
+    return needs(kernel, found) == NOTHING
+
+
+def load_pure(kernel: Kernel, found: Residue, relations: frozenset[str]) -> int:
+    """Assert the pure files' facts of ``relations`` as the loader asserts them (by the scanner, in [code]),
+    their rows read from ``rofl.loading.pure_rows`` (a file missing there is read, checked against its
+    digest and parsed); the number of facts new.  Raises ``Unsure`` when a file changed since it was
+    checked or does not read as pure."""
+    from itertools import chain
+
+    from rofl.loading import cachemac, graph_index, pure_rows
+
+    listed = {row[0]: graph_index.Listed(*row[:4]) for row in found.pure}
+
+    def text(path: str, _digest: str) -> str | None:
+        return graph_index.checked_text(found.root / path, listed[path])
+
+    try:
+        by_digest = pure_rows.rows_by_digest(found.root, [row[:2] for row in found.pure], text, cachemac.secret())
+    except pure_rows.NotPure as exc:
+        raise Unsure(str(exc)) from None
+    gathered: dict[str, list[tuple[tuple, ...]]] = {rel: [] for rel in relations}
+    for rows in by_digest.values():
+        for rel, part in rows:
+            into = gathered.get(rel)
+            if into is not None:
+                into.append(part)
+    return sum(
+        kernel.assert_rows(rel, CODE, chain.from_iterable(parts), SCANNER) for rel, parts in sorted(gathered.items())
+    )
 
 
 def _forged_rule() -> tuple:
@@ -311,12 +392,12 @@ def _read(root: Path, secret: bytes, stamp: str) -> Records | None:
     if not sep or not cachemac.verify(secret, payload, tag):
         return None
     try:
-        form, written, manifest, listing, kinds, whole, code, src = marshal.loads(payload)
+        form, written, manifest, listing, kinds, whole, code, src, pure = marshal.loads(payload)
     except (ValueError, EOFError, TypeError):
         return None
     if form != FORMAT or written != stamp:
         return None
-    return Records(manifest, listing, kinds, Residue(root, whole, frozenset(code), src, 0))
+    return Records(manifest, listing, kinds, Residue(root, whole, frozenset(code), src, 0, pure))
 
 
 def _write(root: Path, secret: bytes, stamp: str, records: Records) -> None:
@@ -324,7 +405,7 @@ def _write(root: Path, secret: bytes, stamp: str, records: Records) -> None:
 
     r = records.residue
     head = (FORMAT, stamp, records.manifest, records.listing, records.kinds)
-    payload = marshal.dumps((*head, r.whole, tuple(sorted(r.code)), r.src))
+    payload = marshal.dumps((*head, r.whole, tuple(sorted(r.code)), r.src, r.pure))
     try:
         safe_write.write_atomic(str(root / RECORDS_NAME), (MAGIC, cachemac.tag(secret, payload), b"\n", payload))
     except OSError:

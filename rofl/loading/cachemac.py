@@ -59,3 +59,47 @@ def tag(secret: bytes, payload: bytes | memoryview) -> bytes:
 def verify(secret: bytes, payload: bytes | memoryview, given: bytes) -> bool:
     """Whether ``given`` is ``payload``'s tag under ``secret`` (compared in constant time)."""
     return hmac.compare_digest(given, tag(secret, payload))
+
+
+def read_tagged(path: Path, magic: bytes, secret: bytes, limit: int, hashed: list[str] | None = None) -> object | None:
+    """The ``marshal`` payload of a file ``write_tagged`` wrote under ``secret`` (``magic``, the payload's tag,
+    a newline, the payload), or None: no such regular file of at most ``limit`` bytes, another magic, a tag
+    that does not verify, a payload that does not decode.  The bytes read are the bytes checked and decoded
+    (one read, never copied).  With ``hashed``, the payload's digest is appended to it."""
+    import gc
+    import marshal
+
+    from rofl.engine.base import safe_write
+
+    try:
+        data = safe_write.read_nofollow(str(path), limit)
+    except OSError:
+        return None
+    if data is None or not data.startswith(magic):
+        return None
+    end = data.find(b"\n", len(magic))
+    if end < 0:
+        return None
+    payload = memoryview(data)[end + 1 :]
+    if not verify(secret, payload, data[len(magic) : end]):
+        return None
+    if hashed is not None:
+        from rofl.scanner.hashing import hash_bytes
+
+        hashed.append(hash_bytes(payload))  # type: ignore[arg-type]  # xxhash reads any buffer
+    collecting = gc.isenabled()
+    gc.disable()  # a payload's containers hold no cycles: none collected while made (a fifth of the load)
+    try:
+        return marshal.loads(payload)
+    except (ValueError, EOFError, TypeError):
+        return None
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def write_tagged(path: Path, magic: bytes, secret: bytes, payload: bytes) -> None:
+    """Replace ``path`` atomically with ``magic``, the tag of ``payload`` under ``secret``, a newline and ``payload``."""
+    from rofl.engine.base import safe_write
+
+    safe_write.write_atomic(str(path), (magic, tag(secret, payload), b"\n", payload))

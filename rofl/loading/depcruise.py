@@ -58,6 +58,10 @@ def load_depcruise(
     return translation.names
 
 
+# the scan's [code] relations loading a config reads from the kernel (``scanned_packages``): loaded before it
+CODE_READ = frozenset({"src_external"})
+
+
 def scanned_packages(kernel: Kernel) -> set[str]:
     """The external packages the loaded scan imports: the package of each ``src_external[code](File, Spec, P)``
     base row (read from the store: no evaluation needed)."""

@@ -39,7 +39,6 @@ ago: a fresher one could change again within its mtime's granule (the racy case 
 
 from __future__ import annotations
 
-import gc
 import marshal
 import os
 import stat
@@ -612,29 +611,7 @@ def _union(records: Any) -> dict[str, list[tuple]]:
 def _read_payload(path: Path, magic: bytes, secret: bytes, hashed: list[str] | None = None) -> object | None:
     from . import cachemac
 
-    try:
-        data = safe_write.read_nofollow(str(path), MAX_INDEX_BYTES)
-    except OSError:
-        return None
-    if data is None or not data.startswith(magic):
-        return None
-    end = data.find(b"\n", len(magic))
-    if end < 0:
-        return None
-    payload = memoryview(data)[end + 1 :]  # not copied: an index is megabytes
-    if not cachemac.verify(secret, payload, data[len(magic) : end]):
-        return None
-    if hashed is not None:
-        hashed.append(hash_bytes(payload))  # type: ignore[arg-type]  # xxhash reads any buffer
-    collecting = gc.isenabled()
-    gc.disable()  # the payload's containers hold no cycles: none collected while made (a fifth of the load)
-    try:
-        return marshal.loads(payload)
-    except (ValueError, EOFError, TypeError):
-        return None
-    finally:
-        if collecting:
-            gc.enable()
+    return cachemac.read_tagged(path, magic, secret, MAX_INDEX_BYTES, hashed)
 
 
 def _read_index(root: Path, secret: bytes) -> dict | None:
@@ -697,4 +674,4 @@ def _graph(
 
 
 def _write(path: Path, magic: bytes, payload: bytes, secret: bytes, cachemac: Any) -> None:
-    safe_write.write_atomic(str(path), (magic, cachemac.tag(secret, payload), b"\n", payload))
+    cachemac.write_tagged(path, magic, secret, payload)

@@ -128,7 +128,7 @@ def audit(options: AuditOptions, source: Source) -> AuditAnswer:
     o = options
     entries = baselines.read(o.baseline_file) if o.baseline_file is not None else None  # a bad baseline fails first
     judging = Judging.of(o, tuple(entries) if entries is not None else None)
-    reused = audit_reused(o, judging) if o.facts is not None and not o.store and not o.allow else None
+    reused = audit_reused(o, judging, source) if o.facts is not None and not o.store and not o.allow else None
     if reused is not None:
         kernel, answer = reused
         notes: list[str] = []
@@ -171,21 +171,25 @@ def audit(options: AuditOptions, source: Source) -> AuditAnswer:
 KERNEL_FREE = frozenset({"stale", "reextract"})  # findings the audit makes outside the kernel
 
 
-def audit_reused(options: AuditOptions, judging: Judging) -> tuple[Kernel, AuditAnswer] | None:
+def audit_reused(options: AuditOptions, judging: Judging, source: Source) -> tuple[Kernel, AuditAnswer] | None:
     """The audit over the scan's residue (``rofl.loading.audit_store``) when it is the full audit: the folder
-    verifies (and its signature, with ``public_key``), no preset, dependency-cruiser rule or adapter
-    round is on, no rule the audits depend on reads the pure fact files, and the residue gives no
-    finding (a finding is located and judged over the full load).  None otherwise: the caller loads
-    every fact file."""
+    verifies (and its signature, with ``public_key``), no adapter round is on, no live rule the audits depend
+    on reads the facts' metadata, and the residue's own audits find nothing (a finding of boot's audits is
+    located and judged over the full load).  The presets, a dependency-cruiser config and the rule files
+    are loaded over the residue as over the full load, and the pure fact files' facts of the [code]
+    relations their live audit rules read (``audit_store.needs``) are added: only those audits may find
+    something.  None otherwise: the caller loads every fact file.  The load warnings go to
+    ``source.warnings`` only when this answers (the full load says them again otherwise)."""
     from rofl.engine.reflect import has_wants
 
     from ..loading import audit_store
+    from ..loading.depcruise import CODE_READ, load_depcruise
     from ..loading.depcruise_config import find_config
     from ..loading.kernel import CODE_BUDGET, who_name
-    from ..loading.presets import turned_on
+    from ..loading.presets import load_presets, turned_on
 
     o = options
-    if o.depcruise_config is not None or o.facts is None:
+    if o.facts is None:
         return None
     facts = Path(o.facts)
     found = audit_store.residue(facts)
@@ -200,8 +204,7 @@ def audit_reused(options: AuditOptions, judging: Judging) -> tuple[Kernel, Audit
                 return None
         except (RoflError, OSError):
             return None
-    if find_config(o.src if o.src is not None else found.src) is not None:
-        return None
+    warnings: list[str] = []
     try:
         if any(who_name(w) == "scanner" for w, _ in o.load_as):
             return None  # refused by the full load, with its message
@@ -209,14 +212,39 @@ def audit_reused(options: AuditOptions, judging: Judging) -> tuple[Kernel, Audit
         sources = [(Path(f), None) for f in o.files] + [(Path(f), who_name(w)) for w, f in o.load_as]
         if sources:
             kernel.load_sources(sources, evaluate_now=False)
+        if has_wants(kernel):
+            return None  # adapter rounds: the full load runs them
+        depcruise = o.depcruise_config is not None or find_config(o.src if o.src is not None else found.src)
+        manifest = source.manifest(facts) if turned_on(kernel) or depcruise else None
+        warnings += load_presets(kernel, facts, o.src, (*o.files, *o.rules), manifest)
+        if depcruise:  # the config's package facts name the packages the scan imports: those facts first
+            audit_store.load_pure(kernel, found, CODE_READ)
+        names = (
+            load_depcruise(
+                kernel, o.facts, o.src, o.depcruise_config, o.allow_config_js, warnings.append, manifest=manifest
+            )
+            if depcruise
+            else {}
+        )
+        needed = audit_store.needs(kernel, found)
+        if needed is None:
+            return None  # a live audit reads every fact's metadata
+        if needed.relations:
+            audit_store.load_pure(kernel, found, needed.relations | LOCATING)
     except (RoflError, audit_store.Unsure):
         return None  # the full load says what is wrong, as it always did
-    if turned_on(kernel) or has_wants(kernel) or not audit_store.covers(kernel, found):
-        return None  # presets, adapter rounds or rules that read the scan's [code] facts: a full load
+    judging = replace(judging, depcruise_names=names, manifest=manifest)
     judged = audit_of(kernel, replace(judging, src=None, reextract=False))  # the kernel's findings alone first
-    if judged.partial or any(f.audit not in KERNEL_FREE for f in (*judged.findings, *judged.known_findings)):
+    if judged.partial or any(
+        f.audit not in KERNEL_FREE | needed.audits for f in (*judged.findings, *judged.known_findings)
+    ):
         return None
+    source.warnings.extend(warnings)
     return kernel, audit_of(kernel, judging) if judging.src is not None else judged
+
+
+# the [code] relations a finding of a named rule is located by (rofl.questions.findings.import_lines)
+LOCATING = frozenset({"src_resolves", "src_external", "src_workspace_import", "src_import_line"})
 
 
 def audit_of(kernel: Kernel, options: Judging) -> AuditAnswer:

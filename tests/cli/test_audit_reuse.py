@@ -21,8 +21,12 @@ TREE = {
     "src/b.js": "import { c } from './lib/c.js';\nexport const b = c;\n",
     "src/lib/c.js": "export const c = 2;\n",
     "src/lib/d.ts": "import type { T } from '../types';\nexport function d(t: T) { return t; }\n",
+    "src/x.js": "import { y } from './y.js';\nexport const x = 1;\n",
+    "src/y.js": "import { x } from './x.js';\nimport lodash from 'lodash';\nexport const y = x;\n",
 }
-FORBID = 'forbid("src/lib", "src").\n'  # a rule reading [code]: the audit needs every fact file
+FORBID = 'forbid("src/lib", "src").\n'  # a rule reading [code]: the audit adds the pure files' [code] facts it reads
+PRESETS = 'use(no_circular).\nuse(no_orphans).\nuse(no_undeclared_packages).\nallow(no_orphans, "src/a.js").\n'
+RULES = st.sampled_from([None, FORBID, PRESETS, FORBID + PRESETS])
 NAMES = ["src/a.js", "src/b.js", "src/lib/c.js", "src/lib/d.ts", "src/e.js", "src/lib/f.js"]
 
 edits = st.lists(
@@ -99,27 +103,27 @@ EDITS = st.lists(edits, min_size=1, max_size=2)
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(steps=EDITS, forbid=st.booleans(), forged=tampers)
-def test_an_audit_after_rescans_equals_an_audit_of_every_fact_file(steps, forbid, forged):
-    audits_agree(steps, forbid, forged)
+@given(steps=EDITS, rules=RULES, forged=tampers)
+def test_an_audit_after_rescans_equals_an_audit_of_every_fact_file(steps, rules, forged):
+    audits_agree(steps, rules, forged)
 
 
 @pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(steps=EDITS, forbid=st.booleans(), forged=tampers)
-def test_many_edit_sequences_audit_as_every_fact_file(steps, forbid, forged):
-    audits_agree(steps, forbid, forged)
+@given(steps=EDITS, rules=RULES, forged=tampers)
+def test_many_edit_sequences_audit_as_every_fact_file(steps, rules, forged):
+    audits_agree(steps, rules, forged)
 
 
-def audits_agree(steps, forbid, forged) -> None:
+def audits_agree(steps, rules_text, forged) -> None:
     """Scan, audit, apply each step, rescan and audit again, then tamper: the reused audit equals the full load."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         src, facts = root / "repo", root / "facts"
         write_tree(src, TREE)
         rules: tuple[str, ...] = ()
-        if forbid:
-            (root / "rules.rofl").write_text(FORBID)
+        if rules_text is not None:
+            (root / "rules.rofl").write_text(rules_text)
             rules = ("--rules", str(root / "rules.rofl"))
         assert run("scan", src, "--out", facts)[0] == 0
         first, full = audit_both(facts, *rules)
@@ -197,3 +201,110 @@ def test_a_signed_scan_is_audited_from_its_residue_and_a_wrong_key_still_fails_i
         reused, full = audit_both(facts, "--public-key", str(key))
         assert reused == full
         assert (reused[0] == 0) is clean and ("unsigned" in findings(reused[1])) is not clean
+
+
+def loaded_relations(facts: Path, *extra: str) -> tuple[tuple, list[frozenset[str]]]:
+    """The audit's outcome and the relations of the pure files it added (one entry per partial load)."""
+    from rofl.loading import audit_store
+
+    asked: list[frozenset[str]] = []
+    original = audit_store.load_pure
+
+    def recording(kernel, found, relations):
+        asked.append(relations)
+        return original(kernel, found, relations)
+
+    with mock.patch.object(audit_store, "load_pure", recording):
+        outcome = run("audit", "--facts", facts, "--json", *extra)
+    return outcome, asked
+
+
+def test_a_preset_audit_adds_only_the_code_relations_its_rules_read(tmp_path):
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, TREE)
+    (tmp_path / "rules.rofl").write_text("use(no_circular).\n")
+    assert run("scan", src, "--out", facts)[0] == 0
+    (reused, asked), full = loaded_relations(facts, "--rules", tmp_path / "rules.rofl"), None
+    with every_fact_file():
+        full = run("audit", "--facts", facts, "--json", "--rules", tmp_path / "rules.rofl")
+    assert reused == full
+    assert reused[0] == 1 and {(f["rule"], f["file"]) for f in json.loads(reused[1])["findings"]} == {
+        ("no_circular", "src/x.js"),
+        ("no_circular", "src/y.js"),
+    }
+    assert len(asked) == 1 and {"src_resolves", "src_file"} <= asked[0]
+    assert not asked[0] & {"src_call", "src_decl", "src_decl_uses", "src_export"}  # what no rule of it reads
+
+
+def test_without_a_live_rule_over_code_no_pure_fact_is_added(tmp_path):
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, TREE)
+    assert run("scan", src, "--out", facts)[0] == 0
+    (code, out, _), asked = loaded_relations(facts)
+    assert code == 0 and asked == []
+
+
+def test_a_dependency_cruiser_config_is_judged_over_the_residue_as_over_every_fact_file(tmp_path):
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, TREE)
+    config = {
+        "forbidden": [
+            {"name": "no-lib-to-src", "severity": "warn", "from": {"path": "^src/lib"}, "to": {"path": "^src/[ab]"}}
+        ]
+    }
+    (src / ".dependency-cruiser.json").write_text(json.dumps(config))
+    (src / "src/lib/c.js").write_text("import { a } from '../a.js';\nexport const c = 2;\n")
+    assert run("scan", src, "--out", facts)[0] == 0
+    (reused, asked) = loaded_relations(facts, "--fail-on", "warn")
+    with every_fact_file():
+        full = run("audit", "--facts", facts, "--json", "--fail-on", "warn")
+    assert reused == full and asked
+    assert reused[0] == 1 and {f["rule"] for f in json.loads(reused[1])["findings"]} == {"no-lib-to-src"}
+
+
+def test_the_pure_rows_are_kept_by_digest_and_a_rescan_parses_one_file(tmp_path):
+    from rofl.loading import audit_store, pure_rows
+
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, TREE)
+    (tmp_path / "rules.rofl").write_text(PRESETS)
+    rules = ("--rules", str(tmp_path / "rules.rofl"))
+    assert run("scan", src, "--out", facts)[0] == 0
+    assert run("audit", "--facts", facts, *rules)[0] == 1
+    assert (facts / pure_rows.ROWS_NAME).is_file()
+    (src / "src/b.js").write_text(TREE["src/b.js"] + "// edited\n")
+    assert run("scan", src, "--out", facts)[0] == 0
+    parsed: list[str] = []
+    original = pure_rows.rows_of
+
+    def counting(text, memo):
+        parsed.append(text)
+        return original(text, memo)
+
+    with mock.patch.object(pure_rows, "rows_of", counting):
+        reused = run("audit", "--facts", facts, "--json", *rules)
+    assert len(parsed) == 1 and '"src/b.js"' in parsed[0]
+    with every_fact_file():
+        assert reused == run("audit", "--facts", facts, "--json", *rules)
+    found = audit_store.residue(facts)
+    assert found is not None
+    code_files = {p.relative_to(facts).as_posix() for p in (facts / "code").glob("*.rofl")}
+    assert code_files <= {row[0] for row in found.pure}
+
+
+def test_a_rows_file_someone_else_wrote_is_ignored(tmp_path):
+    from rofl.loading import pure_rows
+
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, TREE)
+    (tmp_path / "rules.rofl").write_text(FORBID + PRESETS)
+    rules = ("--rules", str(tmp_path / "rules.rofl"))
+    assert run("scan", src, "--out", facts)[0] == 0
+    first = run("audit", "--facts", facts, "--json", *rules)
+    rows_file = facts / pure_rows.ROWS_NAME
+    data = rows_file.read_bytes()
+    # a forged payload (no file imports another) under a tag its writer cannot make
+    forged = __import__("marshal").dumps((pure_rows.FORMAT, pure_rows.stamp(), {}))
+    head = data.split(b"\n", 2)
+    rows_file.write_bytes(head[0] + b"\n" + b"0" * len(head[1]) + b"\n" + forged)
+    assert run("audit", "--facts", facts, "--json", *rules) == first

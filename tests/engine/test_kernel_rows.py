@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rofl.engine.base.errors import LoadRejected
 from rofl.engine.kernel import Kernel
 
 from tests.conftest import BOOT
@@ -24,3 +28,42 @@ def test_dropped_relations_are_gone_from_the_next_evaluation():
     k.drop_relations(lambda rel: rel != "p")
     assert k.rows("p") == () and k.rows("r") != ()
     assert not k.query("q(X)").rows and k.query("s(X)").rows
+
+
+rows_strategy = st.lists(
+    st.tuples(st.sampled_from(["a.ts", "b.ts", "c.ts"]), st.one_of(st.integers(-3, 3), st.sampled_from(["x", "y"]))),
+    max_size=12,
+)
+
+
+@given(first=rows_strategy, second=rows_strategy)
+def test_assert_rows_is_loading_the_same_facts(first, second):
+    """Rows asserted at once are the facts a program of them asserts: the same store (asserter and all),
+    the same declarations, the same answers, the same audit (none forged under the loader's authority)."""
+    from rofl.engine.terms import format_fact
+
+    def program(rows: list) -> str:
+        return "\n".join(format_fact("e", "code", row) + "." for row in rows)
+
+    loaded, bulk = Kernel(BOOT), Kernel(BOOT)
+    for k in (loaded, bulk):
+        k.load_text(
+            "authority(code, scanner).\nreach(A, B) :- e[code](A, B).\nreach(A, C) :- reach(A, B), e[code](B, C)."
+        )
+    for rows in (first, second):
+        if rows:
+            loaded.load_text(program(rows), who="scanner")
+        new = set(rows) - {r[1:] for r in bulk.rows("e")}
+        assert bulk.assert_rows("e", "code", rows, "scanner") == len(new)
+    assert loaded.store.base == bulk.store.base
+    for question in ("reach(A, B)", "forged[audit](F)", "edb(R)"):
+        assert loaded.query(question).rows == bulk.query(question).rows
+
+
+def test_assert_rows_counts_what_is_new_and_refuses_what_loading_treats_apart():
+    k = Kernel(BOOT)
+    assert k.assert_rows("e", "code", [("a", 1), ("b", 2), ("a", 1)], "scanner") == 2
+    assert k.assert_rows("e", "code", [("a", 1), ("c", 3)], "scanner") == 1
+    for rel, persp in (("authority", "main"), ("e", "audit"), ("e", "boot"), ("rule", "main")):
+        with pytest.raises(LoadRejected):
+            k.assert_rows(rel, persp, [("x",)], "user")

@@ -94,3 +94,29 @@ def test_a_list_growing_one_cell_per_tick_runs_its_ticks(ticks):
     while t != ("nil",):
         length, t = length + 1, t[2]
     assert length == ticks - 1  # tick 0 holds nil; each later tick one more cell
+
+
+def _quote_by_character(text: str) -> str:
+    """``quote``'s definition, one character at a time."""
+    escapes = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    out = []
+    for ch in text:
+        if ch in escapes:
+            out.append(escapes[ch])
+        elif ch < " " or ch == "\x7f" or "\ud800" <= ch <= "\udfff":
+            out.append(f"\\u{{{ord(ch):x}}}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+@given(
+    st.text(alphabet=st.characters(codec=None, exclude_categories=()))
+    | st.text(alphabet='ab"\\\n\t\r\x00\x1f\x7f\ud800é')
+)
+def test_quote_is_its_definition_and_parses_back(text):
+    from rofl.engine.parse import parse_program
+    from rofl.engine.terms import quote
+
+    assert quote(text) == _quote_by_character(text)
+    assert parse_program(f"p({quote(text)}).", "<t>")[0].head.args == (text,)
