@@ -306,9 +306,13 @@ class Matcher:
 
     automaton: Automaton
     fast: Any = None  # an re2 pattern object, or None
+    required: tuple[str, ...] = ()  # texts every match contains: a text lacking one is no match, said at once
 
     def search(self, text: str) -> bool:
         """Does some substring of ``text`` match (``re.search``)?  Linear in ``len(text)``."""
+        for part in self.required:
+            if part not in text:
+                return False
         fast = self.fast
         if fast is not None:
             try:
@@ -411,7 +415,24 @@ def _compile(source: str, what: str) -> Matcher:
     accept = b.state(ACCEPT)
     b.patch(ends, accept)
     automaton = Automaton(tuple(b.kinds), tuple(b.sets), tuple(tuple(o) for o in b.outs), start)
-    return Matcher(automaton, _re2_compile(parsed, flags))
+    return Matcher(automaton, _re2_compile(parsed, flags), _required_literals(parsed, flags))
+
+
+def _required_literals(parsed: Any, flags: int) -> tuple[str, ...]:
+    """The runs of literal characters in the pattern's top-level sequence (each stands in every match as
+    itself), longest first; none under a case-insensitive flag, where a literal matches more than itself."""
+    if flags & C.SRE_FLAG_IGNORECASE:
+        return ()
+    runs: list[str] = []
+    run: list[str] = []
+    for op, arg in parsed:
+        if op is C.LITERAL:
+            run.append(chr(arg))
+        else:
+            runs.append("".join(run))
+            run = []
+    runs.append("".join(run))
+    return tuple(sorted({r for r in runs if r}, key=lambda r: (-len(r), r)))
 
 
 @functools.lru_cache(maxsize=CACHED_PATTERNS)

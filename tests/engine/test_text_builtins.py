@@ -184,3 +184,24 @@ def test_a_builtin_call_with_the_wrong_shape_is_a_syntax_error(rofl, tmp_path):
     program.write_text('file("a").\nbad(F) :- file(F), glob(F).\n')
     code, _, err = rofl("ask", "bad(F)", program)
     assert code == 2 and "glob(Text, Pattern)" in err
+
+
+LITERAL_PARTS = [*PATTERN_PARTS, "\\*", "\\?", "x\\", "[!b]a", "[a-c]b", "ab*ba", "?b", "a.b"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(LITERAL_PARTS), min_size=1, max_size=4),
+    lead=st.booleans(),
+    trail=st.booleans(),
+    path=st.lists(st.sampled_from([*SEGMENTS, "*", "a*b", "?", "x\\", "ab", "ba.b", "b"]), min_size=1, max_size=4),
+)
+def test_the_literal_prefilter_never_changes_a_glob(parts, lead, trail, path):
+    """A glob's required texts (``glob_literals``) only answer "no" early: the answer is its regex's."""
+    pattern = ("/" if lead else "") + "/".join(parts) + ("/" if trail else "")
+    text = "/".join(path)
+    try:
+        expected = re.search(glob_regex(pattern), text) is not None
+    except PatternError:
+        return
+    assert glob(text, pattern) == expected, (pattern, text, glob_regex(pattern))
