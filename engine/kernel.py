@@ -22,7 +22,7 @@ from .catalog import Signature
 from .clauses import Clause, Literal, is_var
 from .costs import DEFAULT_BUDGET as DEFAULT_BUDGET  # defined with what steps cost
 from .evaluate import Outcome, evaluate
-from .namespace import qualify
+from .namespace import qualify, stored_name
 from .parse import parse_program
 from .plan import UnsafeRule, check_demand_safe, range_restricted
 from .query import Question
@@ -100,8 +100,9 @@ class Kernel:
 
     def declare(self, signatures: Iterable[tuple[str, str, int]]) -> None:
         """Know each ``(rel, persp, arity)`` as a relation even when no fact and no rule defines it: a
-        question over it answers no rows instead of "no relation" (a loader's vocabulary)."""
-        self.declared = self.declared | {Signature(r, p, n) for r, p, n in signatures}
+        question over it answers no rows instead of "no relation" (a loader's vocabulary).  A relation of
+        a namespaced perspective ([audit]) is known under its stored name, as a question's literal names it."""
+        self.declared = self.declared | {Signature(stored_name(r, p), p, n) for r, p, n in signatures}
 
     def load_boot(self, path: str | Path) -> None:
         """Load the boot program: the one source that may conclude into the private perspective [boot]."""
@@ -367,8 +368,6 @@ class Kernel:
 
     def rows(self, relation: str, persp: str | None = None) -> tuple[tuple, ...]:
         """The asserted (base) rows ``(persp, *args)`` of ``relation``, in ``persp`` when given."""
-        from .namespace import stored_name
-
         facts = self.store.base.get(stored_name(relation, persp), {})
         return tuple(facts) if persp is None else tuple(r for r in facts if r[0] == persp)
 

@@ -155,6 +155,7 @@ class _Unreadable(Exception):
 
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_HEX = re.compile(r"[0-9a-fA-F]+")
 _NUMBER = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
 
@@ -172,6 +173,15 @@ class _Parser:
 
     def fail(self, what: str) -> _Unreadable:
         return _Unreadable(what, self.pos)
+
+    def code_point(self, digits: str, width: int | None = None) -> str:
+        """The character an escape's hex ``digits`` name (exactly ``width`` of them when given)."""
+        if not digits or (width is not None and len(digits) != width) or not _HEX.fullmatch(digits):
+            raise self.fail("a malformed escape")
+        value = int(digits, 16)
+        if value > 0x10FFFF:
+            raise self.fail("an escape past the last code point")
+        return chr(value)
 
     def skip(self) -> None:
         t = self.text
@@ -307,15 +317,15 @@ class _Parser:
                 e = t[self.pos : self.pos + 1]
                 if e == "u":
                     if t.startswith("{", self.pos + 1):
-                        end = t.index("}", self.pos)
-                        out.append(chr(int(t[self.pos + 2 : end], 16)))
+                        end = t.find("}", self.pos)
+                        out.append(self.code_point(t[self.pos + 2 : end] if end >= 0 else ""))
                         self.pos = end + 1
                     else:
-                        out.append(chr(int(t[self.pos + 1 : self.pos + 5], 16)))
+                        out.append(self.code_point(t[self.pos + 1 : self.pos + 5], 4))
                         self.pos += 5
                     continue
                 if e == "x":
-                    out.append(chr(int(t[self.pos + 1 : self.pos + 3], 16)))
+                    out.append(self.code_point(t[self.pos + 1 : self.pos + 3], 2))
                     self.pos += 3
                     continue
                 if e == "\n":  # a line continuation

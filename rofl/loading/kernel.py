@@ -280,15 +280,10 @@ def refuse_if_forged(kernel: Kernel) -> None:
 
 
 def incomplete_fact_files(kernel: Kernel) -> list[str]:
-    """The listed fact files the loader found missing (its missing_fact_file[audit] facts): an answer
-    over this scan is incomplete while there is one.  Empty for a kernel that loaded no scan."""
-    from rofl.engine.base.errors import UnknownRelation
-
-    try:  # declared by declare_vocabulary for a scan's kernel; any other kernel may not know it
-        rows = kernel.query("missing_fact_file[audit](F)").rows
-    except UnknownRelation:
-        return []
-    return sorted(str(row[0]) for row in rows)
+    """The listed fact files the loader found missing (its missing_fact_file[audit] facts, read from the
+    store: no evaluation): an answer over this scan is incomplete while there is one.  Empty for a kernel
+    that loaded no scan."""
+    return sorted(str(row[1]) for row in kernel.rows("missing_fact_file", "audit") if len(row) == 2)
 
 
 def code_rows(kernel: Kernel, rel: str, arity: int) -> list[tuple]:

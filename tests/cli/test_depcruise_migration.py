@@ -392,3 +392,9 @@ def test_ci_formats_name_the_depcruise_rules(rofl, tmp_path):
     ids = {r["id"] for r in run["tool"]["driver"]["rules"]}
     assert {"no-circular", "feature-isolation", "ui-uses-lodash"} <= ids and not any(i.startswith("dc_") for i in ids)
     assert {r["ruleId"] for r in run["results"]} == {rule for rule, _, _ in EXPECTED}
+
+
+@pytest.mark.parametrize("escape", ["\\u", "\\u12", "\\u{", "\\u{}", "\\u{110000}", "\\x", "\\x4", "\\u{zz}"])
+def test_a_malformed_escape_in_a_js_config_is_a_config_error(escape):
+    with pytest.raises(ConfigError, match="^c.js"):
+        read_module_literal(f'module.exports = {{ v: "a{escape}" }};\n', "c.js")
