@@ -228,12 +228,13 @@ class Kernel:
         return self._assert(rel, (persp, *args), who, [])
 
     def assert_rows(self, rel: str, persp: str, rows: Iterable[tuple], who: str | None = None) -> int:
-        """Assert ``rel[persp](*args)`` for every ``args`` of ``rows`` at once (no evaluation until the next
-        question), as loading them as facts asserts them; the number new.  Only for a plain relation in a
-        perspective of no namespace (a scan's [code] rows): anything else is a ``LoadRejected``."""
+        """Assert every stored row ``(persp, *args)`` of ``rows`` as a fact of ``rel`` at once (no evaluation
+        until the next question), as loading ``rel[persp](*args)`` asserts it; the number new.  Every row
+        must be in ``persp``, a perspective of no namespace, and ``rel`` a plain relation (a scan's [code]
+        rows): anything else is a ``LoadRejected``."""
         if rel in V.RESERVED_SET or rel == V.AUTHORITY or persp in V.NAMESPACES:
             raise LoadRejected(f"assert_rows takes plain facts, not {rel}[{persp}]; load them as a program")
-        added = self.store.add_many(rel, ((persp, *args) for args in rows), who)
+        added = self.store.add_many(rel, rows, who)
         if added:
             self._result = None
             self._add(V.EDB, ("main", (rel,)), None, [])

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import marshal
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -168,10 +168,12 @@ def classify(text: str) -> tuple[str, ...]:
     return tuple(sorted(set(_RELATION.findall(text))))
 
 
-def residue_kernel(found: Residue, rules: tuple, budget: int) -> Kernel:
+def residue_kernel(found: Residue, rules: tuple, budget: int, keeps: Callable[[str], bool] | None = None) -> Kernel:
     """The kernel a full load of the scan makes (``rofl.loading.kernel.loaded_code_kernel``), without the
     pure files' [code] facts: boot, code.rofl, each whole fact file, the loader's facts and the rule
-    files.  Raises ``Unsure`` when a whole file does not load as it did when classified."""
+    files (with ``keeps``, the relations it refuses left out as ``rofl.loading.factload.Loading`` leaves
+    them out: the caller drops them once every fact is in).  Raises ``Unsure`` when a whole file does
+    not load as it did when classified."""
     from rofl.loading import graph_index
     from rofl.loading.factload import Loading, load_each
     from rofl.loading.kernel import BOOT, CODE_RULES, declare_vocabulary, loader_facts
@@ -191,7 +193,7 @@ def residue_kernel(found: Residue, rules: tuple, budget: int) -> Kernel:
     def failed(path: Path, exc: RoflError) -> None:
         raise Unsure(f"{path}: {exc}")
 
-    load_each(kernel, sources(), Loading(None), failed)
+    load_each(kernel, sources(), Loading(keeps), failed)
     loader = (found.root / MANIFEST_NAME, None, loader_facts([], None))
     kernel.load_sources([loader, *[(Path(r), "user") for r in rules]], evaluate_now=False)
     declare_vocabulary(kernel)
@@ -319,11 +321,17 @@ def covers(kernel: Kernel, found: Residue) -> bool:
     return needs(kernel, found) == NOTHING
 
 
-def load_pure(kernel: Kernel, found: Residue, relations: frozenset[str]) -> int:
-    """Assert the pure files' facts of ``relations`` as the loader asserts them (by the scanner, in [code]),
-    their rows read from ``rofl.loading.pure_rows`` (a file missing there is read, checked against its
-    digest and parsed); the number of facts new.  Raises ``Unsure`` when a file changed since it was
-    checked or does not read as pure."""
+def load_pure(
+    kernel: Kernel,
+    found: Residue,
+    relations: frozenset[str] | None = None,
+    keeps: Callable[[str], bool] | None = None,
+) -> int:
+    """Assert the pure files' facts of ``relations`` (None: every relation) as the loader asserts them (by the
+    scanner, in [code]), their rows read from ``rofl.loading.pure_rows`` (a file missing there is read,
+    checked against its digest and parsed); a relation ``keeps`` refuses gets its first row only, as
+    ``rofl.loading.factload.Loading`` declares it before it is dropped.  The number of facts new.  Raises
+    ``Unsure`` when a file changed since it was checked or does not read as pure."""
     from itertools import chain
 
     from rofl.loading import cachemac, graph_index, pure_rows
@@ -337,15 +345,16 @@ def load_pure(kernel: Kernel, found: Residue, relations: frozenset[str]) -> int:
         by_digest = pure_rows.rows_by_digest(found.root, [row[:2] for row in found.pure], text, cachemac.secret())
     except pure_rows.NotPure as exc:
         raise Unsure(str(exc)) from None
-    gathered: dict[str, list[tuple[tuple, ...]]] = {rel: [] for rel in relations}
+    gathered: dict[str, list[tuple[tuple, ...]]] = {}
     for rows in by_digest.values():
         for rel, part in rows:
-            into = gathered.get(rel)
-            if into is not None:
-                into.append(part)
-    return sum(
-        kernel.assert_rows(rel, CODE, chain.from_iterable(parts), SCANNER) for rel, parts in sorted(gathered.items())
-    )
+            if relations is None or rel in relations:
+                gathered.setdefault(rel, []).append(part)
+    added = 0
+    for rel, parts in sorted(gathered.items()):
+        every = chain.from_iterable(parts)
+        added += kernel.assert_rows(rel, CODE, every if keeps is None or keeps(rel) else [next(every)], SCANNER)
+    return added
 
 
 def _forged_rule() -> tuple:

@@ -204,6 +204,10 @@ def _cold_load(
         verdict = verify_folder(root, manifest, public_key)
         unsigned = None if verdict.ok else verdict.reason
     del manifest  # what the load still needs of it is in ``folder``
+    if public_key is None:
+        kernel = _residue_load(root, rules, budget, keep, why)
+        if kernel is not None:
+            return kernel, ()
     kernel = Kernel(BOOT, budget=budget)
     kernel.load_sources([(CODE_RULES, None)], evaluate_now=False)
     loading = Loading(keep.keeps if keep is not None else None)
@@ -220,6 +224,28 @@ def _cold_load(
             f" run `{folder.repair()}`",
         )
     return kernel, warnings
+
+
+def _residue_load(root: Path, rules: tuple, budget: int, keep: Subset | None, why: str) -> Kernel | None:
+    """The kernel ``_cold_load`` makes, from the scan's residue (``rofl.loading.audit_store``: a folder whose
+    every listed file is there with its digest and no other) and the pure files' rows kept by digest
+    (``rofl.loading.pure_rows``): only the files that are not pure and those no rows are kept of yet are
+    read and parsed.  None when the residue does not answer for the folder: the caller reads every file."""
+    from . import audit_store
+
+    found = audit_store.residue(root)
+    if found is None:
+        return None
+    keeps = keep.keeps if keep is not None else None
+    try:
+        kernel = audit_store.residue_kernel(found, rules, budget, keeps)
+        audit_store.load_pure(kernel, found, None, keeps)
+    except (RoflError, audit_store.Unsure):
+        return None
+    if keeps is not None:
+        kernel.drop_relations(keeps)
+    _log.info("%s: loaded from its residue and the pure files' rows (%s)", root, why)
+    return kernel
 
 
 def _load_fact_files(

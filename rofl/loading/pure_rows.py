@@ -26,11 +26,11 @@ from rofl.scanner.hashing import hash_key
 
 ROWS_NAME = ".rofl-audit.rows"
 MAGIC = b"rofl-audit-rows 1\n"
-FORMAT = 1
+FORMAT = 2  # 2: stored rows, the perspective first
 MAX_ROWS_BYTES = 1 << 34
 CODE = "code"
 
-Rows = tuple[tuple[str, tuple[tuple, ...]], ...]  # (relation, its rows without the perspective), by relation
+Rows = tuple[tuple[str, tuple[tuple, ...]], ...]  # (relation, its stored rows ``("code", *args)``), by relation
 
 
 class NotPure(Exception):
@@ -56,7 +56,7 @@ def rows_of(text: str, memo: dict) -> Rows:
     for rel, persp, args, _temporal, _line in facts:
         if persp != CODE:
             raise NotPure(f"a fact in [{persp}]")
-        by_rel.setdefault(rel, []).append(args)
+        by_rel.setdefault(rel, []).append((CODE, *args))
     return tuple((rel, tuple(rows)) for rel, rows in sorted(by_rel.items()))
 
 

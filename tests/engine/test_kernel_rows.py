@@ -54,7 +54,7 @@ def test_assert_rows_is_loading_the_same_facts(first, second):
         if rows:
             loaded.load_text(program(rows), who="scanner")
         new = set(rows) - {r[1:] for r in bulk.rows("e")}
-        assert bulk.assert_rows("e", "code", rows, "scanner") == len(new)
+        assert bulk.assert_rows("e", "code", [("code", *row) for row in rows], "scanner") == len(new)
     assert loaded.store.base == bulk.store.base
     for question in ("reach(A, B)", "forged[audit](F)", "edb(R)"):
         assert loaded.query(question).rows == bulk.query(question).rows
@@ -62,8 +62,9 @@ def test_assert_rows_is_loading_the_same_facts(first, second):
 
 def test_assert_rows_counts_what_is_new_and_refuses_what_loading_treats_apart():
     k = Kernel(BOOT)
-    assert k.assert_rows("e", "code", [("a", 1), ("b", 2), ("a", 1)], "scanner") == 2
-    assert k.assert_rows("e", "code", [("a", 1), ("c", 3)], "scanner") == 1
+    assert k.assert_rows("e", "code", [("code", "a", 1), ("code", "b", 2), ("code", "a", 1)], "scanner") == 2
+    assert k.assert_rows("e", "code", [("code", "a", 1), ("code", "c", 3)], "scanner") == 1
+    assert sorted(k.rows("e", "code")) == [("code", "a", 1), ("code", "b", 2), ("code", "c", 3)]
     for rel, persp in (("authority", "main"), ("e", "audit"), ("e", "boot"), ("rule", "main")):
         with pytest.raises(LoadRejected):
             k.assert_rows(rel, persp, [("x",)], "user")
