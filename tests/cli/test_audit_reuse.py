@@ -308,3 +308,29 @@ def test_a_rows_file_someone_else_wrote_is_ignored(tmp_path):
     head = data.split(b"\n", 2)
     rows_file.write_bytes(head[0] + b"\n" + b"0" * len(head[1]) + b"\n" + forged)
     assert run("audit", "--facts", facts, "--json", *rules) == first
+
+
+@pytest.mark.parametrize("planted", ["garbage", "empty", "directory", "link"])
+def test_a_damaged_or_planted_rows_file_is_ignored_and_never_followed(tmp_path, planted):
+    from rofl.loading import pure_rows
+
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, TREE)
+    (tmp_path / "rules.rofl").write_text(PRESETS)
+    rules = ("--rules", str(tmp_path / "rules.rofl"))
+    assert run("scan", src, "--out", facts)[0] == 0
+    with every_fact_file():
+        expected = run("audit", "--facts", facts, "--json", *rules)
+    rows_file = facts / pure_rows.ROWS_NAME
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not rofl's\n")
+    if planted == "garbage":
+        rows_file.write_bytes(pure_rows.MAGIC + b"0" * 64 + b"\n" + b"\x00garbage")
+    elif planted == "empty":
+        rows_file.write_bytes(b"")
+    elif planted == "directory":
+        rows_file.mkdir()
+    else:
+        rows_file.symlink_to(outside)
+    assert run("audit", "--facts", facts, "--json", *rules) == expected
+    assert outside.read_text() == "not rofl's\n"  # a link is replaced or left, never written through
