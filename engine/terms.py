@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -357,8 +358,10 @@ def canonical_rows(rows) -> list:
     rows = list(rows)
     if len(rows) < 2:  # nothing to order: no key is computed (a key is as deep as its term)
         return rows
-    if len(set(map(len, rows))) == 1:
-        for col in zip(*rows):
+    width = set(map(len, rows))
+    if len(width) == 1:
+        for c in range(width.pop()):
+            col = list(map(itemgetter(c), rows))  # one column at a time (zip(*rows) makes an iterator per row)
             kinds = set(map(type, col))
             if len(kinds) != 1:
                 break

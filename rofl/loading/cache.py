@@ -1,11 +1,13 @@
 """The compiled store cache of a fact folder: the loaded base store, keyed by everything it was built from.
 
-File layout: ``MAGIC`` line, the HMAC tag of the payload under this user's secret (``rofl.loading.cachemac``),
-a newline, then a ``marshal`` payload ``(key, tick, counters, base, warnings)`` with ``base`` as
-``((rel, rows, whos), ...)``.  The tag lives in the file it authenticates, and the bytes read are the
-bytes checked and parsed (one read: nothing can be swapped in between).  A cache whose magic, tag or
-key does not match is ignored and rebuilt; it is never partly trusted.  Without a private secret there
-is no cache at all.
+File layout: ``MAGIC`` line, the key line, the HMAC tag of the payload under this user's secret
+(``rofl.loading.cachemac``), a newline, then a ``marshal`` payload ``(key, tick, counters, base, warnings)``
+with ``base`` as ``((rel, rows, whos), ...)``.  The key line is read first: a cache of another key (the
+first question after a rescan meets one) is passed over without checking its tag or decoding it; the
+key that counts is the one inside the authenticated payload.  The tag lives in the file it
+authenticates, and the bytes read are the bytes checked and parsed (one read: nothing can be swapped in
+between).  A cache whose magic, tag or key does not match is ignored and rebuilt; it is never partly
+trusted.  Without a private secret there is no cache at all.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import rofl.engine as engine
 from rofl.engine.base import safe_write
 from rofl.engine.store import Store
 
-MAGIC = b"rofl-store-cache 2\n"  # 2: the tag is an HMAC in the header (1 had an unkeyed digest)
+MAGIC = b"rofl-store-cache 3\n"  # 3: the key line before the tag (2 had none; 1 an unkeyed digest)
 CACHE_NAME = ".rofl-store.cache"
 MAX_CACHE_BYTES = 1 << 34  # read only when the file is a regular file of at most this size
 
@@ -81,12 +83,13 @@ def read(
         return None
     if data is None:  # a link, FIFO or device planted at the name
         return None
-    if not data.startswith(MAGIC):
-        return None
-    end = data.find(b"\n", len(MAGIC))
+    if not data.startswith(MAGIC + key.encode("ascii") + b"\n"):
+        return None  # another magic, or the cache of another key: not worth checking
+    start = len(MAGIC) + len(key) + 1
+    end = data.find(b"\n", start)
     if end < 0:
         return None
-    tag, payload = data[len(MAGIC) : end], memoryview(data)[end + 1 :]
+    tag, payload = data[start:end], memoryview(data)[end + 1 :]
     if not cachemac.verify(secret, payload, tag):
         return None
     try:
@@ -148,7 +151,7 @@ def write(
         except ValueError:  # a term nested deeper than marshal writes: the folder goes without a cache
             return
     path = cache_path(root, name)
-    parts = (MAGIC, cachemac.tag(secret, payload), b"\n", payload)  # written as parts: no copy of the payload
+    parts = (MAGIC, key.encode("ascii"), b"\n", cachemac.tag(secret, payload), b"\n", payload)  # no copy of the payload
     try:  # an exclusive temporary renamed into place: a link planted in the folder is never followed
         safe_write.write_atomic(str(path), parts)
     except OSError:

@@ -195,6 +195,10 @@ def _cold_load(
     from .factload import Loading
 
     checked = checked_root(root)
+    if public_key is None:  # before the manifest is read or the folder listed: the residue checks both its way
+        made = _residue_load(checked, rules, budget, keep, why)
+        if made is not None:
+            return made, ()
     manifest = manifest_of() if manifest_of is not None else read_manifest(checked)
     folder = list_folder(root, folder_key, manifest)
     unsigned = None
@@ -204,10 +208,6 @@ def _cold_load(
         verdict = verify_folder(root, manifest, public_key)
         unsigned = None if verdict.ok else verdict.reason
     del manifest  # what the load still needs of it is in ``folder``
-    if public_key is None:
-        kernel = _residue_load(root, rules, budget, keep, why)
-        if kernel is not None:
-            return kernel, ()
     kernel = Kernel(BOOT, budget=budget)
     kernel.load_sources([(CODE_RULES, None)], evaluate_now=False)
     loading = Loading(keep.keeps if keep is not None else None)

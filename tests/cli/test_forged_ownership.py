@@ -199,8 +199,10 @@ def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
     assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # writes and tags the cache
     path = cache.cache_path(facts)
     data = path.read_bytes()
-    _tag, _, payload = data[len(cache.MAGIC) :].partition(b"\n")
+    key_line, _, rest = data[len(cache.MAGIC) :].partition(b"\n")
+    _tag, _, payload = rest.partition(b"\n")
     key, tick, counters, base, warnings = marshal.loads(payload)
+    assert key_line == key.encode()
     base = tuple(
         (rel, rows + (("code", "src/x.ts", "./y", "src/domain/cart.ts"),), whos + ("scanner",))
         if rel == "src_resolves"
@@ -208,7 +210,7 @@ def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
         for rel, rows, whos in base
     )
     payload = marshal.dumps((key, tick, counters, base, warnings))
-    path.write_bytes(cache.MAGIC + cachemac.tag(b"\x01" * 32, payload) + b"\n" + payload)
+    path.write_bytes(cache.MAGIC + key_line + b"\n" + cachemac.tag(b"\x01" * 32, payload) + b"\n" + payload)
     manifest = json.loads((facts / "manifest.json").read_text())
     assert rofl("scan", manifest["src"], "--out", facts)[0] == 0  # the next scan: nothing to redo
     code, out, _ = rofl("ask", 'src_resolves[code]("src/x.ts", S, B)', "--facts", facts)
@@ -326,3 +328,21 @@ def test_the_cache_secret_is_private_to_its_user(tmp_path, monkeypatch):
     cache.cache_path(folder).unlink()
     cache.write(folder, "k", Store(), ())
     assert not cache.cache_path(folder).exists()
+
+
+def test_the_cache_key_line_only_passes_over_another_key(tmp_path):
+    """The key line before the tag lets a cache of another key be passed over unread; a key line changed to
+    the one asked for does not make it answer (the key inside the authenticated payload counts)."""
+    from rofl.engine.store import Store
+
+    from rofl.loading import cache
+
+    secret = b"\x04" * 32
+    store = Store()
+    store.add("x", ("main", 1), "scanner")
+    cache.write(tmp_path, "k1", store, (), secret=secret)
+    assert cache.read(tmp_path, "k2", secret=secret) is None
+    assert cache.read(tmp_path, "k1", secret=secret) is not None
+    path = cache.cache_path(tmp_path)
+    path.write_bytes(path.read_bytes().replace(b"\nk1\n", b"\nk2\n", 1))
+    assert cache.read(tmp_path, "k2", secret=secret) is None
