@@ -31,10 +31,16 @@ from typing import Any
 
 from .base.errors import RoflError
 
-try:  # optional: Google's RE2, linear-time matching in C (PyPI google-re2)
-    re2: Any = importlib.import_module("re2")
-except ImportError:  # pragma: no cover - depends on the installation
-    re2 = None
+
+@functools.cache
+def _re2() -> Any:
+    """Google's RE2 module (PyPI google-re2: linear-time matching in C), or None when it is not installed;
+    imported with the first pattern, so a program that matches nothing never loads it (2.6 MB)."""
+    try:
+        return importlib.import_module("re2")
+    except ImportError:  # pragma: no cover - depends on the installation
+        return None
+
 
 try:  # re's own parser and constants (Python >= 3.11 names, then 3.10's)
     C: Any = importlib.import_module("re._constants")
@@ -382,6 +388,7 @@ def _re2_item(op, av, flags: int, tail: bool) -> str:
 
 def _re2_compile(parsed, flags: int) -> Any:
     """The RE2 form of a parsed pattern, or None when RE2 is missing or would read it differently."""
+    re2 = _re2()
     if re2 is None or flags & (C.SRE_FLAG_IGNORECASE | C.SRE_FLAG_LOCALE | C.SRE_FLAG_MULTILINE):
         return None
     try:
