@@ -352,16 +352,9 @@ def load_pure(
                 gathered.setdefault(rel, []).append(part)
     added = 0
     for rel, parts in sorted(gathered.items()):
-        parts.sort(key=_first_row)  # each file's rows are in canonical order: whole runs, mostly in order
         every = chain.from_iterable(parts)
         added += kernel.assert_rows(rel, CODE, every if keeps is None or keeps(rel) else [next(every)], SCANNER)
     return added
-
-
-def _first_row(part: tuple[tuple, ...]) -> tuple:
-    from rofl.engine.terms import fact_key
-
-    return fact_key(part[0])
 
 
 def _forged_rule() -> tuple:
