@@ -215,19 +215,24 @@ def excise_of(kernel: Kernel, literal: Any) -> ExciseAnswer:
 
 
 def forged_in(node: Node, kernel: Kernel) -> tuple[str, ...]:
-    """The facts of a derivation tree that are forged (``forgery.forged_facts``), in tree order."""
-    from rofl.engine.display import row_text
+    """The facts of a derivation tree that are forged (``forgery.forged_among``: asked of its facts alone), in
+    tree order."""
+    from rofl.engine.base.errors import RoflError
+    from rofl.engine.namespace import stored_name
+    from rofl.engine.parse import parse_program
 
-    from .forgery import forged_facts
+    from .forgery import forged_among
 
-    forged = {row_text(rel, row) for rel, row in forged_facts(kernel)}
-    if not forged:
-        return ()
-    out: dict[str, None] = {}
+    texts: dict[str, tuple[str, tuple] | None] = {}
     stack = [node]
     while stack:  # iterative: a derivation may be deep
         n = stack.pop()
-        if n.kind in ("base", "derived") and n.text in forged:
-            out[n.text] = None
+        if n.kind in ("base", "derived") and n.text not in texts:
+            try:
+                head = parse_program(n.text + ".", "<proof>")[0].head
+                texts[n.text] = (stored_name(head.rel, head.persp), (head.persp, *head.args))
+            except (RoflError, IndexError):
+                texts[n.text] = None
         stack.extend(reversed(n.children))
-    return tuple(out)
+    forged = forged_among(kernel, {ref for ref in texts.values() if ref is not None})
+    return tuple(text for text, ref in texts.items() if ref in forged)

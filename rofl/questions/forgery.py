@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rofl.engine.clauses import Literal, Negated
 from rofl.engine.kernel import Kernel
 
 AUDIT = "audit"
@@ -34,10 +35,11 @@ def _usurped(kernel: Kernel) -> list[tuple[str, str, tuple[str, tuple]]]:
     from rofl.engine.reflect import fact_term
     from rofl.engine.terms import canonical_rows, format_fact
 
-    audits = kernel.names_in(AUDIT)  # the common case, no usurper, evaluates only what audits need
+    audits = kernel.names_in(AUDIT)
     heads: dict[str, set[str]] = {}  # usurping rule id -> the relations it concludes (stored names)
     question = "usurp[audit](R, P, _W), concludes(R, Rel)"
-    for d in kernel.query(question, goals=audits).as_dicts():
+    # what usurp depends on (the rules as data): reused after an evaluation of every audit, cheap alone
+    for d in kernel.query(question, goals={stored_name("usurp", AUDIT)}).as_dicts():
         heads.setdefault(d["R"][0], set()).add(stored_name(d["Rel"][0], d["P"][0]))
     if not heads:
         return []
@@ -71,3 +73,48 @@ def forged_facts(kernel: Kernel) -> set[tuple[str, tuple]]:
         return set()
     out = {ref for t in terms if (ref := fact_from_term(t)) is not None}
     return out | {ref for _, _, ref in _usurped(kernel)}
+
+
+def forged_among(kernel: Kernel, refs: set[tuple[str, tuple]]) -> set[tuple[str, tuple]]:
+    """Which of the facts ``refs`` (``(stored relation, row)``) are forged, as ``forged_facts`` says, asking about
+    them alone when it can: while every rule concluding ``forged[audit]`` reads only relations no rule
+    concludes (base facts and fact metadata, as boot's does), each rule's body is asked as a question with
+    the fact bound, which looks up that fact's metadata instead of evaluating the relation over every fact
+    of the store; usurped facts need the usurp audit alone.  Otherwise ``forged_facts`` decides."""
+    from rofl.engine.namespace import stored_name
+    from rofl.engine.reflect import fact_term
+    from rofl.engine.rulebook import decode
+
+    if not refs:
+        return set()
+    rules = [clause for _, clause in decode(kernel.store)[0]]
+    concluded = {clause.head.rel for clause in rules}
+    forged_rel = stored_name("forged", AUDIT)
+    bodies = []
+    for clause in (c for c in rules if c.head.rel == forged_rel):
+        head = clause.head.args
+        plain = all(
+            (type(item) is Literal and item.rel not in concluded)
+            or (type(item) is Negated and item.lit.rel not in concluded)
+            for item in clause.body
+        )
+        if len(head) != 1 or type(head[0]) is not tuple or head[0][:1] != ("$var",) or not plain:
+            return forged_facts(kernel) & refs
+        bodies.append((head[0][1], clause.body, {i.rel if type(i) is Literal else i.lit.rel for i in clause.body}))
+    found = {ref for _, _, ref in _usurped(kernel) if ref in refs}
+    for ref in refs - found:
+        term = fact_term(*ref)
+        for var, body, reads in bodies:  # the relations it reads: no other is evaluated
+            if kernel.query(tuple(_bound(item, var, term) for item in body), goals=set(reads)).rows:
+                found.add(ref)
+                break
+    return found
+
+
+def _bound(item: Literal | Negated, var: str, value: object) -> Literal | Negated:
+    """A body item (a literal or a negated one) with variable ``var`` replaced by ``value``."""
+    from dataclasses import replace
+
+    lit = item.lit if isinstance(item, Negated) else item
+    bound = replace(lit, args=tuple(value if arg == ("$var", var) else arg for arg in lit.args))
+    return Negated(bound) if isinstance(item, Negated) else bound
