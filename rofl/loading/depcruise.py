@@ -52,9 +52,8 @@ def load_depcruise(
     from .packagefacts import package_facts
 
     made = package_facts(root, files, dict(manifest.packages))
-    if made.text:
-        sources.append((Path(root) / "package.json", None, made.text))
     kernel.load_sources(sources, evaluate_now=False)
+    made.load(kernel)
     return translation.names
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
+    from rofl.engine.kernel import Kernel
     from rofl.scanner.configs import ConfigStore
 
 KINDS = {
@@ -48,10 +49,26 @@ KINDS = {
 
 @dataclass(frozen=True, slots=True)
 class PackageFacts:
-    """The fact text to load, and what could not be read (one line each)."""
+    """The facts to load (relation and arguments, in [main], asserted by no one), and what could not be read
+    (one line each)."""
 
-    text: str
+    facts: tuple[tuple[str, tuple], ...]
     problems: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """The facts as program text."""
+        from rofl.engine.terms import format_fact
+
+        return "".join(format_fact(rel, "main", args) + ".\n" for rel, args in self.facts)
+
+    def load(self, kernel: Kernel) -> None:
+        """Assert the facts (as loading ``text`` with no identity does), one relation at a time."""
+        by_rel: dict[str, list[tuple]] = {}
+        for rel, args in self.facts:
+            by_rel.setdefault(rel, []).append(("main", *args))
+        for rel, rows in by_rel.items():
+            kernel.assert_rows(rel, "main", rows, None)
 
 
 def _folder(rel_dir: str) -> str:
@@ -186,13 +203,12 @@ def _tool_strings(name: str, data: object, text: str | None) -> list[str]:
 def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -> PackageFacts:
     """The facts for the scanned ``files`` (paths relative to ``src``) and the workspace ``packages``
     (name -> folder relative to ``src``, ``""`` for the root) the manifest lists."""
-    from rofl.engine.terms import format_fact
     from rofl.scanner.configs import ConfigStore
     from rofl.scanner.workspaces import PNPM_WORKSPACE
 
     root = str(src)
     if not os.path.isdir(root):
-        return PackageFacts("", (f"{root}: the scanned source folder is not here; package.json facts are missing",))
+        return PackageFacts((), (f"{root}: the scanned source folder is not here; package.json facts are missing",))
     store = ConfigStore(root)
     folders: set[str] = set()
     for f in files:
@@ -202,7 +218,7 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
             if not d:
                 break
             d = posixpath.dirname(d)
-    lines: list[str] = []
+    lines: list[tuple[str, tuple]] = []
     owners: set[str] = set()
     declared: set[str] = set()
     for d in sorted(folders):
@@ -214,33 +230,33 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
             continue
         if not d or data.get("name") or any(isinstance(data.get(f), dict) for f in KINDS):
             owners.add(d)
-        lines.append(format_fact("pkg_json", "main", (_folder(d), posixpath.join(d, "package.json"))))
+        lines.append(("pkg_json", (_folder(d), posixpath.join(d, "package.json"))))
         for field, kind in KINDS.items():
             block = data.get(field)
             if not isinstance(block, dict):
                 continue
             for name in sorted(k for k in block if isinstance(k, str)):
-                lines.append(format_fact("pkg_dependency", "main", (_folder(d), name, (kind,))))
+                lines.append(("pkg_dependency", (_folder(d), name, (kind,))))
                 declared.add(name)
                 target = _types_target(name)
                 if target:
-                    lines.append(format_fact("pkg_dependency", "main", (_folder(d), target, ("types",))))
-                    lines.append(format_fact("pkg_types_of", "main", (_folder(d), name, target)))
+                    lines.append(("pkg_dependency", (_folder(d), target, ("types",))))
+                    lines.append(("pkg_types_of", (_folder(d), name, target)))
         scripts = data.get("scripts")
         if isinstance(scripts, dict):
             words = {w for c in scripts.values() if isinstance(c, str) for w in script_words(c)}
-            lines += [format_fact("pkg_script_word", "main", (_folder(d), w)) for w in sorted(words)]
+            lines += [("pkg_script_word", (_folder(d), w)) for w in sorted(words)]
         mentions = {m for f in CONFIG_FIELDS for m in map(mentioned_package, _strings(data.get(f))) if m}
         mentions |= {e for t in _strings(data.get("eslintConfig")) for e in eslint_names(t)}
-        lines += [format_fact("pkg_mention", "main", (_folder(d), m)) for m in sorted(mentions)]
+        lines += [("pkg_mention", (_folder(d), m)) for m in sorted(mentions)]
     for name in sorted(declared):
-        lines.append(format_fact("pkg_name_regex", "main", (name, "^" + re.escape(name) + "(/|$)")))
+        lines.append(("pkg_name_regex", (name, "^" + re.escape(name) + "(/|$)")))
         for word in sorted({name, name.rsplit("/", 1)[-1]}):
-            lines.append(format_fact("pkg_bin_guess", "main", (name, word)))
+            lines.append(("pkg_bin_guess", (name, word)))
     for f in files:
         owner = _owner(f, owners)
         if owner is not None:
-            lines.append(format_fact("pkg_file_owner", "main", (f, _folder(owner))))
+            lines.append(("pkg_file_owner", (f, _folder(owner))))
     lines += _config_mentions(store, root, files, owners)
     lines += _shared_config_mentions(store, root, packages)
     root_json = store.read(os.path.join(root, "package.json"))
@@ -255,13 +271,13 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
         data = store.read(os.path.join(root, d, "package.json"))
         exports = data.get("exports") if isinstance(data, dict) else None
         for pattern in public_patterns(name, exports):
-            lines.append(format_fact("pkg_public", "main", (_folder(d), pattern)))
+            lines.append(("pkg_public", (_folder(d), pattern)))
     for f in files:
         owner = next((d for d in dirs if not d or f.startswith(d + "/")), None)
         if owner is not None:
-            lines.append(format_fact("pkg_file_workspace", "main", (f, _folder(owner))))
+            lines.append(("pkg_file_workspace", (f, _folder(owner))))
     problems = tuple(f"{path}: {message}" for path, message in sorted(store.errors.items()))
-    return PackageFacts("".join(line + ".\n" for line in lines), problems)
+    return PackageFacts(tuple(lines), problems)
 
 
 def _owner(path: str, owners: set[str]) -> str | None:
@@ -274,11 +290,9 @@ def _owner(path: str, owners: set[str]) -> str | None:
         d = posixpath.dirname(d)
 
 
-def _config_mentions(store: ConfigStore, root: str, files: list[str], owners: set[str]) -> list[str]:
+def _config_mentions(store: ConfigStore, root: str, files: list[str], owners: set[str]) -> list[tuple[str, tuple]]:
     """pkg_mention facts from the config files of each package: the scanned ``*.config.*`` files and
     the dot-files and tsconfigs read by name in each package folder."""
-    from rofl.engine.terms import format_fact
-
     found: set[tuple[str, str]] = set()
     candidates = [f for f in files if re.match(r"^[^/]*\.config\.[^/]+$", posixpath.basename(f))]
     for d in sorted(owners):
@@ -308,15 +322,13 @@ def _config_mentions(store: ConfigStore, root: str, files: list[str], owners: se
                 found.add((_folder(owner), m))
             if name.startswith(".eslintrc"):
                 found |= {(_folder(owner), e) for e in eslint_names(string)}
-    return [format_fact("pkg_mention", "main", row) for row in sorted(found)]
+    return [("pkg_mention", row) for row in sorted(found)]
 
 
-def _shared_config_mentions(store: ConfigStore, root: str, packages: dict[str, str]) -> list[str]:
+def _shared_config_mentions(store: ConfigStore, root: str, packages: dict[str, str]) -> list[tuple[str, tuple]]:
     """A workspace package that a config field names (``"prettier": "@acme/prettier-config"``) is a
     shared config: the strings of its entry file (``exports["."]``, ``main``, else ``index.js``) name
     plugins its own package.json declares, as if its config file held them."""
-    from rofl.engine.terms import format_fact
-
     named: set[str] = set()
     for d in packages.values():
         data = store.read(os.path.join(root, d, "package.json")) if isinstance(d, str) else None
@@ -341,4 +353,4 @@ def _shared_config_mentions(store: ConfigStore, root: str, packages: dict[str, s
             m = mentioned_package(string)
             if m:
                 found.add((_folder(d), m))
-    return [format_fact("pkg_mention", "main", row) for row in sorted(found)]
+    return [("pkg_mention", row) for row in sorted(found)]

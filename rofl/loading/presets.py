@@ -66,10 +66,9 @@ def load_presets(
     root = src if src is not None else manifest.src
     sources: list = [(presets_file(), None)]
     made = package_facts(root, sorted(manifest.files), dict(manifest.packages))
-    if made.text:
-        sources.append((Path(root) / "package.json", None, made.text))
     problems = made.problems if used & PACKAGE_PRESETS else ()
     kernel.load_sources(sources, evaluate_now=False)
+    made.load(kernel)
     _refuse_unknown(kernel, used, rule_files)
     return problems
 
