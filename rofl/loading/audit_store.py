@@ -18,11 +18,14 @@ Anything else (a forged or edited file, a missing one, a hand-written one) gives
 caller loads every fact file as it always did, so each forged fact is still reported.
 ``residue_kernel`` loads the files that are not pure (the preamble, anything else) through the
 loader's own path, then the loader's facts and the rule files: the kernel a full load makes, without
-the pure files' [code] facts.  ``covers(kernel, residue)`` says whether that kernel's audits are the
-full kernel's: no live rule concluding into [audit] (a rule is dead when a premise that does not
-depend on the pure files has no row) reads a [code] relation those files assert, a relation derived
-from one, or the facts' metadata, but boot's ``forged`` rule, which over a pure file needs a missing
-``authority(code, scanner)``.
+the pure files' [code] facts.  ``needs(kernel, residue)`` says what of the pure files that kernel's audits
+read: the [code] relations the live rules concluding into [audit] read, directly or through the rules
+deriving what they read (a rule is dead when a premise that does not depend on the pure files has no
+row); boot's ``forged`` rule reads none, since over a pure file it needs a missing
+``authority(code, scanner)``, and a live rule over the facts' metadata reads every fact (None: the caller
+loads every fact file).  ``load_pure`` adds the pure files' facts of those relations (from their rows kept
+by digest, ``rofl.loading.pure_rows``): then the kernel's audits are the full kernel's.  The same residue
+and rows build a whole scan's kernel for any question (``rofl.loading.kernel``'s ``_residue_load``).
 """
 
 from __future__ import annotations
@@ -313,12 +316,6 @@ def needs(kernel: Kernel, found: Residue) -> Needs | None:
                 read.add(rel)
                 todo.extend(by_head.get(rel, ()))
     return Needs(frozenset(read & found.code), frozenset(display_name(clause.head.rel) for clause in live))
-
-
-def covers(kernel: Kernel, found: Residue) -> bool:
-    """Whether the audits of ``kernel`` are the full kernel's without any pure file's facts (``needs`` is
-    ``NOTHING``)."""
-    return needs(kernel, found) == NOTHING
 
 
 def load_pure(
