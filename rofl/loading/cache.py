@@ -1,13 +1,16 @@
 """The compiled store cache of a fact folder: the loaded base store, keyed by everything it was built from.
 
-File layout: ``MAGIC`` line, the key line, the HMAC tag of the payload under this user's secret
-(``rofl.loading.cachemac``), a newline, then a ``marshal`` payload ``(key, tick, counters, base, warnings)``
-with ``base`` as ``((rel, rows, whos), ...)``.  The key line is read first: a cache of another key (the
-first question after a rescan meets one) is passed over without checking its tag or decoding it; the
-key that counts is the one inside the authenticated payload.  The tag lives in the file it
-authenticates, and the bytes read are the bytes checked and parsed (one read: nothing can be swapped in
-between).  A cache whose magic, tag or key does not match is ignored and rebuilt; it is never partly
-trusted.  Without a private secret there is no cache at all.
+File layout: ``MAGIC`` line, the key line, the HMAC tag of the header under this user's secret
+(``rofl.loading.cachemac``), the header's length, then the header, a ``marshal`` payload ``(key, tick,
+counters, warnings, index)``, and one segment per relation: a ``marshal`` payload ``(rows, whos)`` whose
+offset, length and BLAKE2b digest the header's ``index`` holds.  A reader that keeps only some
+relations (``read(keep=...)``) reads, checks and decodes only their segments: a question over a few
+relations of a large scan does not decode the rest.  The key line is read first: a cache of another key
+(the first question after a rescan meets one) is passed over without checking its tag; the key that
+counts is the one inside the authenticated header.  The header is checked on the bytes read, each
+segment against its digest on the bytes read, and those same bytes are decoded (nothing can be swapped
+in between).  A cache whose magic, tag, key or any digest read does not match is ignored and rebuilt; it
+is never partly trusted.  Without a private secret there is no cache at all.
 """
 
 from __future__ import annotations
@@ -19,11 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import rofl.engine as engine
+from rofl.engine import vocabulary as V
 from rofl.engine.base import safe_write
 from rofl.engine.store import Store
 
-MAGIC = b"rofl-store-cache 3\n"  # 3: the key line before the tag (2 had none; 1 an unkeyed digest)
+MAGIC = b"rofl-store-cache 4\n"  # 4: a segment per relation (3: one payload; 2: no key line; 1: an unkeyed digest)
+_HEAD_BYTES = 512  # the magic, key, tag and length lines fit in this
 CACHE_NAME = ".rofl-store.cache"
+_TIMELESS = V.TIMELESS_RELATIONS
 MAX_CACHE_BYTES = 1 << 34  # read only when the file is a regular file of at most this size
 
 
@@ -69,90 +75,113 @@ def read(
     name: str = CACHE_NAME,
 ) -> tuple[Store, tuple] | None:
     """The cached store and its warnings, or None when there is no cache for ``key`` carrying this user's
-    tag (``secret``, by default ``rofl.loading.cachemac.secret()``).  With ``keep``, only the relations it keeps
-    are adopted (the others are dropped as they are read: a smaller peak for a command that needs few).
-    The file's bytes are read once and never copied (views), so the peak is the bytes and the store."""
+    tag (``secret``, by default ``rofl.loading.cachemac.secret()``).  With ``keep``, only the segments of the
+    relations it keeps are read, checked and adopted."""
     from . import cachemac
 
     secret = secret if secret is not None else cachemac.secret()
     if secret is None:
         return None
     try:
-        data = safe_write.read_nofollow(str(cache_path(root, name)), MAX_CACHE_BYTES)
+        fd = safe_write.open_nofollow(str(cache_path(root, name)), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
-    if data is None:  # a link, FIFO or device planted at the name
-        return None
-    if not data.startswith(MAGIC + key.encode("ascii") + b"\n"):
-        return None  # another magic, or the cache of another key: not worth checking
-    start = len(MAGIC) + len(key) + 1
-    end = data.find(b"\n", start)
-    if end < 0:
-        return None
-    tag, payload = data[start:end], memoryview(data)[end + 1 :]
-    if not cachemac.verify(secret, payload, tag):
-        return None
     try:
-        cached_key, tick, counters, base, warnings = marshal.loads(payload)
-    except (ValueError, EOFError, TypeError):
+        return _read_open(fd, key, secret, keep)
+    except OSError:
         return None
     finally:
-        payload.release()
-    del data
+        os.close(fd)
+
+
+def _read_open(fd: int, key: str, secret: bytes, keep: Callable[[str], bool] | None) -> tuple[Store, tuple] | None:
+    import hashlib
+    import hmac
+    import stat
+
+    from . import cachemac
+
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CACHE_BYTES:
+        return None  # a FIFO, device or folder planted at the name, or too large
+    head = os.pread(fd, _HEAD_BYTES, 0)
+    lead = MAGIC + key.encode("ascii") + b"\n"
+    if not head.startswith(lead):
+        return None  # another magic, or the cache of another key: not worth checking
+    lines = head[len(lead) :].split(b"\n", 2)
+    if len(lines) < 3 or not lines[1].isdigit():
+        return None
+    tag, size = lines[0], int(lines[1])
+    start = len(lead) + len(lines[0]) + len(lines[1]) + 2
+    header = os.pread(fd, size, start)
+    if len(header) != size or not cachemac.verify(secret, header, tag):
+        return None
+    try:
+        cached_key, tick, counters, warnings, index = marshal.loads(header)
+    except (ValueError, EOFError, TypeError):
+        return None
     if cached_key != key:
         return None
     store = Store()
     store.tick = tick
     store.counters = dict(counters)
-    base = list(base)
-    for i, (rel, rows, whos) in enumerate(base):
-        base[i] = None  # each relation's rows are the store's (or freed) once adopted
+    base = start + size
+    for rel, offset, length, digest in index:
         if keep is not None and not keep(rel):
             continue
-        store.adopt(
-            rel,
-            {
-                row: store.meta(who, None if tick_none else tick)
-                for row, who, tick_none in zip(rows, whos, _timeless(rel, len(rows)))
-            },
-        )
+        segment = os.pread(fd, length, base + offset)
+        if len(segment) != length or not hmac.compare_digest(hashlib.blake2b(segment).digest(), digest):
+            return None
+        try:
+            rows, whos = marshal.loads(segment)
+        except (ValueError, EOFError, TypeError):
+            return None
+        del segment
+        timeless = rel in _TIMELESS
+        store.adopt(rel, {row: store.meta(who, None if timeless else tick) for row, who in zip(rows, whos)})
     return store, tuple(warnings)
-
-
-def _timeless(rel: str, n: int) -> list[bool]:
-    from rofl.engine import vocabulary as V
-
-    return [rel in V.TIMELESS_RELATIONS] * n
 
 
 def write(
     root: Path, key: str, store: Store, warnings: tuple, secret: bytes | None = None, name: str = CACHE_NAME
 ) -> None:
     """Write the cache of ``store`` for ``key``, tagged with ``secret`` (by default this user's); nothing
-    without a private secret."""
+    without a private secret, or when a term is nested deeper than marshal writes."""
+    import hashlib
+
     from . import cachemac
 
     secret = secret if secret is not None else cachemac.secret()
     if secret is None:
         return
-    base = []
+    segments: list[bytes] = []
+    index = []
+    offset = 0
     for rel in store.relations():
         rows = store.sorted_rows(rel)
-        base.append((rel, tuple(rows), tuple(m.who for m in rows.values())))
-    head = (key, store.tick, tuple(sorted(store.counters.items())))
-    try:
-        payload = marshal.dumps((*head, tuple(base), tuple(warnings)))
-    except ValueError:  # a deep term is an engine.terms.Compound, which marshal takes as plain tuples only
-        from rofl.engine.terms import plain
-
-        base = [(rel, tuple(plain(row) for row in rows), whos) for rel, rows, whos in base]
-        try:
-            payload = marshal.dumps((*head, tuple(base), tuple(warnings)))
-        except ValueError:  # a term nested deeper than marshal writes: the folder goes without a cache
+        segment = _segment(tuple(rows), tuple(m.who for m in rows.values()))
+        if segment is None:
             return
-    path = cache_path(root, name)
-    parts = (MAGIC, key.encode("ascii"), b"\n", cachemac.tag(secret, payload), b"\n", payload)  # no copy of the payload
+        segments.append(segment)
+        index.append((rel, offset, len(segment), hashlib.blake2b(segment).digest()))
+        offset += len(segment)
+    header = marshal.dumps((key, store.tick, tuple(sorted(store.counters.items())), tuple(warnings), tuple(index)))
+    lines = (MAGIC, key.encode("ascii"), b"\n", cachemac.tag(secret, header), b"\n", str(len(header)).encode(), b"\n")
     try:  # an exclusive temporary renamed into place: a link planted in the folder is never followed
-        safe_write.write_atomic(str(path), parts)
+        safe_write.write_atomic(str(cache_path(root, name)), (*lines, header, *segments))
     except OSError:
         pass  # a read-only fact folder just goes without a cache
+
+
+def _segment(rows: tuple, whos: tuple) -> bytes | None:
+    """One relation's segment; a deep term (an ``engine.terms.Compound``, which marshal takes as a plain tuple
+    only) written plain; None for a term nested deeper than marshal writes."""
+    try:
+        return marshal.dumps((rows, whos))
+    except ValueError:
+        from rofl.engine.terms import plain
+
+        try:
+            return marshal.dumps((tuple(plain(row) for row in rows), whos))
+        except ValueError:
+            return None

@@ -3,6 +3,7 @@ the fact-folder load with the scanner's authority granted by the loader, the com
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 from collections.abc import Callable
@@ -74,8 +75,15 @@ def build_kernel(
             f"--load-as {SCANNER}: '{SCANNER}' is the identity the loader gives a scan's verified fact files; load FILE as another WHO"
         )
     if facts is not None:
+        alone = inputs.reads is not None and not (rules or files or load_as or public_key)  # boot and code.rofl
         kernel, warnings = loaded_code_kernel(
-            facts, rules, budget or CODE_BUDGET, use_cache and public_key is None, public_key, manifest=manifest
+            facts,
+            rules,
+            budget or CODE_BUDGET,
+            use_cache and public_key is None,
+            public_key,
+            manifest=manifest,
+            reads=question_keep(inputs.reads) if alone and inputs.reads is not None else None,
         )
         for line in warnings:  # said before a program file can fail to load
             if warn is not None:
@@ -110,13 +118,15 @@ def loaded_code_kernel(
     public_key: str | None = None,
     keep: Subset | None = None,
     manifest: Callable[[], Manifest] | None = None,
+    reads: Callable[[str], bool] | None = None,
 ) -> tuple[Kernel, tuple[str, ...]]:
     """A kernel over a scanned fact folder and the warnings of its load (not printed): from its compiled cache
     when nothing it depends on changed (and ``use_cache``) and the cache carries this user's tag
     (rofl.loading.cachemac).  The loader, not any file, grants the scanner its authority over [code].
     With ``keep``, only the base relations it keeps are loaded (`rofl report`: what its rules read),
     from a cache of those alone when there is one.  ``manifest`` gives the scan's manifest when the caller
-    holds it (a load from the cache reads none)."""
+    holds it (a load from the cache reads none).  ``reads``: the relations a load from the compiled cache
+    adopts (its other segments are not read); a load from the fact files loads, and caches, every one."""
     from rofl import __version__
 
     from . import cache
@@ -147,7 +157,7 @@ def loaded_code_kernel(
     if subset is not None or mac_key is None:
         hit = subset
     else:  # the tag is checked on the bytes parsed
-        hit = cache.read(root, key, mac_key, keep.keeps if keep is not None else None)
+        hit = cache.read(root, key, mac_key, keep.keeps if keep is not None else reads)
     if hit is not None:
         kernel = Kernel(None, budget=budget)
         kernel.store, warnings = hit
@@ -176,6 +186,64 @@ def declare_vocabulary(kernel: Kernel) -> None:
 # What the loader asserts over a scan (loader_facts), known even when it asserted none of it: asking
 # for them never falls into the unknown-relation path (whose did-you-mean walks every base row).
 LOADER_VOCABULARY = (("missing_fact_file", "audit", 1),)
+
+
+def question_keep(asked: frozenset[str]) -> Callable[[str], bool] | None:
+    """Which relations a question over a scan alone needs (``asked``: the stored names of the relations it
+    asks): every relation that is no scanner relation, and each scanner relation the rules of boot.rofl and
+    code.rofl lead from ``asked`` to (through the rules deriving what they read, and the relation a
+    ``cycle_component`` literal names).  None (every relation) when they lead to fact metadata, which reads
+    every fact."""
+    cone = _cone(_rule_graph(), asked)
+    if cone is None:
+        return None
+    from rofl.scanner.schema import RELATIONS
+
+    dropped = frozenset(r.name for r in RELATIONS) - cone
+    return lambda rel: rel not in dropped
+
+
+def _cone(graph: dict[str, frozenset[str]], asked: frozenset[str]) -> frozenset[str] | None:
+    from rofl.engine import vocabulary as V
+
+    seen: set[str] = set()
+    todo = list(asked)
+    while todo:
+        rel = todo.pop()
+        if rel in seen:
+            continue
+        if rel in V.VIRTUAL_RELATIONS - {V.CYCLE_COMPONENT} or rel in (V.EDB, V.HOLE) or rel == "":
+            return None  # fact metadata ("": a relation named by a variable)
+        seen.add(rel)
+        todo.extend(graph.get(rel, ()))
+    return frozenset(seen)
+
+
+def _rule_graph() -> dict[str, frozenset[str]]:
+    """Each relation boot.rofl's and code.rofl's rules conclude (stored names) to the relations their bodies
+    read; a ``cycle_component`` literal reads the relation it names ("" when a variable names it)."""
+    return _parsed_graph(BOOT.stat().st_mtime_ns, CODE_RULES.stat().st_mtime_ns)
+
+
+@functools.cache
+def _parsed_graph(_boot_version: int, _code_version: int) -> dict[str, frozenset[str]]:
+    """``_rule_graph`` of the rule files as they are at these versions (their mtimes), parsed once."""
+    from rofl.engine.clauses import body_literals
+    from rofl.engine.cycles import named_relation
+    from rofl.engine.namespace import qualify
+    from rofl.engine.parse import parse_program
+    from rofl.engine.vocabulary import CYCLE_COMPONENT
+
+    graph: dict[str, set[str]] = {}
+    for path in (BOOT, CODE_RULES):
+        for clause in parse_program(path.read_text(encoding="utf-8"), str(path)):
+            if not clause.body:
+                continue
+            clause = qualify(clause)
+            reads = graph.setdefault(clause.head.rel, set())
+            for lit, _ in body_literals(clause.body):
+                reads.add((named_relation(lit) or "") if lit.rel == CYCLE_COMPONENT else lit.rel)
+    return {rel: frozenset(reads) for rel, reads in graph.items()}
 
 
 def _cold_load(

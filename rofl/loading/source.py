@@ -44,6 +44,8 @@ class KernelInputs:
     use_cache: bool = True
     public_key: str | None = None
     refuse_forged: bool = False
+    reads: frozenset[str] | None = None  # the relations a question asks (stored names): a scan alone, from its
+    # compiled cache, then loads only the scanner relations they depend on (``rofl.loading.kernel.question_keep``)
 
     @property
     def only_a_scan(self) -> bool:

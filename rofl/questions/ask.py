@@ -113,7 +113,7 @@ def ask(options: AskOptions, source: Source) -> AskAnswer:
     whys = [ground_fact(f) for f in o.why_facts]
     whynots = [ground_fact(f) for f in o.whynot_facts]
     goals = question.goals | {qualify_literal(w).rel for w in whys + whynots}
-    kernel = o.load(source, public_key=o.public_key, refuse_forged=True)
+    kernel = o.load(source, public_key=o.public_key, refuse_forged=True, reads=frozenset(goals))
     notes: list[str] = []
     if o.facts is not None:  # it answers from the facts as they are: say so when the sources moved on
         from .staleness import stale_warning

@@ -192,25 +192,18 @@ def test_a_leftover_of_a_killed_scan_is_no_finding(rofl, facts):
 def test_a_forged_cache_with_its_key_recomputed_is_rebuilt(rofl, facts):
     """Issue 10 item 4: the cache answers only when its header carries this user's tag; a forger who
     recomputes the key and tags the payload with any other secret gets a rebuilt cache."""
-    import marshal
+    from rofl.loading import cache
 
-    from rofl.loading import cache, cachemac
-
+    assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # builds the store
     assert rofl("ask", "in_cycle[code](F)", "--facts", facts)[0] == 0  # writes and tags the cache
     path = cache.cache_path(facts)
-    data = path.read_bytes()
-    key_line, _, rest = data[len(cache.MAGIC) :].partition(b"\n")
-    _tag, _, payload = rest.partition(b"\n")
-    key, tick, counters, base, warnings = marshal.loads(payload)
-    assert key_line == key.encode()
-    base = tuple(
-        (rel, rows + (("code", "src/x.ts", "./y", "src/domain/cart.ts"),), whos + ("scanner",))
-        if rel == "src_resolves"
-        else (rel, rows, whos)
-        for rel, rows, whos in base
-    )
-    payload = marshal.dumps((key, tick, counters, base, warnings))
-    path.write_bytes(cache.MAGIC + key_line + b"\n" + cachemac.tag(b"\x01" * 32, payload) + b"\n" + payload)
+    key = path.read_bytes()[len(cache.MAGIC) :].split(b"\n", 1)[0].decode()
+    cached = cache.read(facts, key)
+    assert cached is not None
+    store, warnings = cached
+    store.add("src_resolves", ("code", "src/x.ts", "./y", "src/domain/cart.ts"), "scanner")
+    cache.write(facts, key, store, warnings, secret=b"\x01" * 32)  # the forger's own secret
+    assert cache.read(facts, key) is None
     manifest = json.loads((facts / "manifest.json").read_text())
     assert rofl("scan", manifest["src"], "--out", facts)[0] == 0  # the next scan: nothing to redo
     code, out, _ = rofl("ask", 'src_resolves[code]("src/x.ts", S, B)', "--facts", facts)
@@ -346,3 +339,30 @@ def test_the_cache_key_line_only_passes_over_another_key(tmp_path):
     path = cache.cache_path(tmp_path)
     path.write_bytes(path.read_bytes().replace(b"\nk1\n", b"\nk2\n", 1))
     assert cache.read(tmp_path, "k2", secret=secret) is None
+
+
+def test_a_cache_read_checks_and_decodes_only_the_segments_it_keeps(tmp_path):
+    """Each relation is a segment with its digest in the authenticated header: a reader keeping some
+    relations reads only theirs, and a damaged segment fails every read that keeps it."""
+    from rofl.engine.store import Store
+
+    from rofl.loading import cache
+
+    secret = b"\x05" * 32
+    store = Store()
+    for n in range(3):
+        store.add("a", ("main", n), "scanner")
+        store.add("b", ("code", f"x{n}"), None)
+    cache.write(tmp_path, "k", store, ("w",), secret=secret)
+    whole = cache.read(tmp_path, "k", secret=secret)
+    assert whole is not None and whole[0].base == store.base and whole[1] == ("w",)
+    only_b = cache.read(tmp_path, "k", secret=secret, keep=lambda rel: rel == "b")
+    assert only_b is not None and set(only_b[0].base) == {"b"} and only_b[0].base["b"] == store.base["b"]
+    path = cache.cache_path(tmp_path)
+    data = bytearray(path.read_bytes())
+    at = data.index(b"x2")  # inside b's segment
+    data[at] ^= 1
+    path.write_bytes(bytes(data))
+    assert cache.read(tmp_path, "k", secret=secret) is None
+    assert cache.read(tmp_path, "k", secret=secret, keep=lambda rel: rel == "b") is None
+    assert cache.read(tmp_path, "k", secret=secret, keep=lambda rel: rel == "a") is not None

@@ -1,0 +1,78 @@
+"""A question over a scan alone loads, from the compiled cache, only the scanner relations its relations depend
+on (rofl.loading.kernel.question_keep): the same answers, proofs and warnings as with the whole store."""
+
+from __future__ import annotations
+
+import json
+from unittest import mock
+
+import pytest
+
+from rofl.loading import kernel as loading_kernel
+from rofl.loading.kernel import question_keep
+from tests.conftest import write_tree
+from tests.questions.test_residue_load import TREE
+
+QUESTIONS = [
+    "in_cycle[code](F)",
+    "depends_on[code](A, B)",
+    'dependency[code]("packages/a/src/index.ts", X)',
+    "src_call[code](F, C, L)",
+    "src_file[code](F, H), not in_cycle[code](F)",
+    "orphan(F)",
+    "forged[audit](F)",
+    "package_wide_dependency[code](A, B, D)",
+]
+
+
+@pytest.fixture(scope="module")
+def scan(tmp_path_factory):
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    root = tmp_path_factory.mktemp("keep")
+    src, facts = root / "repo", root / "facts"
+    write_tree(src, TREE)
+    assert CliRunner().invoke(main, ["scan", str(src), "--out", str(facts)]).exit_code == 0
+    return facts
+
+
+def ask(facts, *args):
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    result = CliRunner().invoke(main, ["ask", *args, "--facts", str(facts), "--json"], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_question_answers_the_same_from_the_relations_it_reads(scan, question):
+    ask(scan, question)  # the compiled cache is written
+    from rofl.loading import cache
+
+    adopted: list = []
+    original = cache.read
+
+    def recording(root, key, secret=None, keep=None, name=cache.CACHE_NAME):
+        adopted.append(keep)
+        return original(root, key, secret, keep, name)
+
+    with mock.patch.object(cache, "read", recording):
+        kept = ask(scan, question)
+    with mock.patch.object(loading_kernel, "question_keep", return_value=None):
+        whole = ask(scan, question)
+    assert kept == whole
+    assert json.loads(kept[1]) is not None
+    assert adopted and (adopted[-1] is None) == (
+        question_keep(frozenset({"audit$forged"})) is None and "forged" in question
+    )
+
+
+def test_the_relations_a_question_keeps():
+    keep = question_keep(frozenset({"in_cycle"}))
+    assert keep is not None and keep("src_resolves") and not keep("src_call") and keep("rule")
+    only = question_keep(frozenset({"src_call"}))
+    assert only is not None and only("src_call") and not only("src_resolves")
+    assert question_keep(frozenset({"audit$forged"})) is None  # fact metadata: every fact
