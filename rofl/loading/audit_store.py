@@ -237,10 +237,8 @@ def needs(kernel: Kernel, found: Residue) -> Needs | None:
     no row in this kernel (then it has none in the full one either).  None when a live audit rule reads the
     facts' metadata (every fact): the caller loads every fact file."""
     from rofl.engine.clauses import NOW, Literal, body_literals
-    from rofl.engine.cycles import named_relation
     from rofl.engine.namespace import display_name
     from rofl.engine.rulebook import decode
-    from rofl.engine.vocabulary import CYCLE_COMPONENT
 
     rules = [clause for _, clause in decode(kernel.store)[0]]
     reflection = _fact_reflection()
@@ -297,24 +295,11 @@ def needs(kernel: Kernel, found: Residue) -> Needs | None:
         live += [clause for clause, premises in asked if not any(empty(item) for item in premises)]
     if not live:
         return NOTHING
-    by_head: dict[str, list] = {}
-    for clause in rules:
-        by_head.setdefault(clause.head.rel, []).append(clause)
-    read: set[str] = set()
-    todo = list(live)
-    done: set[int] = set()
-    while todo:  # the relations the live rules read, through every rule deriving one of them
-        clause = todo.pop()
-        if id(clause) in done:
-            continue
-        done.add(id(clause))
-        for lit, _ in body_literals(clause.body):
-            rel = named_relation(lit) if lit.rel == CYCLE_COMPONENT else lit.rel  # the relation it reads whole
-            if rel is None or rel in reflection:
-                return None
-            if rel not in read:
-                read.add(rel)
-                todo.extend(by_head.get(rel, ()))
+    from rofl.loading.kernel import body_reads, cone, reads_graph
+
+    read = cone(reads_graph(rules), set().union(*(body_reads(clause) for clause in live)))
+    if read is None:
+        return None  # a live audit rule reads the facts' metadata (every fact)
     return Needs(frozenset(read & found.code), frozenset(display_name(clause.head.rel) for clause in live))
 
 

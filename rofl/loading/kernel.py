@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ from .factdir import SCANNER, UNVERIFIED
 from .source import KernelInputs as KernelInputs  # re-exported: what build_kernel takes
 
 if TYPE_CHECKING:
+    from rofl.engine.clauses import Clause
     from rofl.scanner.manifest import Manifest
 
     from .cache import Subset
@@ -194,56 +195,72 @@ def question_keep(asked: frozenset[str]) -> Callable[[str], bool] | None:
     code.rofl lead from ``asked`` to (through the rules deriving what they read, and the relation a
     ``cycle_component`` literal names).  None (every relation) when they lead to fact metadata, which reads
     every fact."""
-    cone = _cone(_rule_graph(), asked)
-    if cone is None:
+    needed = cone(_rule_graph(), asked)
+    if needed is None:
         return None
     from rofl.scanner.schema import RELATIONS
 
-    dropped = frozenset(r.name for r in RELATIONS) - cone
+    dropped = frozenset(r.name for r in RELATIONS) - needed
     return lambda rel: rel not in dropped
 
 
-def _cone(graph: dict[str, frozenset[str]], asked: frozenset[str]) -> frozenset[str] | None:
+def cone(graph: dict[str, frozenset[str]], asked: Iterable[str]) -> frozenset[str] | None:
+    """``asked`` and every relation the rules of ``graph`` (``reads_graph``) lead from it to; None when they
+    lead to fact metadata (``asserted_by``, ``in_perspective``, ``derived_by``, ``edb``, ``hole``: every
+    fact) or to a relation a variable names."""
     from rofl.engine import vocabulary as V
 
+    metadata = (V.VIRTUAL_RELATIONS - {V.CYCLE_COMPONENT}) | {V.EDB, V.HOLE, ""}
     seen: set[str] = set()
     todo = list(asked)
     while todo:
         rel = todo.pop()
         if rel in seen:
             continue
-        if rel in V.VIRTUAL_RELATIONS - {V.CYCLE_COMPONENT} or rel in (V.EDB, V.HOLE) or rel == "":
-            return None  # fact metadata ("": a relation named by a variable)
+        if rel in metadata:
+            return None
         seen.add(rel)
         todo.extend(graph.get(rel, ()))
     return frozenset(seen)
 
 
+def reads_graph(clauses: Iterable[Clause]) -> dict[str, frozenset[str]]:
+    """Each relation the rules among ``clauses`` conclude (stored names, as ``qualify`` gives them) to the
+    relations their bodies read; a ``cycle_component`` literal reads the relation it names whole ("" when a
+    variable names it)."""
+    graph: dict[str, set[str]] = {}
+    for clause in clauses:
+        if clause.body:
+            graph.setdefault(clause.head.rel, set()).update(body_reads(clause))
+    return {rel: frozenset(reads) for rel, reads in graph.items()}
+
+
+def body_reads(clause: Clause) -> set[str]:
+    """The relations one rule's body reads (``reads_graph``'s edges)."""
+    from rofl.engine.clauses import body_literals
+    from rofl.engine.cycles import named_relation
+    from rofl.engine.vocabulary import CYCLE_COMPONENT
+
+    return {
+        (named_relation(lit) or "") if lit.rel == CYCLE_COMPONENT else lit.rel for lit, _ in body_literals(clause.body)
+    }
+
+
 def _rule_graph() -> dict[str, frozenset[str]]:
-    """Each relation boot.rofl's and code.rofl's rules conclude (stored names) to the relations their bodies
-    read; a ``cycle_component`` literal reads the relation it names ("" when a variable names it)."""
+    """``reads_graph`` of boot.rofl's and code.rofl's rules."""
     return _parsed_graph(BOOT.stat().st_mtime_ns, CODE_RULES.stat().st_mtime_ns)
 
 
 @functools.cache
 def _parsed_graph(_boot_version: int, _code_version: int) -> dict[str, frozenset[str]]:
     """``_rule_graph`` of the rule files as they are at these versions (their mtimes), parsed once."""
-    from rofl.engine.clauses import body_literals
-    from rofl.engine.cycles import named_relation
     from rofl.engine.namespace import qualify
     from rofl.engine.parse import parse_program
-    from rofl.engine.vocabulary import CYCLE_COMPONENT
 
-    graph: dict[str, set[str]] = {}
-    for path in (BOOT, CODE_RULES):
-        for clause in parse_program(path.read_text(encoding="utf-8"), str(path)):
-            if not clause.body:
-                continue
-            clause = qualify(clause)
-            reads = graph.setdefault(clause.head.rel, set())
-            for lit, _ in body_literals(clause.body):
-                reads.add((named_relation(lit) or "") if lit.rel == CYCLE_COMPONENT else lit.rel)
-    return {rel: frozenset(reads) for rel, reads in graph.items()}
+    clauses = [
+        qualify(c) for path in (BOOT, CODE_RULES) for c in parse_program(path.read_text(encoding="utf-8"), str(path))
+    ]
+    return reads_graph(clauses)
 
 
 def _cold_load(
