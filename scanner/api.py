@@ -297,6 +297,31 @@ def _scan_locked(run: ScanRun) -> ScanSummary:
     return ScanSummary.of(run, work, extracted, written)
 
 
+def sources_unchanged(out: str) -> bool:
+    """Whether the sources of the scan in ``out`` are as that scan left them, told the way a no-change rescan
+    tells it (its saved state: one stat per source, the fact folder's names, the configs), read-only: no lock,
+    no manifest.  False when it cannot be told so (no state, a state of another manifest, any change): the
+    caller then compares the sources with the manifest."""
+    saved = state.load(out)
+    key = saved.get("key") if saved is not None else None
+    options = key.get("options") if isinstance(key, dict) else None
+    if (
+        saved is None
+        or not isinstance(key, dict)
+        or not isinstance(key.get("src"), str)
+        or not isinstance(options, dict)
+    ):
+        return False
+    include, exclude = options.get("include"), options.get("exclude")
+    if not isinstance(include, list) or not isinstance(exclude, list):
+        return False
+    try:
+        listing = scan_listing(key["src"], out, tuple(map(str, include)), tuple(map(str, exclude)))
+    except (ScanError, OSError):
+        return False
+    return state.unchanged(key["src"], out, saved, listing, _fact_folder_names(out)) is not None
+
+
 def _fact_folder_names(out: str) -> list[str]:
     """Every name in the output's fact folder (none when it cannot be listed)."""
     try:

@@ -118,7 +118,8 @@ def ask(options: AskOptions, source: Source) -> AskAnswer:
     if o.facts is not None:  # it answers from the facts as they are: say so when the sources moved on
         from .staleness import stale_warning
 
-        line = stale_warning(source.manifest(Path(o.facts)), o.facts, "ask")
+        folder = Path(o.facts)
+        line = stale_warning(lambda: source.manifest(folder), folder, "ask")
         notes += [line] if line is not None else []
     if o.facts is not None and (o.rules or o.load_as):  # only a program given here can hold a usurping rule
         from .forgery import usurped_facts

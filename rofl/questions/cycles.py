@@ -97,7 +97,7 @@ def cycles(options: CyclesOptions, source: Source) -> CyclesAnswer:
     """The import cycles of the scan ``options`` names, loaded through ``source``."""
     from .staleness import stale_warning
 
-    stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "cycles")
+    stale = stale_warning(lambda: source.manifest(Path(options.facts)), options.facts, "cycles")
     kernel = source.kernel(KernelInputs(budget=options.budget, facts=options.facts, rules=options.rules))
     answer = cycles_of(kernel, runtime=options.runtime)
     notes = [stale] if stale is not None else []

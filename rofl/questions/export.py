@@ -69,7 +69,8 @@ def export(options: ExportOptions, source: Source) -> ExportAnswer:
     if options.facts is not None:  # it answers from the facts as they are: say when the sources moved on
         from rofl.questions.staleness import stale_warning
 
-        stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "export")
+        folder = Path(options.facts)
+        stale = stale_warning(lambda: source.manifest(folder), folder, "export")
         if stale is not None:
             notes.append(stale)
     kernel = source.kernel(KernelInputs(options.files, budget=options.budget, facts=options.facts, rules=options.rules))

@@ -63,10 +63,17 @@ def warn_if_stale(manifest: Manifest, facts: str | Path, command: str) -> None:
         click.echo(line, err=True)
 
 
-def stale_warning(manifest: Manifest, facts: str | Path, command: str) -> str | None:
-    """The line ``warn_if_stale`` prints (None when the facts are current), for a question to return."""
+def stale_warning(manifest: Manifest | Callable[[], Manifest], facts: str | Path, command: str) -> str | None:
+    """The line ``warn_if_stale`` prints (None when the facts are current), for a question to return.
+    ``manifest``, or what reads it: a scan whose saved state shows no source changed since
+    (``scanner.api.sources_unchanged``) is current without reading it."""
+    from rofl.scanner.api import sources_unchanged
     from rofl.scanner.errors import shown
 
+    if callable(manifest):
+        if sources_unchanged(str(facts)):
+            return None
+        manifest = manifest()
     src = manifest.src
     if not os.path.isdir(src):
         return f"rofl {command}: warning: the scanned folder {shown(src)} is gone; the facts cannot be checked"

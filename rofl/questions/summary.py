@@ -168,7 +168,7 @@ def summary(options: SummaryOptions, source: Source) -> SummaryAnswer:
 
     from .staleness import stale_warning
 
-    stale = stale_warning(source.manifest(Path(options.facts)), options.facts, "summary")
+    stale = stale_warning(lambda: source.manifest(Path(options.facts)), options.facts, "summary")
     rules = (str(shipped("summary.rofl")), *options.rules)
     kernel = source.kernel(KernelInputs(budget=options.budget, facts=options.facts, rules=rules))
     answer = summary_of(kernel, options.top, options.leaves)
