@@ -98,8 +98,10 @@ def cycles(options: CyclesOptions, source: Source) -> CyclesAnswer:
     from .staleness import stale_warning
 
     stale = stale_warning(lambda: source.manifest(Path(options.facts)), options.facts, "cycles")
-    kernel = source.kernel(KernelInputs(budget=options.budget, facts=options.facts, rules=options.rules))
-    answer = cycles_of(kernel, runtime=options.runtime)
+    from .imports_graph import READS
+
+    inputs = KernelInputs(budget=options.budget, facts=options.facts, rules=options.rules, reads=READS)
+    answer = cycles_of(source.kernel(inputs), runtime=options.runtime)
     notes = [stale] if stale is not None else []
     if answer.partial:
         notes.append("rofl cycles: the budget ran out before the evaluation finished; raise --budget")

@@ -69,6 +69,23 @@ class ImportGraph:
         return f"{len(self.files)} files" + (f" (and {assets} imported asset(s))" if assets else "")
 
 
+# every relation ``import_graph`` reads: the edges it evaluates and the scanner rows it attaches to them
+# (a question that builds the graph over a scan alone loads only these and what they depend on)
+READS = frozenset(
+    {
+        DEPENDENCY,
+        RUNTIME_DEPENDENCY,
+        PACKAGE_WIDE,
+        RUNTIME_PACKAGE_WIDE,
+        "src_import_line",
+        "src_import_kind",
+        "src_resolves",
+        "src_workspace_import",
+        "src_file",
+    }
+)
+
+
 def _atom(term: object) -> str:
     return term[0] if isinstance(term, tuple) and len(term) == 1 else str(term)
 

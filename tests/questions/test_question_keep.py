@@ -76,3 +76,30 @@ def test_the_relations_a_question_keeps():
     only = question_keep(frozenset({"src_call"}))
     assert only is not None and only("src_call") and not only("src_resolves")
     assert question_keep(frozenset({"audit$forged"})) is None  # fact metadata: every fact
+
+
+CYCLIC = {
+    **TREE,
+    "packages/b/src/util.ts": "import { b } from './index';\nexport const u = b;\n",
+    "packages/b/src/index.ts": "import { a } from '@w/a';\nimport { u } from './util';\nexport const b = u;\n",
+    "packages/a/src/types.ts": "import type { b } from '@w/b';\nexport type T = typeof b;\n",
+}
+
+
+@pytest.mark.parametrize("runtime", [False, True])
+def test_cycles_answer_the_same_from_the_relations_the_import_graph_reads(tmp_path, runtime):
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, CYCLIC)
+    runner = CliRunner()
+    assert runner.invoke(main, ["scan", str(src), "--out", str(facts)]).exit_code == 0
+    args = ["cycles", "--facts", str(facts), "--json", *(["--runtime"] if runtime else [])]
+    runner.invoke(main, args)  # the compiled cache is written
+    kept = runner.invoke(main, args)
+    with mock.patch.object(loading_kernel, "question_keep", return_value=None):
+        whole = runner.invoke(main, args)
+    assert (kept.exit_code, kept.stdout, kept.stderr) == (whole.exit_code, whole.stdout, whole.stderr)
+    assert json.loads(kept.stdout)["components"]
