@@ -63,7 +63,7 @@ class ExportAnswer(Answer):
 
 def export(options: ExportOptions, source: Source) -> ExportAnswer:
     """The relation of ``options`` as a graph document, loaded through ``source``."""
-    from rofl.questions.graph_documents import build_graph, write
+    from rofl.questions.graph_documents import build_graph, reads, write
 
     notes: list[str] = []
     if options.facts is not None:  # it answers from the facts as they are: say when the sources moved on
@@ -73,7 +73,9 @@ def export(options: ExportOptions, source: Source) -> ExportAnswer:
         stale = stale_warning(lambda: source.manifest(folder), folder, "export")
         if stale is not None:
             notes.append(stale)
-    kernel = source.kernel(KernelInputs(options.files, budget=options.budget, facts=options.facts, rules=options.rules))
+    asked = reads(options.relation)  # a bad relation name is said before anything loads
+    inputs = KernelInputs(options.files, budget=options.budget, facts=options.facts, rules=options.rules, reads=asked)
+    kernel = source.kernel(inputs)
     graph = build_graph(kernel, options.relation)
     partial = bool(graph.graph.get("partial"))
     if graph.number_of_edges() == 0 and not partial:

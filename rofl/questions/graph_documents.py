@@ -30,6 +30,28 @@ _FILE_COUNTS = {
     "src_parse_error": "parse_errors",
 }
 
+# the scanner relations ``_annotate`` reads besides the exported relation and in_cycle (a graph over a scan
+# alone loads only these and what the exported relation depends on)
+ANNOTATES = frozenset(
+    {
+        *_FILE_COUNTS,
+        "src_file",
+        "src_external",
+        "src_import_kind",
+        "src_import_line",
+        "src_declaration",
+        "src_resolves",
+    }
+)
+
+
+def reads(relation: str) -> frozenset[str]:
+    """Every relation ``build_graph`` reads to export ``relation`` (stored names)."""
+    from rofl.engine.namespace import stored_name
+
+    rel, persp = parse_relation(relation)
+    return ANNOTATES | {stored_name(rel, persp), stored_name("in_cycle", "code")}
+
 
 def node_id(term: Term) -> str:
     return term if type(term) is str else format_term(term)

@@ -103,3 +103,21 @@ def test_cycles_answer_the_same_from_the_relations_the_import_graph_reads(tmp_pa
         whole = runner.invoke(main, args)
     assert (kept.exit_code, kept.stdout, kept.stderr) == (whole.exit_code, whole.stdout, whole.stderr)
     assert json.loads(kept.stdout)["components"]
+
+
+@pytest.mark.parametrize("relation", ["dependency", "depends_on[code]", "runtime_dependency", "package_wide_target"])
+def test_export_writes_the_same_graph_from_the_relations_it_reads(tmp_path, relation):
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, CYCLIC)
+    runner = CliRunner()
+    assert runner.invoke(main, ["scan", str(src), "--out", str(facts)]).exit_code == 0
+    args = ["export", relation, "--facts", str(facts), "--format", "json"]
+    runner.invoke(main, args)  # the compiled cache is written
+    kept = runner.invoke(main, args)
+    with mock.patch.object(loading_kernel, "question_keep", return_value=None):
+        whole = runner.invoke(main, args)
+    assert (kept.exit_code, kept.stdout, kept.stderr) == (whole.exit_code, whole.stdout, whole.stderr)
