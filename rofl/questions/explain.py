@@ -139,7 +139,7 @@ def why(options: ExplainOptions, source: Source) -> WhyAnswer:
     from .rounds import run_note
 
     literal = ground_fact(options.fact)
-    kernel = options.load(source)
+    kernel = options.load(source, reads=frozenset({qualify_literal(literal).rel}))  # its proof reads no other
     run = options.adapter_rounds(kernel, source)
     answer = why_of(kernel, options.fact, literal, run)
     notes = [*run_note(run)]
@@ -165,8 +165,9 @@ def why(options: ExplainOptions, source: Source) -> WhyAnswer:
 
 def whynot(options: ExplainOptions, source: Source) -> WhynotAnswer:
     """For FACT, over what ``options`` loads through ``source``, the failing premise of each rule that could conclude it."""
-    kernel = options.load(source)
-    answer = whynot_of(kernel, ground_fact(options.fact))
+    literal = ground_fact(options.fact)
+    kernel = options.load(source, reads=frozenset({qualify_literal(literal).rel}))  # the rules that could conclude it
+    answer = whynot_of(kernel, literal)
     line = partial_line(kernel, "whynot")
     return replace(answer, notes=(line,) if line is not None else ())
 

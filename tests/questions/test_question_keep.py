@@ -121,3 +121,30 @@ def test_export_writes_the_same_graph_from_the_relations_it_reads(tmp_path, rela
     with mock.patch.object(loading_kernel, "question_keep", return_value=None):
         whole = runner.invoke(main, args)
     assert (kept.exit_code, kept.stdout, kept.stderr) == (whole.exit_code, whole.stdout, whole.stderr)
+
+
+@pytest.mark.parametrize(
+    "command, fact",
+    [
+        ("why", 'depends_on[code]("packages/b/src/util.ts", "packages/a/src/index.ts")'),
+        ("why", 'in_cycle[code]("packages/b/src/util.ts")'),
+        ("why", 'src_file[code]("packages/b/src/util.ts", H)'),
+        ("whynot", 'dependency[code]("packages/a/src/index.ts", "packages/b/src/util.ts")'),
+        ("whynot", 'in_cycle[code]("packages/a/src/types.ts")'),
+    ],
+)
+def test_why_and_whynot_explain_the_same_from_the_relations_they_read(tmp_path, command, fact):
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, CYCLIC)
+    runner = CliRunner()
+    assert runner.invoke(main, ["scan", str(src), "--out", str(facts)]).exit_code == 0
+    args = [command, fact, "--facts", str(facts), "--json"]
+    runner.invoke(main, ["ask", "src_file[code](F, H)", "--facts", str(facts)])  # the compiled cache is written
+    kept = runner.invoke(main, args)
+    with mock.patch.object(loading_kernel, "question_keep", return_value=None):
+        whole = runner.invoke(main, args)
+    assert (kept.exit_code, kept.stdout, kept.stderr) == (whole.exit_code, whole.stdout, whole.stderr)
