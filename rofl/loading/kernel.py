@@ -76,7 +76,8 @@ def build_kernel(
             f"--load-as {SCANNER}: '{SCANNER}' is the identity the loader gives a scan's verified fact files; load FILE as another WHO"
         )
     if facts is not None:
-        alone = inputs.reads is not None and not (rules or files or load_as or public_key)  # boot and code.rofl
+        # boot, code.rofl and rofl's own rule files only: no program of the user's can read more (or usurp)
+        alone = inputs.reads is not None and not (files or load_as or public_key) and all(map(is_shipped, rules))
         kernel, warnings = loaded_code_kernel(
             facts,
             rules,
@@ -84,7 +85,7 @@ def build_kernel(
             use_cache and public_key is None,
             public_key,
             manifest=manifest,
-            reads=question_keep(inputs.reads) if alone and inputs.reads is not None else None,
+            reads=question_keep(inputs.reads, rules) if alone and inputs.reads is not None else None,
         )
         for line in warnings:  # said before a program file can fail to load
             if warn is not None:
@@ -189,19 +190,25 @@ def declare_vocabulary(kernel: Kernel) -> None:
 LOADER_VOCABULARY = (("missing_fact_file", "audit", 1),)
 
 
-def question_keep(asked: frozenset[str]) -> Callable[[str], bool] | None:
-    """Which relations a question over a scan alone needs (``asked``: the stored names of the relations it
-    asks): every relation that is no scanner relation, and each scanner relation the rules of boot.rofl and
-    code.rofl lead from ``asked`` to (through the rules deriving what they read, and the relation a
-    ``cycle_component`` literal names).  None (every relation) when they lead to fact metadata, which reads
-    every fact."""
-    needed = cone(_rule_graph(), asked)
+def question_keep(asked: frozenset[str], shipped: tuple = ()) -> Callable[[str], bool] | None:
+    """Which relations a question over a scan needs (``asked``: the stored names of the relations it asks),
+    loaded with boot.rofl, code.rofl and the ``shipped`` rule files (rofl's own, e.g. summary.rofl): every
+    relation that is no scanner relation, and each scanner relation their rules lead from ``asked`` to
+    (through the rules deriving what they read, and the relation a ``cycle_component`` literal names).  None
+    (every relation) when they lead to fact metadata, which reads every fact."""
+    graph = _rule_graph(tuple(Path(p) for p in (BOOT, CODE_RULES, *shipped)))
+    needed = cone(graph, asked)
     if needed is None:
         return None
     from rofl.scanner.schema import RELATIONS
 
     dropped = frozenset(r.name for r in RELATIONS) - needed
     return lambda rel: rel not in dropped
+
+
+def is_shipped(path: str | Path) -> bool:
+    """Whether ``path`` is one of rofl's own rule files (as ``rofl.rules.path`` names them)."""
+    return Path(path).resolve().parent == BOOT.resolve().parent
 
 
 def cone(graph: dict[str, frozenset[str]], asked: Iterable[str]) -> frozenset[str] | None:
@@ -246,20 +253,18 @@ def body_reads(clause: Clause) -> set[str]:
     }
 
 
-def _rule_graph() -> dict[str, frozenset[str]]:
-    """``reads_graph`` of boot.rofl's and code.rofl's rules."""
-    return _parsed_graph(BOOT.stat().st_mtime_ns, CODE_RULES.stat().st_mtime_ns)
+def _rule_graph(paths: tuple[Path, ...]) -> dict[str, frozenset[str]]:
+    """``reads_graph`` of the rules of the rule files ``paths``."""
+    return _parsed_graph(tuple((path, path.stat().st_mtime_ns) for path in paths))
 
 
 @functools.cache
-def _parsed_graph(_boot_version: int, _code_version: int) -> dict[str, frozenset[str]]:
+def _parsed_graph(versions: tuple[tuple[Path, int], ...]) -> dict[str, frozenset[str]]:
     """``_rule_graph`` of the rule files as they are at these versions (their mtimes), parsed once."""
     from rofl.engine.namespace import qualify
     from rofl.engine.parse import parse_program
 
-    clauses = [
-        qualify(c) for path in (BOOT, CODE_RULES) for c in parse_program(path.read_text(encoding="utf-8"), str(path))
-    ]
+    clauses = [qualify(c) for path, _ in versions for c in parse_program(path.read_text(encoding="utf-8"), str(path))]
     return reads_graph(clauses)
 
 

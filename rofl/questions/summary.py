@@ -170,7 +170,7 @@ def summary(options: SummaryOptions, source: Source) -> SummaryAnswer:
 
     stale = stale_warning(lambda: source.manifest(Path(options.facts)), options.facts, "summary")
     rules = (str(shipped("summary.rofl")), *options.rules)
-    kernel = source.kernel(KernelInputs(budget=options.budget, facts=options.facts, rules=rules))
+    kernel = source.kernel(KernelInputs(budget=options.budget, facts=options.facts, rules=rules, reads=ASKED))
     answer = summary_of(kernel, options.top, options.leaves)
     return replace(answer, notes=(stale,) if stale is not None else ())
 

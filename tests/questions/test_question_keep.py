@@ -148,3 +148,33 @@ def test_why_and_whynot_explain_the_same_from_the_relations_they_read(tmp_path, 
     with mock.patch.object(loading_kernel, "question_keep", return_value=None):
         whole = runner.invoke(main, args)
     assert (kept.exit_code, kept.stdout, kept.stderr) == (whole.exit_code, whole.stdout, whole.stderr)
+
+
+def test_the_summary_is_the_same_from_the_relations_its_rules_read(tmp_path):
+    from click.testing import CliRunner
+
+    from rofl.cli import main
+
+    src, facts = tmp_path / "repo", tmp_path / "facts"
+    write_tree(src, CYCLIC)
+    runner = CliRunner()
+    assert runner.invoke(main, ["scan", str(src), "--out", str(facts)]).exit_code == 0
+    args = ["summary", "--facts", str(facts), "--json", "--leaves"]
+    runner.invoke(main, args)  # the compiled cache is written
+    kept = runner.invoke(main, args)
+    with mock.patch.object(loading_kernel, "question_keep", return_value=None):
+        whole = runner.invoke(main, args)
+    assert (kept.exit_code, kept.stdout, kept.stderr) == (whole.exit_code, whole.stdout, whole.stderr)
+    assert json.loads(kept.stdout)["totals"]
+
+
+def test_only_rofls_own_rule_files_count_as_shipped(tmp_path):
+    from rofl.loading.kernel import is_shipped
+    from rofl.rules import path as shipped
+
+    assert is_shipped(shipped("summary.rofl")) and is_shipped(str(shipped("presets.rofl")))
+    mine = tmp_path / "summary.rofl"
+    mine.write_text("x(1).\n")
+    assert not is_shipped(mine)
+    keep = question_keep(frozenset({"summary_imports"}), (str(shipped("summary.rofl")),))
+    assert keep is not None and keep("src_resolves") and not keep("src_call")
