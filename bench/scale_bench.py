@@ -11,7 +11,8 @@ into bench/.cache/synthetic (warm facts) and asked once to build the graph index
 * a no-change ``rofl scan`` (fresh process, median of three): the part of ``impact`` that its rescan is;
 * at 20,000 files: ``impact`` through a running ``rofl server`` (median of 20 requests, warm), and
   ``audit`` after a one-file change beside a no-change rescan (capped at SCALE_AUDIT_CAP seconds),
-  an audit before the change having judged the scan (what the audit after it reuses).
+  without rules and with every preset turned on, an audit before the change having judged the scan
+  (what the audit after it reuses).
 
 SCALE_ONLY=audit runs only the audit after a one-file change, at 2,000 and at 20,000 files.
 
