@@ -167,22 +167,11 @@ def served(n: int, requests: int = 20) -> dict:
         process.wait(timeout=30)
 
 
-# every preset turned on: the audit whose rules read the scan's [code] facts (what CI runs with a config)
-PRESETS = "".join(
-    f"use({name}).\n"
-    for name in (
-        "no_circular",
-        "no_runtime_circular",
-        "no_orphans",
-        "no_dev_dependencies",
-        "no_undeclared_packages",
-        "no_deep_workspace_imports",
-        "no_test_imports_from_production",
-        "unused_dependency",
-        "unused_dev_dependency",
-        "no_duplicate_exports",
-    )
-)
+def every_preset() -> str:
+    """A rule file turning every shipped preset on: the audit whose rules read the scan's [code] facts."""
+    from rofl.loading.presets import shipped_presets
+
+    return "".join(f"use({name}).\n" for name in shipped_presets())
 
 
 def audit_after_change(n: int, presets: bool = False) -> dict:
@@ -192,7 +181,7 @@ def audit_after_change(n: int, presets: bool = False) -> dict:
     audit_argv = ["timeout", str(int(AUDIT_CAP)), *rofl_argv(), "audit", "--facts", str(facts)]
     if presets:
         rules = facts.parent / "presets.rofl"
-        rules.write_text(PRESETS)
+        rules.write_text(every_preset())
         audit_argv += ["--rules", str(rules)]
     subprocess.run([*rofl_argv(), "scan", str(src), "--out", str(facts)], check=True, capture_output=True)
     subprocess.run(audit_argv, capture_output=True)  # the audit before the change: what the next one reuses

@@ -303,20 +303,12 @@ def needs(kernel: Kernel, found: Residue) -> Needs | None:
     return Needs(frozenset(read & found.code), frozenset(display_name(clause.head.rel) for clause in live))
 
 
-def load_pure(
-    kernel: Kernel,
-    found: Residue,
-    relations: frozenset[str] | None = None,
-    keeps: Callable[[str], bool] | None = None,
-) -> int:
-    """Assert the pure files' facts of ``relations`` (None: every relation) as the loader asserts them (by the
-    scanner, in [code]), their rows read from ``rofl.loading.pure_rows`` (a file missing there is read,
-    checked against its digest and parsed); a relation ``keeps`` refuses gets its first row only, as
-    ``rofl.loading.factload.Loading`` declares it before it is dropped.  The number of facts new.  Raises
-    ``Unsure`` when a file changed since it was checked or does not read as pure."""
-    from itertools import chain
-
-    from rofl.loading import cachemac, graph_index, pure_rows
+def pure_rows(found: Residue) -> dict[str, tuple]:
+    """The rows of every pure file by digest (``rofl.loading.pure_rows``: a file missing there is read, checked
+    against its digest and parsed).  Raises ``Unsure`` when a file changed since it was checked or does not
+    read as pure."""
+    from rofl.loading import cachemac, graph_index
+    from rofl.loading import pure_rows as kept
 
     listed = {row[0]: graph_index.Listed(*row[:4]) for row in found.pure}
 
@@ -324,12 +316,28 @@ def load_pure(
         return graph_index.checked_text(found.root / path, listed[path])
 
     try:
-        by_digest = pure_rows.rows_by_digest(found.root, [row[:2] for row in found.pure], text, cachemac.secret())
-    except pure_rows.NotPure as exc:
+        return kept.rows_by_digest(found.root, [row[:2] for row in found.pure], text, cachemac.secret())
+    except kept.NotPure as exc:
         raise Unsure(str(exc)) from None
+
+
+def load_pure(
+    kernel: Kernel,
+    found: Residue,
+    relations: frozenset[str] | None = None,
+    keeps: Callable[[str], bool] | None = None,
+    rows: dict[str, tuple] | None = None,
+) -> int:
+    """Assert the pure files' facts of ``relations`` (None: every relation) as the loader asserts them (by the
+    scanner, in [code]), from ``rows`` (``pure_rows``, read when not given); a relation ``keeps`` refuses gets
+    its first row only, as ``rofl.loading.factload.Loading`` declares it before it is dropped.  The number of
+    facts new.  Raises ``Unsure`` as ``pure_rows`` does."""
+    from itertools import chain
+
+    by_digest = rows if rows is not None else pure_rows(found)
     gathered: dict[str, list[tuple[tuple, ...]]] = {}
-    for rows in by_digest.values():
-        for rel, part in rows:
+    for file_rows in by_digest.values():
+        for rel, part in file_rows:
             if relations is None or rel in relations:
                 gathered.setdefault(rel, []).append(part)
     added = 0

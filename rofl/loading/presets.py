@@ -42,6 +42,13 @@ def presets_file() -> Path:
     return shipped("presets.rofl")
 
 
+def shipped_presets() -> tuple[str, ...]:
+    """The names of the rules rules/presets.rofl declares (``rule(Name, Severity, Message).``), in its order."""
+    import re
+
+    return tuple(re.findall(r"^rule\((\w+),", presets_file().read_text(encoding="utf-8"), re.M))
+
+
 def turned_on(kernel: Kernel) -> set[str]:
     """The presets ``use(...)`` facts name (plus ``forbidden`` when a forbidden fact exists)."""
     used = {row[1][0] for row in kernel.rows("use") if len(row) == 2 and isinstance(row[1], tuple)}

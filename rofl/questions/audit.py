@@ -217,8 +217,9 @@ def audit_reused(options: AuditOptions, judging: Judging, source: Source) -> tup
         depcruise = o.depcruise_config is not None or find_config(o.src if o.src is not None else found.src)
         manifest = source.manifest(facts) if turned_on(kernel) or depcruise else None
         warnings += load_presets(kernel, facts, o.src, (*o.files, *o.rules), manifest)
-        if depcruise:  # the config's package facts name the packages the scan imports: those facts first
-            audit_store.load_pure(kernel, found, CODE_READ)
+        rows = audit_store.pure_rows(found) if depcruise else None  # read once for both loads below
+        if rows is not None:  # the config's package facts name the packages the scan imports: those facts first
+            audit_store.load_pure(kernel, found, CODE_READ, rows=rows)
         names = (
             load_depcruise(
                 kernel, o.facts, o.src, o.depcruise_config, o.allow_config_js, warnings.append, manifest=manifest
@@ -230,7 +231,7 @@ def audit_reused(options: AuditOptions, judging: Judging, source: Source) -> tup
         if needed is None:
             return None  # a live audit reads every fact's metadata
         if needed.relations:
-            audit_store.load_pure(kernel, found, needed.relations | LOCATING)
+            audit_store.load_pure(kernel, found, needed.relations | LOCATING, rows=rows)
     except (RoflError, audit_store.Unsure):
         return None  # the full load says what is wrong, as it always did
     judging = replace(judging, depcruise_names=names, manifest=manifest)
@@ -471,15 +472,14 @@ def fold_unverified(found: dict, objects: list[dict], facts: Path) -> list[dict]
 def rules_that_ran(kernel: Kernel, where: LazyWhere | None, stale: bool, reextracted: bool) -> tuple[RuleInfo, ...]:
     """Every named rule and audit this run judged, with findings or none, as ``RuleInfo``: the declared
     rules (a shipped preset only when it is turned on), boot's audits and the checks the options asked for."""
-    import re
 
     from rofl.engine.namespace import display_name
 
-    from ..loading.presets import presets_file, turned_on
+    from ..loading.presets import shipped_presets, turned_on
     from .findings import AUDIT_DESCRIPTIONS, audit_rule, declared_rules
 
     declared = declared_rules(kernel, where)
-    shipped = set(re.findall(r"^rule\((\w+),", presets_file().read_text(encoding="utf-8"), re.M))
+    shipped = set(shipped_presets())
     off = shipped - turned_on(kernel)
     audits = {display_name(rel) for rel in kernel.names_in(AUDIT)} & set(AUDIT_DESCRIPTIONS)
     audits |= {name for name, on in (("stale", stale), ("reextract", reextracted)) if on}

@@ -210,9 +210,9 @@ def loaded_relations(facts: Path, *extra: str) -> tuple[tuple, list[frozenset[st
     asked: list[frozenset[str]] = []
     original = audit_store.load_pure
 
-    def recording(kernel, found, relations):
+    def recording(kernel, found, relations, **how):
         asked.append(relations)
-        return original(kernel, found, relations)
+        return original(kernel, found, relations, **how)
 
     with mock.patch.object(audit_store, "load_pure", recording):
         outcome = run("audit", "--facts", facts, "--json", *extra)

@@ -61,3 +61,29 @@ def test_any_change_is_still_named(scan, change, named):
     change(src)
     code, _, err = run("ask", "dependency[code](A, B)", "--facts", facts)
     assert "stale" in err and named in err
+
+
+@pytest.mark.parametrize("planted", ["garbage", "other_src", "link"])
+def test_a_planted_scan_state_never_hides_a_change(scan, tmp_path, planted):
+    """The saved state is the fact folder's (untrusted): garbage, one naming another source folder, or a link
+    planted in its place makes the check fall back to the manifest, which names what changed."""
+    import json
+
+    from rofl.scanner.state import STATE_NAME
+
+    src, facts = scan
+    path = facts / STATE_NAME
+    if planted == "garbage":
+        path.write_text("{not json")
+    elif planted == "other_src":
+        data = json.loads(path.read_text())
+        data["key"]["src"] = str(tmp_path / "nowhere")
+        path.write_text(json.dumps(data))
+    else:
+        outside = tmp_path / "state.json"
+        outside.write_text(path.read_text())
+        path.unlink()
+        path.symlink_to(outside)
+    (src / "src/b.ts").write_text("export const b = 2 + 2;\n")
+    code, _, err = run("ask", "dependency[code](A, B)", "--facts", facts)
+    assert "stale" in err and "src/b.ts" in err
