@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -15,15 +15,16 @@ import pytest
 
 try:
     from selenium import webdriver
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:  # pragma: no cover - the dev extra installs it
     webdriver = None
-    By = Keys = WebDriverWait = None  # type: ignore[assignment,misc]
+    By = Keys = WebDriverWait = TimeoutException = None  # type: ignore[assignment,misc]
 
-__all__ = ["MARKS", "By", "Keys", "WebDriverWait", "artefacts", "headless", "screenshot"]
+__all__ = ["MARKS", "By", "Keys", "WebDriverWait", "artefacts", "eventually", "headless", "screenshot"]
 
 
 def _program(name: str) -> str | None:
@@ -82,3 +83,23 @@ def headless(profile: Path, width: int, height: int, screenshots: Path) -> Itera
 def screenshot(screenshots: Path, browser: Any, name: str) -> None:
     """Keep what ``browser`` shows as screenshots/NAME.png."""
     browser.save_screenshot(str(screenshots / f"{name}.png"))
+
+
+def eventually(browser: Any, probe: Callable[[Any], Any], want: Any, seconds: float = 10.0) -> Any:
+    """What ``probe(browser)`` gives once it gives ``want``, or its last answer after ``seconds``.
+
+    A page answers a navigation, back, forward or click through events the browser delivers after the
+    WebDriver call returns (``hashchange`` is asynchronous), so a test reads the page when it has settled,
+    not at the first instant; the caller asserts on the value, so a page that never settles still fails
+    with what it showed."""
+    seen: list[Any] = [None]
+
+    def reached(driver: Any) -> bool:
+        seen[0] = probe(driver)
+        return bool(seen[0] == want)
+
+    try:
+        WebDriverWait(browser, seconds, poll_frequency=0.05).until(reached)
+    except TimeoutException:
+        pass
+    return seen[0]

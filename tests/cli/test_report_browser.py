@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.browser import MARKS, By, Keys, artefacts, headless, screenshot
+from tests.browser import MARKS, By, Keys, artefacts, eventually, headless, screenshot
 from tests.cli.report_fixtures import BIG, report
 
 ARTEFACTS = artefacts("report-browser")
@@ -44,7 +44,7 @@ def open_detail(browser) -> str | None:
 def test_search_file_importer_back_and_forward(page):
     browser, url = page
     browser.get(url)
-    assert visible_view(browser) == "/packages"  # a workspace starts at its package graph
+    assert eventually(browser, visible_view, "/packages") == "/packages"  # a workspace starts at its package graph
     counts = browser.execute_script(
         "return [].map.call(document.querySelectorAll('[data-count]'),function(p){"
         "return p.getAttribute('data-from-package')+'>'+p.getAttribute('data-to-package')+'='+p.getAttribute('data-count');});"
@@ -60,9 +60,9 @@ def test_search_file_importer_back_and_forward(page):
     shot(browser, "02-search")
     box.send_keys(Keys.ENTER)
     money = "packages/core/src/money.ts"
-    assert open_detail(browser) == money
+    assert eventually(browser, open_detail, money) == money
     assert browser.execute_script("return decodeURIComponent(location.hash.slice(1))") == money
-    assert visible_view(browser) == "packages/core/src"
+    assert eventually(browser, visible_view, "packages/core/src") == "packages/core/src"
     order = browser.execute_script(
         "var d=document.querySelector('[data-file-detail=\"packages/core/src/money.ts\"]');"
         "return [].map.call(d.querySelectorAll('h4'),function(h){return h.textContent.split(' ')[0];});"
@@ -74,25 +74,25 @@ def test_search_file_importer_back_and_forward(page):
     importer = "packages/ui/src/button.ts"
     link = browser.find_element(By.CSS_SELECTOR, f'[data-file-detail="{money}"] ul.importers a[href="#{importer}"]')
     link.click()
-    assert open_detail(browser) == importer
+    assert eventually(browser, open_detail, importer) == importer
     imports = browser.find_elements(By.CSS_SELECTOR, f'[data-file-detail="{importer}"] ul.imports li')
     assert len(imports) == 2 and "line 2" in imports[1].text + imports[0].text
     shot(browser, "04-importer")
 
     browser.back()
-    assert open_detail(browser) == money
+    assert eventually(browser, open_detail, money) == money
     browser.back()
-    assert visible_view(browser) == "/packages"
+    assert eventually(browser, visible_view, "/packages") == "/packages"
     browser.forward()
-    assert open_detail(browser) == money
+    assert eventually(browser, open_detail, money) == money
     browser.forward()
-    assert open_detail(browser) == importer
+    assert eventually(browser, open_detail, importer) == importer
 
 
 def test_findings_view_lists_presets_forbidden_and_named_rules_with_links(page):
     browser, url = page
     browser.get(url + "#/findings")
-    assert visible_view(browser) == "/findings"
+    assert eventually(browser, visible_view, "/findings") == "/findings"
     text = browser.find_element(By.ID, "findings").text
     for rule in ("no_orphans", "no_ui_to_money", "app_not_big", "import cycle 1: packages/core/src/cycle_a.ts"):
         assert rule in text
@@ -103,9 +103,9 @@ def test_findings_view_lists_presets_forbidden_and_named_rules_with_links(page):
     )
     finding.find_element(By.TAG_NAME, "summary").click()
     finding.find_element(By.CSS_SELECTOR, "p.at a").click()
-    assert open_detail(browser) == "packages/ui/src/button.ts"
+    assert eventually(browser, open_detail, "packages/ui/src/button.ts") == "packages/ui/src/button.ts"
     browser.back()
-    assert visible_view(browser) == "/findings"
+    assert eventually(browser, visible_view, "/findings") == "/findings"
 
 
 def test_a_large_folder_stays_readable_at_any_width(page):
@@ -115,7 +115,7 @@ def test_a_large_folder_stays_readable_at_any_width(page):
         for width in (1280, 640):
             browser.set_window_size(width, 900)
             browser.get(url + "#" + quote(folder, safe=""))
-            assert visible_view(browser) == folder
+            assert eventually(browser, visible_view, folder) == folder
             cards = browser.find_elements(By.CSS_SELECTOR, f'div.view[data-folder="{folder}"] .card')
             assert len(cards) == BIG
             over = browser.execute_script("var g=document.getElementById('graph');return g.scrollWidth-g.clientWidth;")
@@ -128,9 +128,9 @@ def test_a_large_folder_stays_readable_at_any_width(page):
 def test_a_malformed_fragment_shows_a_page_that_says_so(page):
     browser, url = page
     browser.get(url + "#%E0%A4%A")
-    notice = browser.find_element(By.ID, "notice")
-    assert notice.is_displayed() and "names no file, folder or view" in notice.text
-    assert visible_view(browser) == "/packages"
+    said = eventually(browser, lambda b: "names no file, folder or view" in b.find_element(By.ID, "notice").text, True)
+    assert said and browser.find_element(By.ID, "notice").is_displayed()
+    assert eventually(browser, visible_view, "/packages") == "/packages"
     height = browser.execute_script(
         "return document.querySelector('div.view:not([hidden])').getBoundingClientRect().height"
     )
