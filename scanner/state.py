@@ -238,16 +238,20 @@ def _same_configs(src: str, configs: dict[str, Any], absent: list[str], other: l
     gone: set[str] = set()
     walked, surely_absent = listing.walked, listing.surely_absent
     prefix = src.rstrip(os.sep) + os.sep
+    missing: set[str] = set()  # keys of ``absent`` seen absent: nothing is under them either
     for config in absent:
         parent, _, name = config.rpartition("/")
         names = walked.get(parent)
         if names is not None:  # the common case, inlined: a folder the walk listed
             if (name.casefold() if name.isascii() else folded(name)) not in names:
+                missing.add(config)
                 continue
-        elif surely_absent(config):
+        elif parent in missing or surely_absent(config):  # ``x.js`` sorts before ``x.js/package.json``
+            missing.add(config)
             continue
         if not _still_absent(prefix + config, gone):
             return False
+        missing.add(config)
     return all(_still_absent(os.path.normpath(os.path.join(src, config)), gone) for config in other)
 
 

@@ -113,4 +113,4 @@ def emit_json(data: object) -> None:
     """Print ``data`` with the one JSON encoding of every command (terms through ``term``)."""
     import click
 
-    click.echo(dumps(data))
+    click.echo(dumps_fast(data))  # a command runs on rofl.deep's large stack, where the C encoder goes deep
