@@ -504,9 +504,39 @@ class Kernel:
         from .explain import holds, why
 
         rel = self._checked(rel, persp, args)
-        ctx = self.evaluate(goals=goals)._ctx
         row = (persp, *args)
+        if self._surely_not(rel, persp, tuple(args), goals):
+            return None
+        ctx = self.evaluate(goals=goals)._ctx
         return why(ctx, self.store, rel, row) if holds(ctx, rel, row) else None
+
+    def _surely_not(self, rel: str, persp: str, args: tuple, goals: set[str] | None) -> bool:
+        """True when demand (``engine.magic``) shows that the fact does not hold, without evaluating its
+        linearly recursive relation whole: its rows for the fact's bound arguments are exactly the full
+        evaluation's, so a fact missing among them holds nowhere.  False when it may hold, when there is
+        no demand plan (the relation is evaluated already, or its rules do not allow one), or when the
+        budget ran out first: then the full evaluation answers, proof and all."""
+        from .clauses import Literal
+        from .magic import demanded_rows
+        from .plan import BudgetExhausted
+
+        question = self.question(Literal(rel, persp, args))
+        plan, _, rest = self._demand_plan(question, goals)
+        if plan is None:
+            return False
+        outcome = self.evaluate(goals=rest)
+        if outcome.partial:
+            return False
+        ctx = outcome._ctx
+        saved = ctx.limit
+        ctx.limit = ctx.steps + self.budget
+        try:
+            found = demanded_rows(plan, ctx, tuple(args[i] for i in plan.bound))
+        except BudgetExhausted:
+            return False
+        finally:
+            ctx.limit = saved
+        return (persp, *args) not in found
 
     def whynot(self, rel: str, persp: str, args: tuple, goals: set[str] | None = None):
         """For a fact that does not hold, the failing premise of each rule that could conclude it."""

@@ -118,3 +118,26 @@ def test_a_chain_asked_from_its_head_never_builds_the_closure():
     k.invalidate()
     cut = k.query('depends_on("f0", X)', budget=100)  # a demand answer is bounded by the budget too
     assert cut.partial and set(cut.rows) < set(answers.rows)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.sampled_from(sorted(SHAPES)), graph=edges, pair=st.tuples(st.sampled_from(NODES), st.sampled_from(NODES))
+)
+def test_why_says_a_fact_does_not_hold_by_demand_exactly_when_the_full_evaluation_lacks_it(shape, graph, pair):
+    rules, linear = SHAPES[shape]
+    k = Kernel(BOOT)
+    k.load_text("e(z, z).\n" + "".join(f"e({a}, {b}).\n" for a, b in graph) + rules)
+    (lit,) = k.question(f"r({pair[0]}, {pair[1]})").literals
+    k.invalidate()
+    node = k.why(lit.rel, lit.persp, lit.args, goals={"r"})
+    current = k.current
+    whole = current is None or current.goals is None or "r" in current.goals
+    k.invalidate()
+    full = k.evaluate()
+    holds = full.holds("r", (lit.persp, *lit.args))
+    assert (node is not None) == holds
+    if node is not None:  # a proof comes from the full evaluation, as before
+        assert whole and node == k.why(lit.rel, lit.persp, lit.args)
+    else:  # a fact that does not hold is known so from its bound arguments' rows alone
+        assert whole != linear
