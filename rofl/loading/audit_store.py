@@ -327,11 +327,12 @@ def load_pure(
     relations: frozenset[str] | None = None,
     keeps: Callable[[str], bool] | None = None,
     rows: dict[str, tuple] | None = None,
+    who: str | None = SCANNER,
 ) -> int:
-    """Assert the pure files' facts of ``relations`` (None: every relation) as the loader asserts them (by the
-    scanner, in [code]), from ``rows`` (``pure_rows``, read when not given); a relation ``keeps`` refuses gets
-    its first row only, as ``rofl.loading.factload.Loading`` declares it before it is dropped.  The number of
-    facts new.  Raises ``Unsure`` as ``pure_rows`` does."""
+    """Assert the pure files' facts of ``relations`` (None: every relation) as the loader asserts them (by
+    ``who``, the scanner, in [code]), from ``rows`` (``pure_rows``, read when not given); a relation ``keeps``
+    refuses gets its first row only, as ``rofl.loading.factload.Loading`` declares it before it is dropped.
+    The number of facts new.  Raises ``Unsure`` as ``pure_rows`` does."""
     from itertools import chain
 
     by_digest = rows if rows is not None else pure_rows(found)
@@ -343,8 +344,18 @@ def load_pure(
     added = 0
     for rel, parts in sorted(gathered.items()):
         every = chain.from_iterable(parts)
-        added += kernel.assert_rows(rel, CODE, every if keeps is None or keeps(rel) else [next(every)], SCANNER)
+        added += kernel.assert_rows(rel, CODE, every if keeps is None or keeps(rel) else [next(every)], who)
     return added
+
+
+def audited_who(kernel: Kernel) -> str | None:
+    """Who an audit over the residue asserts the pure files' facts by: nobody (no ``asserted_by`` row) while
+    authority(code, scanner) holds, else the scanner.  A pure file is the scanner's own output, checked
+    against its digest, so with that authority boot's ``forged`` audit can never name its facts, and it is
+    the one audit rule reading fact metadata that the residue audit runs (``needs``: any other takes the
+    full load); without the rows, that rule visits only the residue's facts instead of every fact."""
+    granted = ("main", (CODE,), (SCANNER,)) in kernel.store.base.get("authority", {})
+    return None if granted else SCANNER
 
 
 def _forged_rule() -> tuple:

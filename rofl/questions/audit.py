@@ -219,7 +219,7 @@ def audit_reused(options: AuditOptions, judging: Judging, source: Source) -> tup
         warnings += load_presets(kernel, facts, o.src, (*o.files, *o.rules), manifest)
         rows = audit_store.pure_rows(found) if depcruise else None  # read once for both loads below
         if rows is not None:  # the config's package facts name the packages the scan imports: those facts first
-            audit_store.load_pure(kernel, found, CODE_READ, rows=rows)
+            audit_store.load_pure(kernel, found, CODE_READ, rows=rows, who=audit_store.audited_who(kernel))
         names = (
             load_depcruise(
                 kernel, o.facts, o.src, o.depcruise_config, o.allow_config_js, warnings.append, manifest=manifest
@@ -231,7 +231,9 @@ def audit_reused(options: AuditOptions, judging: Judging, source: Source) -> tup
         if needed is None:
             return None  # a live audit reads every fact's metadata
         if needed.relations:
-            audit_store.load_pure(kernel, found, needed.relations | LOCATING, rows=rows)
+            audit_store.load_pure(
+                kernel, found, needed.relations | LOCATING, rows=rows, who=audit_store.audited_who(kernel)
+            )
     except (RoflError, audit_store.Unsure):
         return None  # the full load says what is wrong, as it always did
     judging = replace(judging, depcruise_names=names, manifest=manifest)

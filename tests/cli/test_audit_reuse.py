@@ -37,7 +37,9 @@ edits = st.lists(
     min_size=1,
     max_size=3,
 )
-tampers = st.sampled_from([None, None, "append_main", "append_code", "hand_written", "redigest_main", "delete_fact"])
+tampers = st.sampled_from(
+    [None, None, "append_main", "append_code", "hand_written", "repeat_code", "redigest_main", "delete_fact"]
+)
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -88,6 +90,9 @@ def tamper(facts: Path, kind: str) -> None:
         target.write_text(target.read_text() + 'src_file[code]("fake.js", "0").\n')
     elif kind == "hand_written":
         (facts / "code" / "hand.rofl").write_text('src_file[code]("hand.js", "0").\nrole[main](admin).\n')
+    elif kind == "repeat_code":  # a fact the scanner wrote too, asserted again by a hand-written file
+        fact = next(line for line in target.read_text().splitlines() if line.startswith("src_file[code]("))
+        (facts / "code" / "hand.rofl").write_text(fact + "\n")
     elif kind == "redigest_main":
         target.write_text(target.read_text() + 'owner[main]("x").\n')
         redigest(facts, listed[0], rename=True)
@@ -137,7 +142,7 @@ def audits_agree(steps, rules_text, forged) -> None:
             tamper(facts, forged)
             reused, full = audit_both(facts, *rules)
             assert reused == full
-            if forged in ("append_main", "hand_written", "redigest_main"):
+            if forged in ("append_main", "hand_written", "repeat_code", "redigest_main"):
                 assert reused[0] == 1 and findings(reused[1]) & {"forged", "unverified"}, reused
             elif forged == "delete_fact":
                 assert reused[0] == 1 and "missing_fact_file" in findings(reused[1]), reused
