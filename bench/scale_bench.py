@@ -9,8 +9,10 @@ into bench/.cache/synthetic (warm facts) and asked once to build the graph index
 * the peer, in the same run: a fresh Python process that reads the same edges (every dependency the
   index holds, as a JSON edge list) and answers ``networkx.ancestors`` of the changed file;
 * a no-change ``rofl scan`` (fresh process, median of three): the part of ``impact`` that its rescan is;
-* at 20,000 files: ``impact`` through a running ``rofl server`` (median of 20 requests, warm), and
-  ``audit`` after a one-file change beside a no-change rescan (capped at SCALE_AUDIT_CAP seconds),
+* at 20,000 files: ``impact`` through a running ``rofl server`` (median of 20 requests, warm),
+  ``rofl why 'depends_on[code](A, B)'`` for a pair that holds (proved from the whole closure) and one
+  that does not (answered by demand), beside networkx's ``has_path`` over the same edges in a fresh
+  process (the answers must agree), and ``audit`` after a one-file change beside a no-change rescan (capped at SCALE_AUDIT_CAP seconds),
   without rules and with every preset turned on, an audit before the change having judged the scan
   (what the audit after it reuses).
 
@@ -71,9 +73,9 @@ def run_child(argv: list[str], ok: tuple[int, ...] = (0,)) -> dict:
     return {"wall": float(seconds), "cpu": float(user) + float(system), "rss_mb": int(rss) / 1024, "out": done.stdout}
 
 
-def timed(argv: list[str], runs: int = RUNS) -> dict:
-    """The median of ``runs`` fresh processes (and the largest peak RSS)."""
-    found = [run_child(argv) for _ in range(runs)]
+def timed(argv: list[str], runs: int = RUNS, ok: tuple[int, ...] = (0,)) -> dict:
+    """The median of ``runs`` fresh processes (and the largest peak RSS); an exit code outside ``ok`` is an error."""
+    found = [run_child(argv, ok) for _ in range(runs)]
     return {
         "wall": statistics.median(m["wall"] for m in found),
         "cpu": statistics.median(m["cpu"] for m in found),
@@ -139,6 +141,50 @@ def one_size(n: int) -> dict:
     if cold is not None:
         row["cold_scan_s"] = cold
     return row
+
+
+PATH_PEER = """
+import json, sys, networkx as nx
+g = nx.DiGraph()
+g.add_edges_from(json.load(open(sys.argv[1])))
+print(nx.has_path(g, sys.argv[2], sys.argv[3]))
+"""
+
+
+def why_pairs(n: int) -> list[dict]:
+    """`rofl why 'depends_on[code](A, B)'` at ``n`` files for a pair that holds and one that does not (B the
+    changed file; A the first importer of the index's graph that reaches it, and the first that does not),
+    each beside networkx's ``has_path`` over the same edges in a fresh process; the answers must agree."""
+    import networkx as nx
+
+    _, facts, _ = prepared(n)
+    sink = facts.parent / f"edges-{n}.json"
+    if not sink.is_file():
+        edges_file(facts, sink)
+    graph = nx.DiGraph()
+    graph.add_edges_from(json.loads(sink.read_text()))
+    target = synthetic.changed_file()
+    reach = nx.ancestors(graph, target)
+    sources = sorted(node for node in graph if graph.out_degree(node) and node != target)
+    rows = []
+    pairs = ((True, next(a for a in sources if a in reach)), (False, next(a for a in sources if a not in reach)))
+    for holds, source in pairs:
+        fact = f'depends_on[code]("{source}", "{target}")'
+        ours = timed([*rofl_argv(), "why", fact, "--facts", str(facts), "--json"], ok=(0, 1))  # 1: does not hold
+        answer = json.loads(ours["out"])["holds"]
+        peer = timed([sys.executable, "-c", PATH_PEER, str(sink), source, target])
+        if answer != holds or peer["out"].strip() != str(holds):
+            raise RuntimeError(f"why {fact}: rofl says {answer}, networkx {peer['out'].strip()}, expected {holds}")
+        rows.append(
+            {
+                "workload": f"{n:,} files, why of a depends_on that {'holds' if holds else 'does not hold'}",
+                "why_s": ours["wall"],
+                "why_peak_mb": ours["rss_mb"],
+                "networkx_s": peer["wall"],
+                "ratio": ours["wall"] / peer["wall"],
+            }
+        )
+    return rows
 
 
 def served(n: int, requests: int = 20) -> dict:
@@ -252,7 +298,7 @@ def main() -> list[dict]:
     if "100,000 files" in by:
         top = by["100,000 files"]
         summary["exponent_20k_100k"] = math.log(top["impact_s"] / big["impact_s"]) / math.log(5)
-    extra = [summary, served(20_000)]
+    extra = [summary, served(20_000), *why_pairs(20_000)]
     if os.environ.get("SCALE_AUDIT", "1") != "0":
         extra += [audit_after_change(20_000), audit_after_change(20_000, presets=True)]
     print("| files | affected | impact (s, wall) | CPU s | peak MB | networkx (s) | ratio | CPU ratio |")
@@ -268,7 +314,11 @@ def main() -> list[dict]:
     )
     print(f"peak at 20,000: {big['peak_mb']:.0f} MB (target < 400 MB)")
     print(f"through rofl server at 20,000: {extra[1]['server_median_s'] * 1000:.1f} ms median (target <= 50 ms)")
-    for a in extra[2:]:
+    for w in extra[2:4]:
+        print(
+            f"{w['workload']}: {w['why_s']:.2f} s, {w['why_peak_mb']:.0f} MB (networkx has_path {w['networkx_s']:.2f} s)"
+        )
+    for a in extra[4:]:
         ratio = f"{a['audit_vs_rescan_x']:.1f}x" if "audit_vs_rescan_x" in a else "not measured (over the cap)"
         seconds = f"{a['audit_s']:.2f}" if isinstance(a["audit_s"], float) else a["audit_s"]
         print(f"{a['workload']}: {seconds} s vs no-change rescan {a['rescan_s']:.2f} s: {ratio} (target <= 5x)")
