@@ -62,13 +62,20 @@ class FactFolder:
     missing: tuple = ()  # listed fact files (relative to root) that are absent or not regular files
 
 
-def _walk_fact_files(root: Path) -> list[Path]:
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
+def _fact_file_names(root: Path) -> list[tuple[str, str]]:
+    """Every ``.rofl`` file under ``root`` as ``(full path, path relative to root with / separators)``:
+    folders top-down, each one's names sorted, folders starting with a dot skipped.  Plain strings: a
+    folder of 100,000 fact files is walked without a ``Path`` object per file."""
+    top = os.fspath(root)
+    out: list[tuple[str, str]] = []
+    join = os.path.join
+    for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        folder = os.path.relpath(dirpath, top)
+        prefix = "" if folder == os.curdir else folder.replace(os.sep, "/") + "/"
         for name in sorted(filenames):
             if name.endswith(".rofl"):
-                out.append(Path(dirpath) / name)
+                out.append((join(dirpath, name), prefix + name))
     return out
 
 
@@ -79,12 +86,13 @@ def stat_key(root: Path) -> str:
     except OSError:
         manifest = b""
     parts = [manifest]
-    for path in _walk_fact_files(root):
+    stat, lstat = os.stat, os.lstat
+    for full, rel in _fact_file_names(root):
         try:
-            st = path.stat()
+            st = stat(full)
         except OSError:  # a dangling link: its own entry
-            st = path.lstat()
-        parts.append(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+            st = lstat(full)
+        parts.append(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}".encode())
     return hash_bytes(b"\n".join(parts))
 
 
@@ -184,13 +192,12 @@ def list_folder(root: str | Path, key: str | None = None, manifest: Manifest | N
             expected[posixpath.normpath(record.facts)] = (str(record.digest), who, named)
     listed: list[Listed] = []
     leftovers: list[str] = []
-    for path in _walk_fact_files(root):
-        rel = path.relative_to(root).as_posix()
+    for full, rel in _fact_file_names(root):
         want = expected.get(rel)
         if want is None and is_fact_name(rel):
-            leftovers.append(str(path))
+            leftovers.append(str(Path(full)))
             continue
-        listed.append(Listed(path, rel, want))
+        listed.append(Listed(Path(full), rel, want))
     return LazyFolder(
         root,
         manifest.src,
