@@ -137,8 +137,11 @@ def _read_open(fd: int, key: str, secret: bytes, keep: Callable[[str], bool] | N
         except (ValueError, EOFError, TypeError):
             return None
         del segment
-        timeless = rel in _TIMELESS
-        store.adopt(rel, {row: store.meta(who, None if timeless else tick) for row, who in zip(rows, whos)})
+        at = None if rel in _TIMELESS else tick
+        if whos and whos.count(whos[0]) == len(whos):  # the common case: one asserter (the scanner) for all
+            store.adopt(rel, dict.fromkeys(rows, store.meta(whos[0], at)))
+        else:
+            store.adopt(rel, {row: store.meta(who, at) for row, who in zip(rows, whos)})
     return store, tuple(warnings)
 
 

@@ -68,14 +68,12 @@ def _fact_file_names(root: Path) -> list[tuple[str, str]]:
     folder of 100,000 fact files is walked without a ``Path`` object per file."""
     top = os.fspath(root)
     out: list[tuple[str, str]] = []
-    join = os.path.join
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         folder = os.path.relpath(dirpath, top)
         prefix = "" if folder == os.curdir else folder.replace(os.sep, "/") + "/"
-        for name in sorted(filenames):
-            if name.endswith(".rofl"):
-                out.append((join(dirpath, name), prefix + name))
+        here = os.path.join(dirpath, "")  # the folder with one trailing separator
+        out.extend((here + name, prefix + name) for name in sorted(filenames) if name.endswith(".rofl"))
     return out
 
 
