@@ -9,11 +9,13 @@ Answers are memoised per call pattern for the life of one evaluation.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 
 from . import builtins as B
 from .clauses import ARITH, INIT, Aggregate, Builtin, Literal, Negated, is_var
 from .costs import made_steps
 from .plan import BudgetExhausted, CompiledRule, again
+from .tables import Table
 
 
 class Demand:
@@ -26,6 +28,7 @@ class Demand:
         self.active: set = set()
         self.reentered: set = set()  # active patterns that were called again from inside themselves
         self.tainted: set = set()  # patterns computed while reading an unfinished caller
+        self.scanned: set = set()  # (relation, columns) looked up once by a scan: the next lookup indexes
 
     def forget(self) -> None:
         """Drop memoised answers (the relations they read grew); materialised firings stay counted once."""
@@ -174,7 +177,14 @@ class Demand:
         if not cols:
             return list(ctx.rows(lit.rel))
         key = vals[0] if len(cols) == 1 else tuple(vals)
-        return ctx.index(lit.rel, tuple(cols)).get(key, ())
+        spec = tuple(cols)
+        table = ctx.table(lit.rel)
+        if type(table) is Table and spec not in table.indexes and (lit.rel, spec) not in self.scanned:
+            # one lookup costs a scan; an index costs a scan and a dict entry per row, paid back only when
+            # the same columns are looked up again (then it is built): a question asking once stays a scan
+            self.scanned.add((lit.rel, spec))
+            return _matching(table.rows, spec, key)
+        return ctx.index(lit.rel, spec).get(key, ())
 
     def literal_rows(self, lit: Literal, binding: dict):
         if lit.rel in self.rules:
@@ -273,3 +283,11 @@ def _arith_steps(item: Builtin, left, right) -> int:
 
 def _is_arith(term) -> bool:
     return isinstance(term, tuple) and term[0] == ARITH
+
+
+def _matching(rows, cols: tuple[int, ...], key) -> list:
+    """The rows whose ``cols`` hold ``key`` (the value itself for one column), in row order: what
+    ``Table.index(cols).get(key)`` gives, found by a scan."""
+    width = max(cols) + 1
+    get = itemgetter(*cols)
+    return [row for row in rows if len(row) >= width and get(row) == key]

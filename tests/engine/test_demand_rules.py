@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.conftest import EXAMPLES
 from tests.engine.semantics import LEN, a, boot, cons_list, load, rows
 
@@ -147,3 +150,28 @@ def test_init_literal_means_the_same_in_demand_and_bottom_up_rules():
     assert rows(k, "b(X)") == rows(k, "c(X)") == [(1,)]
     k.tick()
     assert rows(k, "b(X)") == rows(k, "c(X)")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.lists(st.sampled_from(["main", "code", "a", "b", 1, 2]), min_size=1, max_size=4).map(tuple),
+        max_size=30,
+        unique=True,
+    ),
+    cols=st.sets(st.integers(0, 3), min_size=1, max_size=3).map(lambda c: tuple(sorted(c))),
+    key=st.lists(st.sampled_from(["main", "code", "a", "b", 1, 2]), min_size=3, max_size=3),
+)
+def test_a_lookup_by_scan_finds_what_the_index_finds_in_the_same_order(rows, cols, key):
+    """Demand looks a literal up by a scan the first time (engine.demand._matching), by the index after."""
+    from rofl.engine.demand import _matching
+    from rofl.engine.tables import Table
+
+    table = Table()
+    table.add_many(rows, -1)
+    wanted = key[0] if len(cols) == 1 else tuple(key[: len(cols)])
+    assert _matching(table.rows, cols, wanted) == table.index(cols).get(wanted, [])
+    for row in rows:  # and every key that is there
+        if len(row) > max(cols):
+            present = row[cols[0]] if len(cols) == 1 else tuple(row[c] for c in cols)
+            assert _matching(table.rows, cols, present) == table.index(cols).get(present, [])
