@@ -124,3 +124,40 @@ def test_an_edited_fact_file_still_loads_as_forged_cold(scanned, tmp_path):
     assert code == 1, err
     assert "digest mismatch" in err and target.name in err
     assert "forged" in said and "left-pad" in said
+
+
+def _walked(root: Path) -> list[str]:
+    """The oracle: ``os.walk``'s top-down order, each folder's names sorted, dot folders skipped."""
+    import os
+
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        out += [(Path(dirpath) / n).relative_to(root).as_posix() for n in sorted(filenames) if n.endswith(".rofl")]
+    return out
+
+
+def test_the_fact_folder_walk_lists_what_os_walk_lists_in_its_order(tmp_path):
+    from rofl.loading.factdir import _fact_file_names
+
+    root = tmp_path / "facts"
+    for rel in (
+        "b.rofl",
+        "a.rofl",
+        "code/z.rofl",
+        "code/x.rofl",
+        "code/sub/y.rofl",
+        ".hidden/h.rofl",
+        "dir.rofl/in.rofl",
+    ):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("f(1).\n")
+    (root / "notes.txt").write_text("not a fact file\n")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "e.rofl").write_text("f(2).\n")
+    (root / "linked").symlink_to(tmp_path / "elsewhere")  # a linked folder is not entered
+    (root / "dangling.rofl").symlink_to(tmp_path / "nothing")  # a dangling link is a file
+    names = _fact_file_names(root)
+    assert [rel for _, rel in names] == _walked(root)
+    assert "linked/e.rofl" not in [rel for _, rel in names] and "dangling.rofl" in [rel for _, rel in names]
+    assert all(Path(full) == root / rel for full, rel in names)
