@@ -296,3 +296,26 @@ def test_a_cache_compiled_by_other_engine_code_is_rebuilt(rofl, tmp_path, monkey
     monkeypatch.setattr(compiled, "engine_fingerprint", lambda: real + b"\nplan.py:1:2")
     assert rofl("ask", "orphan(F)", "--facts", facts)[0] == 0
     assert (facts / compiled.CACHE_NAME).read_bytes() != first  # other engine code: compiled again
+
+
+def test_every_command_and_rule_file_shares_one_compiled_cache(rofl, tmp_path):
+    """The cache holds the scan alone and the rule files load over it: `summary` (rofl's own rules), a
+    user's --rules and a plain question in turn reuse it, and each answers as from the fact files."""
+    from rofl.loading.cache import CACHE_NAME
+
+    src = tmp_path / "shop"
+    shutil.copytree(SHOP, src)
+    facts = tmp_path / "facts"
+    rofl("scan", src, "--out", facts)
+    rules = tmp_path / "rules.rofl"
+    rules.write_text('shared[main](F) :- dependency[code](F, "src/util/ids.ts").\n')
+    cache = facts / CACHE_NAME
+    assert not cache.exists()
+    cold = rofl("ask", "shared(F)", "--facts", facts, "--rules", rules)  # from the fact files
+    assert cold[0] == 0 and "F = " in cold[1]
+    first = cache.read_bytes()
+    for argv in (("summary",), ("ask", "orphan(F)"), ("ask", "shared(F)", "--rules", rules), ("cycles",), ("summary",)):
+        code, out, _ = rofl(*argv, "--facts", facts)
+        assert code in (0, 1) and cache.read_bytes() == first, argv  # answered from the one cache
+        if "--rules" in argv:
+            assert (code, out) == cold[:2]  # the rule file loads over it as over the fact files
