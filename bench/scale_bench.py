@@ -55,24 +55,23 @@ def rofl_argv() -> list[str]:
 
 
 def run_child(argv: list[str], ok: tuple[int, ...] = (0,)) -> dict:
-    """A fresh process: wall seconds (perf_counter around it) and CPU seconds and its own peak RSS (MB),
-    through /usr/bin/time when there is one (else the RSS is reported as 0: unknown); an exit code
-    outside ``ok`` is an error."""
-    timer = Path("/usr/bin/time")
-    fmt = "__ROFL_BENCH__ %e %U %S %M"
-    started = time.perf_counter()
-    done = subprocess.run(
-        [str(timer), "-f", fmt, *argv] if timer.exists() else argv, cwd=ROOT, capture_output=True, text=True
-    )
-    wall = time.perf_counter() - started
-    if done.returncode not in ok:
-        raise RuntimeError(f"{' '.join(argv)} failed: {done.stderr[-2000:]}")
-    line = next((x for x in done.stderr.splitlines() if x.startswith("__ROFL_BENCH__")), None)
-    if line is None:
-        return {"wall": wall, "cpu": wall, "rss_mb": 0.0, "out": done.stdout}
-    _, _seconds, user, system, rss = line.split()
-    # wall from perf_counter: /usr/bin/time's %e has 10 ms steps, too coarse for a 0.15 s process's ratio
-    return {"wall": wall, "cpu": float(user) + float(system), "rss_mb": int(rss) / 1024, "out": done.stdout}
+    """A fresh process: its wall seconds (perf_counter from start to reaping), and its CPU seconds and peak
+    RSS (MB) from the kernel's accounting of that child (``os.wait4``), with no wrapper process whose own
+    start would add to every figure; an exit code outside ``ok`` is an error."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace")
+    if child.returncode not in ok:
+        raise RuntimeError(f"{' '.join(argv)} failed: {stderr[-2000:]}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024, "out": stdout}
 
 
 def timed(argv: list[str], runs: int = RUNS, ok: tuple[int, ...] = (0,)) -> dict:
