@@ -269,8 +269,9 @@ def _make_out(run: ScanRun, out: str) -> None:
 def _scan_locked(run: ScanRun) -> ScanSummary:
     """The scan, under the lock: find, decide, extract, then (unless cancelled) commit."""
     listing = scan_listing(run.src, run.out, run.options.include, run.options.exclude)
-    names = _fact_folder_names(run.out)
     saved = state.load(run.out)
+    stamp, vouched = state.vouched_names(run.out, saved)  # the stamp before the folder is listed
+    names = None if vouched else _fact_folder_names(run.out)
     how = "git" if listing.from_git else "a folder walk"
     _log.info("%s: %d source(s) listed by %s", run.src, len(listing.sources), how)
     state_key = run.state_key(EXTRACTOR_VERSION, RESOLVER_VERSION)
@@ -278,7 +279,11 @@ def _scan_locked(run: ScanRun) -> ScanSummary:
         quick = state.unchanged(run.src, run.out, saved, listing, names)
         if quick is not None:
             _log.info("nothing changed since the last scan (its saved state matches): the manifest stays")
+            if not vouched and stamp is not None:  # the listing matched the state: its stamp may vouch next time
+                state.record_fact_folder(run.out, saved, stamp)
             return ScanSummary.unchanged(run, *quick)
+    if names is None:
+        names = _fact_folder_names(run.out)
     shaped = layout.FACT_FILE_NAME.match  # only names the scanner writes: anything else is not its to reuse or remove
     found = Found(listing, frozenset(n for n in names if shaped(n)), saved)
     from rofl.scanner.worklist import make_worklist
@@ -319,7 +324,8 @@ def sources_unchanged(out: str) -> bool:
         listing = scan_listing(key["src"], out, tuple(map(str, include)), tuple(map(str, exclude)))
     except (ScanError, OSError):
         return False
-    return state.unchanged(key["src"], out, saved, listing, _fact_folder_names(out)) is not None
+    vouched = state.vouched_names(out, saved)[1]
+    return state.unchanged(key["src"], out, saved, listing, None if vouched else _fact_folder_names(out)) is not None
 
 
 def _fact_folder_names(out: str) -> list[str]:

@@ -73,10 +73,12 @@ def _well_formed(data: dict[str, Any]) -> bool:
     if not (all(isinstance(x, str) for x in joined) and all(isinstance(x, list) for x in lists)):
         return False
     paths = joined[0].count(_SEP) + 1 if joined[0] else 0
+    stamp = data.get("fact_folder")
     return (
         isinstance(data.get("facts"), str | None)
         and isinstance(data.get("configs"), dict)
         and len(lists[0]) == len(lists[1]) == paths
+        and (stamp is None or (isinstance(stamp, list) and len(stamp) == 3 and all(type(x) is int for x in stamp)))
     )
 
 
@@ -108,8 +110,32 @@ def write(out: str, manifest: dict[str, Any], key: dict[str, Any]) -> None:
         "retry": sorted(p for p, e in files.items() if e.get("retry")),
         "errors": sum(1 for e in files.values() if e.get("errors")),
         "preamble": manifest["preamble"]["facts"],
+        "fact_folder": None,  # the folder just changed: a no-change rescan records its stamp once it settles
     }
+    _save(out, data)
+
+
+def _save(out: str, data: dict[str, Any]) -> None:
     safe_write.write_atomic(os.path.join(out, STATE_NAME), json.dumps(data, separators=(",", ":")).encode("ascii"))
+
+
+def vouched_names(out: str, saved: dict[str, Any] | None) -> tuple[list[int] | None, bool]:
+    """``(the fact folder's stamp now, whether it vouches for the names the state records)``: when it equals
+    the stamp ``record_fact_folder`` recorded, the folder holds the names it held then, which were the
+    state's (``scanner.stamps``), and need not be listed.  Taken before any listing of the folder."""
+    from rofl.scanner.stamps import folder_stamp
+
+    now = folder_stamp(os.path.join(out, layout.FACTS_FOLDER))
+    return now, now is not None and saved is not None and saved.get("fact_folder") == now
+
+
+def record_fact_folder(out: str, saved: dict[str, Any], stamp: list[int]) -> None:
+    """Record the settled ``stamp`` of the fact folder, taken before a listing that found exactly the state's
+    fact files (a no-change rescan, under the scan lock), so that later rescans need not list it."""
+    from rofl.scanner.stamps import settled
+
+    if settled(stamp) and saved.get("manifest") == manifest_stamp(out):
+        _save(out, {**saved, "fact_folder": stamp})
 
 
 def _links_to_one_of(src: str, path: str, files: dict[str, Any]) -> bool:
@@ -121,13 +147,15 @@ def _links_to_one_of(src: str, path: str, files: dict[str, Any]) -> bool:
     return (rel.replace(os.sep, "/") if os.sep != "/" else rel) in files
 
 
-def unchanged(src: str, out: str, saved: dict[str, Any], listing: Listing, names: list[str]) -> tuple[int, int] | None:
+def unchanged(
+    src: str, out: str, saved: dict[str, Any], listing: Listing, names: list[str] | None
+) -> tuple[int, int] | None:
     """(files, errors) when the saved state shows that nothing changed at all, else None.
 
     Nothing changed means: the same sources with the same size and mtime (a listed symlink to
     another listed source is that source), their fact files and no other fact-shaped file among
-    ``names`` (the facts folder's), the same recorded config stamps and workspace package.json
-    list, and the preamble as written.
+    ``names`` (the facts folder's; None when the folder's stamp vouches for them, ``vouched_names``),
+    the same recorded config stamps and workspace package.json list, and the preamble as written.
     """
     if not _well_formed(saved) or saved["facts"] is None:
         return None
@@ -140,7 +168,7 @@ def unchanged(src: str, out: str, saved: dict[str, Any], listing: Listing, names
         saved.get("unreadable")
         or saved.get("retry")  # files refused for want of memory are tried again
         or saved.get("workspace") != list(listing.packages)
-        or not _same_fact_files(names, facts)
+        or (names is not None and not _same_fact_files(names, facts))
     ):
         return None
     try:

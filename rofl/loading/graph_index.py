@@ -53,6 +53,7 @@ from rofl.scanner.factfile import named_digest
 from rofl.scanner.hashing import hash_bytes
 from rofl.scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
 from rofl.scanner.manifest import MAX_MANIFEST_BYTES
+from rofl.scanner.stamps import SETTLED_NS
 from rofl.scanner.worklist import MAX_FACT_FILE_BYTES
 
 from .graph_rules import RELATIONS, Graph, Rows, State, derive, maintain, rules_match, state_of
@@ -350,9 +351,6 @@ def _same_stats(columns: tuple[Column, ...], walked: dict[str, set[str] | None],
 
 
 REG = stat.S_IFREG
-
-
-SETTLED_NS = 2_000_000_000  # a folder changed this close to its stamp may change again within its mtime's granule
 
 
 def _walk(top: str, leaves: dict[str, list]) -> tuple[dict[str, set[str] | None], tuple[Stamp, ...]] | None:

@@ -116,3 +116,58 @@ def test_a_damaged_scan_state_is_rewritten_by_the_next_scan(repo, out, monkeypat
     reads = _no_manifest_read(monkeypatch)
     assert scan_json(src, out)["parsed"] == 0 and len(reads) == 1
     assert scan_json(src, out)["parsed"] == 0 and len(reads) == 1
+
+
+def _settle(folder: Path) -> None:
+    """Make ``folder`` look changed three seconds ago (settled: its stamp may be recorded)."""
+    past = os.stat(folder).st_mtime_ns - 3_000_000_000
+    os.utime(folder, ns=(past, past))
+
+
+def _listings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from rofl.scanner import api
+
+    seen: list[str] = []
+    real = api._fact_folder_names
+
+    def counted(out_dir: str) -> list[str]:
+        seen.append(out_dir)
+        return real(out_dir)
+
+    monkeypatch.setattr(api, "_fact_folder_names", counted)
+    return seen
+
+
+def test_a_settled_fact_folder_is_vouched_for_by_its_stamp_and_listed_again_once_it_changes(repo, out, monkeypatch):
+    src = repo(IMPORTS)
+    scan_json(src, out)
+    state_path = out / ".scan-state.json"
+    assert json.loads(state_path.read_text())["fact_folder"] is None  # just written: not settled
+    listed = _listings(monkeypatch)
+    assert scan_json(src, out)["parsed"] == 0 and len(listed) == 1
+    assert json.loads(state_path.read_text())["fact_folder"] is None  # still too fresh to record
+    _settle(out / "code")
+    assert scan_json(src, out)["parsed"] == 0 and len(listed) == 2  # listed, matched: the stamp is recorded
+    assert json.loads(state_path.read_text())["fact_folder"] is not None
+    assert scan_json(src, out)["parsed"] == 0 and len(listed) == 2  # vouched for: not listed
+    from rofl.scanner.api import sources_unchanged
+
+    assert sources_unchanged(str(out)) and len(listed) == 2  # the stale check trusts it the same way
+    # a name added to the folder moves its stamp: listed again, and the fact-shaped stray is seen
+    stray = out / "code" / ("x" * 4 + ".0123456789ab-0123456789abcdef.rofl")
+    stray.write_text('src_file[code]("planted.ts", "0").\n')
+    assert not sources_unchanged(str(out)) and len(listed) == 3
+    summary = scan_json(src, out)
+    assert summary["parsed"] == 0 and len(listed) == 4 and not stray.exists()  # the scan removes what it did not write
+
+
+def test_a_stamp_in_the_state_that_is_not_the_folders_vouches_for_nothing(repo, out, monkeypatch):
+    src = repo(IMPORTS)
+    scan_json(src, out)
+    state_path = out / ".scan-state.json"
+    state = json.loads(state_path.read_text())
+    for planted in ([1, 2, 3], "garbage", [1, 2], [True, 2, 3]):
+        state["fact_folder"] = planted
+        state_path.write_text(json.dumps(state))
+        listed = _listings(monkeypatch)
+        assert scan_json(src, out)["parsed"] == 0 and listed, planted  # listed, never skipped
