@@ -262,7 +262,7 @@ def needs(kernel: Kernel, found: Residue) -> Needs | None:
                 codey.add(key)
                 wild.add(head.rel)
                 changed = True
-    granted = ("main", (CODE,), (SCANNER,)) in kernel.store.base.get("authority", {})
+    granted = _scanner_granted(kernel)
     suspects = []  # the audit rules that read the pure files, with the premises that may show them dead
     for clause in rules:
         head = clause.head
@@ -354,8 +354,12 @@ def audited_who(kernel: Kernel) -> str | None:
     against its digest, so with that authority boot's ``forged`` audit can never name its facts, and it is
     the one audit rule reading fact metadata that the residue audit runs (``needs``: any other takes the
     full load); without the rows, that rule visits only the residue's facts instead of every fact."""
-    granted = ("main", (CODE,), (SCANNER,)) in kernel.store.base.get("authority", {})
-    return None if granted else SCANNER
+    return None if _scanner_granted(kernel) else SCANNER
+
+
+def _scanner_granted(kernel: Kernel) -> bool:
+    """Whether authority(code, scanner) holds: then no fact of a pure file is forged."""
+    return ("main", (CODE,), (SCANNER,)) in kernel.store.base.get("authority", {})
 
 
 def _forged_rule() -> tuple:

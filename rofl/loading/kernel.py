@@ -145,7 +145,7 @@ def loaded_code_kernel(
     # The rule files load last, over the scan: the compiled cache holds the scan alone, shared by every
     # command and rule file (`rofl summary`'s rules, a user's --rules), and they load over it each time.
     # A subset (``keep``) drops what its question does not read after its rule files load: it caches them.
-    cached_rules, later_rules = (rules, ()) if keep is not None else ((), rules)
+    rules_cached = keep is not None
     for r in rules:
         try:
             text = read_regular(r, MAX_PROGRAM_BYTES)  # a FIFO is refused
@@ -153,7 +153,7 @@ def loaded_code_kernel(
             raise RoflError(f"{r}: no such rule file; check the --rules path") from None
         except OSError as exc:
             raise RoflError(f"{r}: cannot read ({exc.strerror}); pass a readable UTF-8 .rofl file as --rules") from None
-        if r in cached_rules:
+        if rules_cached:
             parts.append(str(r).encode() + b"\0" + text)
     from rofl.scanner.hashing import hash_key
 
@@ -172,13 +172,15 @@ def loaded_code_kernel(
         _log.info("%s: loaded from its compiled cache (%s)", root, keep.name if subset and keep else cache.CACHE_NAME)
     else:
         why = "caching is off" if mac_key is None else "no valid compiled cache"
-        kernel, warnings = _cold_load(root, folder_key, cached_rules, budget, public_key, keep, why, manifest)
+        kernel, warnings = _cold_load(
+            root, folder_key, rules if rules_cached else (), budget, public_key, keep, why, manifest
+        )
         if mac_key is not None and keep is None:
             cache.write(root, key, kernel.store, warnings, mac_key)
     if keep is not None and mac_key is not None and subset is None:
         cache.write(root, keep.key(key), kernel.store, warnings, mac_key, name=keep.name)
-    if later_rules:
-        kernel.load_sources([(Path(r), "user") for r in later_rules], evaluate_now=False)
+    if rules and not rules_cached:
+        kernel.load_sources([(Path(r), "user") for r in rules], evaluate_now=False)
     declare_vocabulary(kernel)
     return kernel, tuple(warnings)
 
