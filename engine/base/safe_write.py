@@ -42,7 +42,7 @@ def open_nofollow(path: str, flags: int, mode: int = 0o644) -> int:
         raise
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
@@ -63,8 +63,8 @@ def _temporary(path: str, mode: int = 0o644) -> tuple[str, int]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", base)
 
 
-def write_atomic(path: str, data: bytes | tuple[bytes, ...], mode: int = 0o644) -> None:
-    """Replace ``path`` with ``data`` (bytes, or a tuple of byte strings written one after the other, so
+def write_atomic(path: str, data: bytes | tuple[bytes | memoryview, ...], mode: int = 0o644) -> None:
+    """Replace ``path`` with ``data`` (bytes, or a tuple of byte strings or views written one after the other, so
     a large payload is never copied to add a header) through an exclusive temporary file and a rename;
     on any error the temporary is removed and ``path`` is left as it was.  ``mode``: the new file's
     permissions (0o600 for a key)."""

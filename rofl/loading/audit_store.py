@@ -36,12 +36,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rofl.engine.base import safe_write
 from rofl.engine.base.errors import RoflError
 from rofl.engine.kernel import Kernel
 from rofl.scanner.hashing import hash_bytes, hash_key
+
+if TYPE_CHECKING:
+    from rofl.loading.pure_rows import KeptRows
+    from rofl.scanner.manifest import Manifest
 
 RECORDS_NAME = ".rofl-audit.records"
 MAGIC = b"rofl-audit-records 1\n"
@@ -68,10 +72,14 @@ class Residue:
     ] = ()  # the pure files: Listed rows and their relations
 
 
-def residue(root: Path) -> Residue | None:
+def residue(root: Path, manifest_of: Callable[[], Manifest] | None = None) -> Residue | None:
     """The residue of the scan in ``root``, its records brought up to date; None when the folder does not
-    verify (``rofl.loading.graph_index``'s checks) or there is no private secret: the caller loads every fact file."""
+    verify (``rofl.loading.graph_index``'s checks) or there is no private secret: the caller loads every fact file.
+    The manifest is read (``manifest_of``, the command's own reading, when given) only when it changed since
+    the records were made."""
     from rofl.loading import cachemac, graph_index
+    from rofl.scanner.layout import MANIFEST_NAME
+    from rofl.scanner.manifest import ManifestError, from_bytes
 
     secret = cachemac.secret()
     raw = graph_index.manifest_bytes(root)
@@ -87,11 +95,14 @@ def residue(root: Path) -> Residue | None:
         listed = [graph_index.Listed(*row[:4]) for row in old.listing]
         src = old.residue.src
     else:
-        manifest = graph_index.parsed_manifest(raw)
-        found = graph_index.listing_of(manifest) if manifest is not None else None
-        if manifest is None or found is None or not isinstance(manifest.get("src", "."), str):
+        try:
+            manifest = manifest_of() if manifest_of is not None else from_bytes(raw, str(root / MANIFEST_NAME))
+        except ManifestError:
             return None
-        listed, src = found, manifest.get("src", ".")
+        found = graph_index.typed_listing(manifest)
+        if found is None:
+            return None
+        listed, src = found, manifest.src
     checked = graph_index.checked_listing(root, listed, old.listing if old is not None else (), _classified)
     if checked is None:
         return None
@@ -303,10 +314,10 @@ def needs(kernel: Kernel, found: Residue) -> Needs | None:
     return Needs(frozenset(read & found.code), frozenset(display_name(clause.head.rel) for clause in live))
 
 
-def pure_rows(found: Residue) -> dict[str, tuple]:
-    """The rows of every pure file by digest (``rofl.loading.pure_rows``: a file missing there is read, checked
-    against its digest and parsed).  Raises ``Unsure`` when a file changed since it was checked or does not
-    read as pure."""
+def pure_rows(found: Residue) -> KeptRows:
+    """The rows of every pure file, decoded relation by relation when asked (``rofl.loading.pure_rows``: a file
+    missing there is read, checked against its digest and parsed).  Raises ``Unsure`` when a file changed
+    since it was checked or does not read as pure."""
     from rofl.loading import cachemac, graph_index
     from rofl.loading import pure_rows as kept
 
@@ -326,7 +337,7 @@ def load_pure(
     found: Residue,
     relations: frozenset[str] | None = None,
     keeps: Callable[[str], bool] | None = None,
-    rows: dict[str, tuple] | None = None,
+    rows: KeptRows | None = None,
     who: str | None = SCANNER,
 ) -> int:
     """Assert the pure files' facts of ``relations`` (None: every relation) as the loader asserts them (by
@@ -335,16 +346,19 @@ def load_pure(
     The number of facts new.  Raises ``Unsure`` as ``pure_rows`` does."""
     from itertools import chain
 
-    by_digest = rows if rows is not None else pure_rows(found)
-    gathered: dict[str, list[tuple[tuple, ...]]] = {}
-    for file_rows in by_digest.values():
-        for rel, part in file_rows:
-            if relations is None or rel in relations:
-                gathered.setdefault(rel, []).append(part)
+    from rofl.loading.pure_rows import NotPure
+
+    kept = rows if rows is not None else pure_rows(found)
     added = 0
-    for rel, parts in sorted(gathered.items()):
-        every = chain.from_iterable(parts)
-        added += kernel.assert_rows(rel, CODE, every if keeps is None or keeps(rel) else [next(every)], who)
+    try:
+        for rel in kept.relations() if relations is None else sorted(relations):
+            parts = kept.parts(rel)
+            if not parts:
+                continue
+            every = chain.from_iterable(parts)
+            added += kernel.assert_rows(rel, CODE, every if keeps is None or keeps(rel) else [next(every)], who)
+    except NotPure as exc:
+        raise Unsure(str(exc)) from None
     return added
 
 

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 KEY_NAME = "cache-mac.key"
@@ -51,9 +52,12 @@ def secret() -> bytes | None:
     return data if len(data) == 32 else None
 
 
-def tag(secret: bytes, payload: bytes | memoryview) -> bytes:
-    """The HMAC-SHA256 tag (hex) of ``payload`` under ``secret``."""
-    return hmac.new(secret, payload, hashlib.sha256).hexdigest().encode("ascii")
+def tag(secret: bytes, payload: bytes | memoryview | Sequence[bytes | memoryview]) -> bytes:
+    """The HMAC-SHA256 tag (hex) of ``payload`` (or of its parts, one after another) under ``secret``."""
+    mac = hmac.new(secret, digestmod=hashlib.sha256)
+    for part in (payload,) if isinstance(payload, (bytes, memoryview)) else payload:
+        mac.update(part)
+    return mac.hexdigest().encode("ascii")
 
 
 def verify(secret: bytes, payload: bytes | memoryview, given: bytes) -> bool:
@@ -61,14 +65,10 @@ def verify(secret: bytes, payload: bytes | memoryview, given: bytes) -> bool:
     return hmac.compare_digest(given, tag(secret, payload))
 
 
-def read_tagged(path: Path, magic: bytes, secret: bytes, limit: int, hashed: list[str] | None = None) -> object | None:
-    """The ``marshal`` payload of a file ``write_tagged`` wrote under ``secret`` (``magic``, the payload's tag,
-    a newline, the payload), or None: no such regular file of at most ``limit`` bytes, another magic, a tag
-    that does not verify, a payload that does not decode.  The bytes read are the bytes checked and decoded
-    (one read, never copied).  With ``hashed``, the payload's digest is appended to it."""
-    import gc
-    import marshal
-
+def read_verified(path: Path, magic: bytes, secret: bytes, limit: int) -> memoryview | None:
+    """The payload of a file ``write_tagged`` wrote under ``secret`` (``magic``, the payload's tag, a newline,
+    the payload), undecoded, or None: no such regular file of at most ``limit`` bytes, another magic, a tag
+    that does not verify.  The bytes read are the bytes checked (one read, never copied)."""
     from rofl.engine.base import safe_write
 
     try:
@@ -81,14 +81,30 @@ def read_tagged(path: Path, magic: bytes, secret: bytes, limit: int, hashed: lis
     if end < 0:
         return None
     payload = memoryview(data)[end + 1 :]
-    if not verify(secret, payload, data[len(magic) : end]):
+    return payload if verify(secret, payload, data[len(magic) : end]) else None
+
+
+def read_tagged(path: Path, magic: bytes, secret: bytes, limit: int, hashed: list[str] | None = None) -> object | None:
+    """The ``marshal`` payload of a file ``write_tagged`` wrote under ``secret`` (``read_verified``), decoded,
+    or None (also when it does not decode).  With ``hashed``, the payload's digest is appended to it."""
+    payload = read_verified(path, magic, secret, limit)
+    if payload is None:
         return None
     if hashed is not None:
         from rofl.scanner.hashing import hash_bytes
 
         hashed.append(hash_bytes(payload))  # type: ignore[arg-type]  # xxhash reads any buffer
+    return unmarshal(payload)
+
+
+def unmarshal(payload: bytes | memoryview) -> object | None:
+    """``marshal.loads`` of a verified payload, None when it does not decode; the collector is paused meanwhile
+    (a payload's containers hold no cycles: none collected while made, a fifth of the load)."""
+    import gc
+    import marshal
+
     collecting = gc.isenabled()
-    gc.disable()  # a payload's containers hold no cycles: none collected while made (a fifth of the load)
+    gc.disable()
     try:
         return marshal.loads(payload)
     except (ValueError, EOFError, TypeError):
@@ -98,8 +114,10 @@ def read_tagged(path: Path, magic: bytes, secret: bytes, limit: int, hashed: lis
             gc.enable()
 
 
-def write_tagged(path: Path, magic: bytes, secret: bytes, payload: bytes) -> None:
-    """Replace ``path`` atomically with ``magic``, the tag of ``payload`` under ``secret``, a newline and ``payload``."""
+def write_tagged(path: Path, magic: bytes, secret: bytes, payload: bytes | Sequence[bytes | memoryview]) -> None:
+    """Replace ``path`` atomically with ``magic``, the tag of ``payload`` (bytes, or parts written one after
+    another) under ``secret``, a newline and ``payload``."""
     from rofl.engine.base import safe_write
 
-    safe_write.write_atomic(str(path), (magic, tag(secret, payload), b"\n", payload))
+    parts = (payload,) if isinstance(payload, bytes) else tuple(payload)
+    safe_write.write_atomic(str(path), (magic, tag(secret, parts), b"\n", *parts))

@@ -52,7 +52,7 @@ from rofl.engine.base import safe_write
 from rofl.scanner.factfile import named_digest
 from rofl.scanner.hashing import hash_bytes
 from rofl.scanner.layout import MANIFEST_NAME, PREAMBLE_TEXT
-from rofl.scanner.manifest import MAX_MANIFEST_BYTES
+from rofl.scanner.manifest import MAX_MANIFEST_BYTES, Manifest
 from rofl.scanner.stamps import SETTLED_NS
 from rofl.scanner.worklist import MAX_FACT_FILE_BYTES
 
@@ -511,20 +511,35 @@ def parsed_manifest(raw: bytes) -> dict | None:
 
 def listing_of(manifest: dict) -> list[Listed] | None:
     """The fact files the manifest lists, as the loader (``rofl.loading.factdir.open_folder``) checks them."""
-    import posixpath
-
-    out: list[Listed] = []
+    named: list[tuple[str, str, bool, bool]] = []
     records: list[tuple[Any, bool, bool]] = [(manifest.get("preamble"), False, True)]
     records.append((manifest.get("package_entries"), False, False))
     records += [(entry, True, False) for entry in manifest.get("files", {}).values()]
-    for record, named, preamble in records:
+    for record, is_named, preamble in records:
         if record is None:
             continue
         if not isinstance(record, dict) or not isinstance(record.get("facts"), str):
             return None
-        out.append(Listed(posixpath.normpath(record["facts"]), str(record.get("digest")), named, preamble))
+        named.append((record["facts"], str(record.get("digest")), is_named, preamble))
+    return _listed(named)
+
+
+def typed_listing(manifest: Manifest) -> list[Listed] | None:
+    """``listing_of`` a manifest the command already read (``rofl.scanner.manifest.read``: typed, checked)."""
+    named = [(r.facts, str(r.digest), False, True) for r in (manifest.preamble,) if r is not None]
+    named += [(r.facts, str(r.digest), False, False) for r in (manifest.package_entries,) if r is not None]
+    named += [(entry.facts, str(entry.digest), True, False) for entry in manifest.files.values()]
+    return _listed(named)
+
+
+def _listed(named: list[tuple[str, str, bool, bool]]) -> list[Listed] | None:
+    """``(facts, digest, named, preamble)`` records as listing rows; None when one file is listed twice (the
+    loader's own reading decides then)."""
+    import posixpath
+
+    out = [Listed(posixpath.normpath(facts), digest, is_named, preamble) for facts, digest, is_named, preamble in named]
     if len({x.path for x in out}) != len(out):
-        return None  # one file listed twice: the loader's own reading decides
+        return None
     return out
 
 

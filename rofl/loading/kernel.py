@@ -296,7 +296,7 @@ def _cold_load(
 
     checked = checked_root(root)
     if public_key is None:  # before the manifest is read or the folder listed: the residue checks both its way
-        made = _residue_load(checked, rules, budget, keep, why)
+        made = _residue_load(checked, rules, budget, keep, why, manifest_of)
         if made is not None:
             return made, ()
     manifest = manifest_of() if manifest_of is not None else read_manifest(checked)
@@ -326,14 +326,16 @@ def _cold_load(
     return kernel, warnings
 
 
-def _residue_load(root: Path, rules: tuple, budget: int, keep: Subset | None, why: str) -> Kernel | None:
+def _residue_load(
+    root: Path, rules: tuple, budget: int, keep: Subset | None, why: str, manifest_of: Callable[[], Manifest] | None
+) -> Kernel | None:
     """The kernel ``_cold_load`` makes, from the scan's residue (``rofl.loading.audit_store``: a folder whose
     every listed file is there with its digest and no other) and the pure files' rows kept by digest
     (``rofl.loading.pure_rows``): only the files that are not pure and those no rows are kept of yet are
     read and parsed.  None when the residue does not answer for the folder: the caller reads every file."""
     from . import audit_store
 
-    found = audit_store.residue(root)
+    found = audit_store.residue(root, manifest_of)
     if found is None:
         return None
     keeps = keep.keeps if keep is not None else None

@@ -192,7 +192,7 @@ def audit_reused(options: AuditOptions, judging: Judging, source: Source) -> tup
     if o.facts is None:
         return None
     facts = Path(o.facts)
-    found = audit_store.residue(facts)
+    found = audit_store.residue(facts, lambda: source.manifest(facts))
     if found is None:
         return None
     if o.public_key is not None:  # a scan that fails it loads as unverified: the full load reports it
