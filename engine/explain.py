@@ -125,11 +125,15 @@ def _pattern_row(lit: Literal, binding: dict) -> tuple:
     return (persp, *[B.substitute(a, binding) for a in lit.args])
 
 
-def why(ctx: Context, store: Store, rel: str, row: tuple, _path: set | None = None) -> Node | None:
+def why(
+    ctx: Context, store: Store, rel: str, row: tuple, _path: set | None = None, demanded: dict | None = None
+) -> Node | None:
     """One derivation tree of a fact that holds, or None when it does not hold.
 
     ``_path`` holds the facts being explained above this one (a cycle shows as "see above"); it is one
-    set shared down the tree, so a derivation n levels deep costs time linear in n."""
+    set shared down the tree, so a derivation n levels deep costs time linear in n.  ``demanded`` holds
+    the records ``engine.magic.demanded_proof`` found for a relation the evaluation did not build
+    (``{rel: {row: record}}``), read where the evaluation has none."""
     if _path is None:
         _path = set()
     text = row_text(rel, row)
@@ -142,6 +146,8 @@ def why(ctx: Context, store: Store, rel: str, row: tuple, _path: set | None = No
             return Node("past", text, rule=origin[0], rule_text=f"staged at tick {origin[1]}")
         return Node("base", text, who=base[row].who)
     rec = ctx.provs.get(rel, {}).get(row)
+    if rec is None and demanded is not None:
+        rec = demanded.get(rel, {}).get(row)
     if rec is None:
         return None
     if (rel, row) in _path:
@@ -155,7 +161,7 @@ def why(ctx: Context, store: Store, rel: str, row: tuple, _path: set | None = No
     for item in rule.clause.body:
         if isinstance(item, Literal):
             prow = next(wit)
-            child = why(ctx, store, item.rel, prow, path)
+            child = why(ctx, store, item.rel, prow, path, demanded)
             children.append(child if child is not None else Node("missing", row_text(item.rel, prow)))
         elif isinstance(item, Negated):
             g = _ground(item.lit, binding)

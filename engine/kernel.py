@@ -505,38 +505,39 @@ class Kernel:
 
         rel = self._checked(rel, persp, args)
         row = (persp, *args)
-        if self._surely_not(rel, persp, tuple(args), goals):
-            return None
+        demanded = self._demanded_proof(rel, persp, tuple(args), goals)
+        if demanded is not None:
+            ctx, records = demanded
+            return None if records is None else why(ctx, self.store, rel, row, demanded={rel: records})
         ctx = self.evaluate(goals=goals)._ctx
         return why(ctx, self.store, rel, row) if holds(ctx, rel, row) else None
 
-    def _surely_not(self, rel: str, persp: str, args: tuple, goals: set[str] | None) -> bool:
-        """True when demand (``engine.magic``) shows that the fact does not hold, without evaluating its
-        linearly recursive relation whole: its rows for the fact's bound arguments are exactly the full
-        evaluation's, so a fact missing among them holds nowhere.  False when it may hold, when there is
-        no demand plan (the relation is evaluated already, or its rules do not allow one), or when the
-        budget ran out first: then the full evaluation answers, proof and all."""
+    def _demanded_proof(self, rel: str, persp: str, args: tuple, goals: set[str] | None):
+        """``(ctx, records)``: the fact's proof found by demand (``engine.magic.demanded_proof``) over an
+        evaluation of what its linearly recursive relation reads, without evaluating that relation whole
+        (records None: the fact holds nowhere, since the demanded rows are exactly the full evaluation's).
+        None when there is no demand plan (the relation is evaluated already, or its rules do not allow
+        one) or the budget ran out first: then the full evaluation answers, proof and all."""
         from .clauses import Literal
-        from .magic import demanded_rows
+        from .magic import demanded_proof
         from .plan import BudgetExhausted
 
         question = self.question(Literal(rel, persp, args))
         plan, _, rest = self._demand_plan(question, goals)
         if plan is None:
-            return False
+            return None
         outcome = self.evaluate(goals=rest)
         if outcome.partial:
-            return False
+            return None
         ctx = outcome._ctx
         saved = ctx.limit
         ctx.limit = ctx.steps + self.budget
         try:
-            found = demanded_rows(plan, ctx, tuple(args[i] for i in plan.bound))
+            return ctx, demanded_proof(plan, ctx, args)
         except BudgetExhausted:
-            return False
+            return None
         finally:
             ctx.limit = saved
-        return (persp, *args) not in found
 
     def whynot(self, rel: str, persp: str, args: tuple, goals: set[str] | None = None):
         """For a fact that does not hold, the failing premise of each rule that could conclude it."""

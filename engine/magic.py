@@ -25,6 +25,7 @@ relation) is no plan: the question is answered from the full evaluation.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 from . import builtins as B
@@ -176,38 +177,19 @@ def demanded_rows(plan: DemandPlan, ctx, key: tuple) -> list[tuple]:
     free = plan.free
     base = _base_index(plan, ctx)
 
-    def head_binding(way: Use, m: tuple) -> dict | None:
-        b: dict = {}
-        for i, v in zip(plan.bound, m):
-            if not B.match(way.rule.clause.head.args[i], v, b):
-                return None
-        return b
-
     def exit_answers(m: tuple):
         yield from base.get(m, ())
-        for way in plan.exits:
-            b0 = head_binding(way, m)
-            if b0 is None:
-                continue
-            for b, _ in solver.solve(way.body, 0, b0, ()):
-                out = tuple(B.substitute(way.rule.clause.head.args[i], b) for i in free)
-                if None not in out:
-                    yield out
+        for _, _, out in _exits(plan, solver, m):
+            yield out
 
     keys: dict[tuple, None] = {key: None}
     todo = [key]
     while todo:  # the magic set: every call the factor rules make, transitively
         m = todo.pop()
-        for way in plan.factors:
-            b0 = head_binding(way, m)
-            if b0 is None:
-                continue
-            assert way.recursive is not None
-            for b, _ in solver.solve(way.body, 0, b0, ()):
-                m2 = tuple(B.substitute(way.recursive.args[i], b) for i in plan.bound)
-                if None not in m2 and m2 not in keys:
-                    keys[m2] = None
-                    todo.append(m2)
+        for _, _, m2 in _calls(plan, solver, m):
+            if m2 not in keys:
+                keys[m2] = None
+                todo.append(m2)
     answers: dict[tuple, None] = {}
     delta: list[tuple] = []
     for m in keys:
@@ -218,18 +200,168 @@ def demanded_rows(plan: DemandPlan, ctx, key: tuple) -> list[tuple]:
     while delta and plan.passes:  # semi-naive: each round extends only the answers found last round
         new: list[tuple] = []
         for got in delta:
-            for way in plan.passes:
-                b0 = head_binding(way, key)
-                assert way.recursive is not None
-                if b0 is None or not all(B.match(way.recursive.args[i], v, b0) for i, v in zip(free, got)):
-                    continue
-                for b, _ in solver.solve(way.body, 0, b0, ()):
-                    out = tuple(B.substitute(way.rule.clause.head.args[i], b) for i in free)
-                    if None not in out and out not in answers:
-                        answers[out] = None
-                        new.append(out)
+            for _, _, out in _extended(plan, solver, key, got):
+                if out not in answers:
+                    answers[out] = None
+                    new.append(out)
         delta = new
     return [_row(plan, key, free, out) for out in answers]
+
+
+def demanded_proof(plan: DemandPlan, ctx, args: tuple) -> dict[tuple, tuple] | None:
+    """One derivation of the fact ``(plan.persp, *args)`` found by demand, as the provenance records of
+    the plan's relation it passes through (``{row: (rule index, *premise rows)}``, the form
+    ``Context.provs`` keeps; empty for a base fact), or None when the fact does not hold.
+
+    Factor rules: the calls are searched breadth first from the fact's bound arguments, and the first
+    call with an exit answer equal to the fact's free arguments ends the search, so the proof is a
+    shortest chain of calls and the search stops there instead of building every call's answers.
+    Pass-through rules: the answers of the one call are extended round by round until the fact is
+    among them.  Either way the fact is missing exactly when ``demanded_rows`` would not list it."""
+    free = plan.free
+    key = tuple(args[i] for i in plan.bound)
+    want = tuple(args[i] for i in free)
+    base = _base_index(plan, ctx)
+    solver = ctx.demand
+    if plan.passes:
+        return _passed_proof(plan, ctx, key, want, base)
+    parents: dict[tuple, tuple | None] = {key: None}
+    queue = deque([key])
+    while queue:  # breadth first: the first call with the exit answer ends the shortest chain
+        m = queue.popleft()
+        leaf = _exit_record(plan, ctx, m, want, base)
+        if leaf is not None:
+            records: dict[tuple, tuple] = {}
+            row = _row(plan, m, free, want)
+            if leaf:
+                records[row] = leaf
+            link = parents[m]
+            while link is not None:
+                caller, way, wit = link
+                above = _row(plan, caller, free, want)
+                records[above] = _record(way, wit, row)
+                row, link = above, parents[caller]
+            return records
+        for way, wit, m2 in _calls(plan, solver, m):
+            if m2 not in parents:
+                parents[m2] = (m, way, wit)
+                queue.append(m2)
+    return None
+
+
+def _passed_proof(plan: DemandPlan, ctx, key: tuple, want: tuple, base: dict) -> dict[tuple, tuple] | None:
+    """``demanded_proof`` for pass-through rules: the answers of the one call, each with how it was
+    found, extended semi-naively until ``want`` is one."""
+    free = plan.free
+    solver = ctx.demand
+    how: dict[tuple, tuple] = {}  # answer -> its record (empty: a base fact)
+    delta: list[tuple] = []
+    for out in base.get(key, ()):
+        if out not in how:
+            how[out] = ()
+            delta.append(out)
+    for way, wit, out in _exits(plan, solver, key):
+        if out not in how:
+            how[out] = _record(way, wit, None)
+            delta.append(out)
+    while want not in how and delta:
+        new: list[tuple] = []
+        for got in delta:
+            below = _row(plan, key, free, got)
+            for way, wit, out in _extended(plan, solver, key, got):
+                if out not in how:
+                    how[out] = _record(way, wit, below)
+                    new.append(out)
+        delta = new
+    if want not in how:
+        return None
+    records: dict[tuple, tuple] = {}
+    at = want
+    while how[at]:  # down the chain of answers to the exit (or base fact) that began it
+        rec = records[_row(plan, key, free, at)] = how[at]
+        passing = next((w for w in plan.passes if w.rule.index == rec[0]), None)
+        if passing is None:
+            break
+        below = rec[1 + passing.rule.positive.index(_recursive_position(passing))]
+        at = tuple(below[1 + i] for i in free)
+    return records
+
+
+def _calls(plan: DemandPlan, solver, m: tuple):
+    """``(rule, premise rows, call)`` for each call the factor rules make from call ``m``."""
+    return _firings(plan, solver, m, plan.factors, plan.bound, recursive=True)
+
+
+def _exits(plan: DemandPlan, solver, m: tuple):
+    """``(rule, premise rows, answer)`` for each answer the exit rules give call ``m``."""
+    return _firings(plan, solver, m, plan.exits, plan.free, recursive=False)
+
+
+def _firings(plan: DemandPlan, solver, m: tuple, ways: tuple[Use, ...], positions: tuple[int, ...], recursive: bool):
+    """``(rule, premise rows, values)`` for each firing of ``ways`` from call ``m``: the values at
+    ``positions`` of the recursive premise (``recursive``) or of the head."""
+    for way in ways:
+        b0 = _head_binding(plan, way, m)
+        if b0 is None:
+            continue
+        target = way.recursive if recursive else way.rule.clause.head
+        assert target is not None
+        for b, wit in solver.solve(way.body, 0, b0, ()):
+            out = tuple(B.substitute(target.args[i], b) for i in positions)
+            if None not in out:
+                yield way, wit, out
+
+
+def _extended(plan: DemandPlan, solver, key: tuple, got: tuple):
+    """``(rule, premise rows, answer)`` for each answer the pass-through rules make of call ``key``'s answer ``got``."""
+    free = plan.free
+    for way in plan.passes:
+        b0 = _head_binding(plan, way, key)
+        assert way.recursive is not None
+        if b0 is None or not all(B.match(way.recursive.args[i], v, b0) for i, v in zip(free, got)):
+            continue
+        for b, wit in solver.solve(way.body, 0, b0, ()):
+            out = tuple(B.substitute(way.rule.clause.head.args[i], b) for i in free)
+            if None not in out:
+                yield way, wit, out
+
+
+def _exit_record(plan: DemandPlan, ctx, m: tuple, want: tuple, base: dict) -> tuple | None:
+    """How call ``m`` answers ``want`` without recursion: ``()`` for a base fact, an exit rule's record,
+    or None when it does not."""
+    if want in base.get(m, ()):
+        return ()
+    for way in plan.exits:
+        b0 = _head_binding(plan, way, m)
+        if b0 is None or not all(B.match(way.rule.clause.head.args[i], v, b0) for i, v in zip(plan.free, want)):
+            continue
+        for _, wit in ctx.demand.solve(way.body, 0, b0, ()):
+            return _record(way, wit, None)
+    return None
+
+
+def _head_binding(plan: DemandPlan, way: Use, m: tuple) -> dict | None:
+    """The binding of the rule's head to the call's bound arguments ``m`` (None: they do not match)."""
+    b: dict = {}
+    for i, v in zip(plan.bound, m):
+        if not B.match(way.rule.clause.head.args[i], v, b):
+            return None
+    return b
+
+
+def _recursive_position(way: Use) -> int:
+    """The body position of the rule's recursive premise."""
+    body = way.rule.clause.body
+    return next(k for k, item in enumerate(body) if item is way.recursive)
+
+
+def _record(way: Use, wit: tuple, recursive_row: tuple | None) -> tuple:
+    """The provenance record ``(rule index, *premise rows)`` of one firing: the premise rows in the rule's
+    written order, the recursive premise's row (``recursive_row``) in its place.  ``wit`` holds the rows
+    of the other positive premises in written order (``engine.query.schedule`` keeps literals in place)."""
+    rows = iter(wit)
+    k = _recursive_position(way) if way.recursive is not None else -1
+    return (way.rule.index, *(recursive_row if pos == k else next(rows) for pos in way.rule.positive))
 
 
 def _row(plan: DemandPlan, key: tuple, free: tuple, out: tuple) -> tuple:
