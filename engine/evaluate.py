@@ -17,11 +17,11 @@ from . import builtins as B
 from . import costs as C
 from . import vocabulary as V
 from .caches import Caches, Previous, StrataEntry
-from .clauses import NEXT, Aggregate, Literal, Negated, body_literals
+from .clauses import NEXT, Aggregate, Literal, Negated, body_literals, is_var, literal_vars
 from .cycles import CycleTable, named_relation, strong_components
 from .demand import Demand
 from .metadata import MetadataTable
-from .plan import BudgetExhausted, CompiledRule
+from .plan import BudgetExhausted, CompiledRule, extra_rules, rule_of, support_of
 from .reflect import fact_term
 from .rulebook import DecodedRules, RuleBook, interpreted
 from .store import Store
@@ -32,9 +32,13 @@ from .terms import is_ground
 class Context:
     """The facts of one evaluation: tables, provenance records, staged facts, and the step budget.
 
-    A provenance record is the tuple ``(rule_index, *witness_rows)``: the witness is the first firing
-    in canonical order, its rows the positive premises in written order.  A fact with more than one
-    firing also has ``[support_count, extra_rule_indexes]`` in ``mores`` (``engine.plan.again``).
+    A compiled rule's provenance record is its rule index alone: ``record`` finds the witness (the
+    positive premises' rows in written order) when asked, among the firings whose premises in the
+    rule's own recursive component arrived in earlier rounds than the fact, so a proof never rests on
+    the fact itself (Soufflé keeps a rule number and a height per tuple for the same reason).  Staged
+    facts, demand answers and interpreted rules keep the tuple ``(rule_index, *witness_rows)``.  A fact
+    with more than one firing also has its support (and any other rules) in ``mores``
+    (``engine.plan.again``).
     """
 
     def __init__(
@@ -57,6 +61,9 @@ class Context:
         self.carried: dict | None = None
         self.fresh: tuple = ()
         self.staged_mores: dict[str, dict] = {}
+        # the head relations of the recursive component that computed each relation here (``record``)
+        self.components: dict[str, frozenset[str]] = {}
+        self._bodies: dict[int, tuple] = {}  # rule index -> its body in solving order (``record``)
         self.news: dict[str, list] = {}
         self.deltas: dict[str, list] = {}
         self.steps = 0
@@ -113,6 +120,7 @@ class Context:
                 table = tables[rel] = Table()
                 table.rows = dict.fromkeys(self.store.sorted_rows(rel), -1)
         provs = self.provs = dict(before.provs)
+        self.components = dict(before.components)
         mores = self.mores = dict(before.mores)
         for rel in plan.forget:
             provs.pop(rel, None)
@@ -194,16 +202,48 @@ class Context:
     def support(self, rel: str, row: tuple) -> int:
         """How many distinct firings derived ``row`` (a derived fact)."""
         m = self.mores.get(rel)
-        found = m.get(row) if m is not None else None
-        return 1 if found is None else found[0]
+        return support_of(m.get(row) if m is not None else None)
 
-    def rule_indexes(self, rel: str, row: tuple, rec: tuple, staged: bool = False) -> tuple[int, ...]:
+    def rule_indexes(self, rel: str, row: tuple, rec: int | tuple, staged: bool = False) -> tuple[int, ...]:
         """Every rule that derived ``row`` (record ``rec``), the witness's rule first."""
         m = (self.staged_mores if staged else self.mores).get(rel)
-        found = m.get(row) if m is not None else None
-        if found is None or not found[1]:
-            return (rec[0],)
-        return (rec[0], *found[1])
+        return (rule_of(rec), *extra_rules(m.get(row) if m is not None else None))
+
+    def record(self, rel: str, row: tuple) -> tuple | None:
+        """The provenance record ``(rule_index, *witness_rows)`` of a derived fact, None for one this
+        evaluation did not derive.  A compiled rule's witness is found again here: the first solution of
+        the rule's body, the fact's arguments bound, whose premises in the rule's recursive component
+        arrived before the fact (each was installed at an earlier round, as the firing that derived the
+        fact read them); the premises of lower components are complete, whatever their rounds."""
+        rec = self.provs.get(rel, {}).get(row)
+        if type(rec) is not int:
+            return rec
+        rule = self.decoded.rules[rec]
+        body = self._bodies.get(rec)
+        if body is None:
+            from .query import schedule
+
+            order, _ = schedule(rule.clause.body, set(literal_vars(rule.clause.head, {})))
+            literals = tuple(item for item in order if isinstance(item, Literal))
+            body = self._bodies[rec] = (tuple(order), literals)
+        order, literals = body
+        binding: dict = {}
+        head = rule.clause.head
+        if is_var(head.persp) and not B.match(head.persp, (row[0],), binding):
+            return None
+        for pattern, value in zip(head.args, row[1:]):
+            if not B.match(pattern, value, binding):
+                return None
+        table = self.tables.get(rel)
+        arrived = table.rows.get(row) if table is not None else None
+        same = self.components.get(rel, frozenset((rel,)))
+        tables = self.tables
+        for _, wit in self.demand.solve(order, 0, binding, (), charge=False):
+            if arrived is None or all(
+                lit.rel not in same or tables[lit.rel].rows.get(prow, -1) < arrived for lit, prow in zip(literals, wit)
+            ):
+                return (rec, *wit)
+        return None
 
     # -- provenance as a relation ---------------------------------------------------------------------
     def _fill_history(self, table: Table) -> None:
@@ -357,6 +397,7 @@ def run_rules(
         return
     demand = ctx.decoded.demand
     recursive = frozenset(r.clause.head.rel for r in rules)
+    ctx.components.update(dict.fromkeys(recursive, recursive))
     reads = demand_reads or {}
     again = (
         {
@@ -1074,6 +1115,8 @@ def _afresh(job: _Job, reuse: tuple | None) -> Outcome:
                                 ctx.provs[rel] = before_ctx.provs[rel]
                             if rel in before_ctx.mores:
                                 ctx.mores[rel] = before_ctx.mores[rel]
+                            if rel in before_ctx.components:
+                                ctx.components[rel] = before_ctx.components[rel]
                             costs[rel] = cost
                         continue
                 before = ctx.steps

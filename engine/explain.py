@@ -145,7 +145,7 @@ def why(
         if origin is not None:
             return Node("past", text, rule=origin[0], rule_text=f"staged at tick {origin[1]}")
         return Node("base", text, who=base[row].who)
-    rec = ctx.provs.get(rel, {}).get(row)
+    rec = ctx.record(rel, row)
     if rec is None and demanded is not None:
         rec = demanded.get(rel, {}).get(row)
     if rec is None:

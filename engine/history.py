@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from .plan import extra_rules, rule_of
 from .terms import fact_key
 
 
@@ -67,7 +68,7 @@ class History:
         for rel in sorted(staged):
             more = staged_mores.get(rel, {})
             for row, rec in staged[rel].items():
-                for rix in (rec[0],) if not more else _rule_indexes(rec, more.get(row)):
+                for rix in _rule_indexes(rec, more.get(row) if more else None):
                     key = (rel, row, rules[rix].rid)
                     spans = runs.get(key)
                     if spans is not None and spans[-1][1] + 1 >= tick:
@@ -129,6 +130,6 @@ class History:
         return isinstance(other, History) and self.canonical() == other.canonical()
 
 
-def _rule_indexes(rec: tuple, more: list | None) -> tuple[int, ...]:
+def _rule_indexes(rec: int | tuple, more: int | list | None) -> tuple[int, ...]:
     """The rules that derived a fact: its record's rule, then the others (``engine.plan.again``)."""
-    return (rec[0],) if more is None or not more[1] else (rec[0], *more[1])
+    return (rule_of(rec), *extra_rules(more))

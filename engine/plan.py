@@ -495,14 +495,25 @@ class _Gen:
         self.emit("if steps > limit:")
         self.emit("    ctx.steps = steps - 1")
         self.emit("    raise _BUDGET")
-        # one probe of the records per firing: a new record is set by the probe itself
-        self.emit(f"new = (RIX, {''.join(f'r{i}, ' for i in self.rule.positive)})")
-        self.emit("rec = P.setdefault(f, new)")
-        self.emit("if rec is not new:")
+        if self.next_head or not rewitnessable(self.rule):
+            # a staged fact keeps its witness (the tick that installs it reads no rounds), and so does a
+            # fact whose witness could only be found again by scanning a premise's whole relation
+            # one probe of the records per firing: a new record is set by the probe itself
+            self.emit(f"new = (RIX, {''.join(f'r{i}, ' for i in self.rule.positive)})")
+            self.emit("rec = P.setdefault(f, new)")
+            self.emit("if rec is not new:")
+            self.emit("    _again(M, f, rec, RIX)")
+            if not self.next_head:
+                self.emit("else:")
+                self.emit("    NEW.append(f)")  # base facts are left out when the round is installed (Context.flush)
+            return
+        # the record is the rule alone; its witness is found again when asked (Context.record)
+        self.emit("rec = P.get(f)")
+        self.emit("if rec is None:")
+        self.emit("    P[f] = RIX")
+        self.emit("    NEW.append(f)")  # base facts are left out when the round is installed (Context.flush)
+        self.emit("else:")
         self.emit("    _again(M, f, rec, RIX)")
-        if not self.next_head:
-            self.emit("else:")
-            self.emit("    NEW.append(f)")  # base facts are left out when the round is installed (Context.flush)
 
     def assemble(self) -> str:
         h = self.clause.head.rel
@@ -561,23 +572,60 @@ def _exists(rows, width: int, checks: tuple) -> bool:
     return False
 
 
-def again(more: dict, fact: tuple, rec: tuple, rix: int) -> None:
+def rewitnessable(rule: CompiledRule) -> bool:
+    """Whether the witness of a fact the rule derives can be found again through indexes
+    (``Context.record``): with the head's variables bound, the body in solving order looks every
+    positive premise up by at least one known argument.  A rule that fails this (``r(N) :- r(Z),
+    N is Z * 4``) keeps each fact's witness in its record instead."""
+    from .query import schedule
+
+    order, pending = schedule(rule.clause.body, set(literal_vars(rule.clause.head, {})))
+    if pending:
+        return False
+    have = set(literal_vars(rule.clause.head, {}))
+    for item in order:
+        if isinstance(item, Literal):
+            if item.args and not any(set(term_vars(a, {})) <= have for a in item.args):
+                return False
+            have.update(literal_vars(item, {}))
+        elif not isinstance(item, Negated):
+            have.update(item_vars(item))
+    return True
+
+
+def rule_of(rec: int | tuple) -> int:
+    """The rule index of a provenance record: a compiled rule's record is its rule index alone (its
+    witness is found again when asked: ``Context.record``); a staged fact's, a demand answer's and an
+    interpreted rule's is the tuple ``(rule_index, *witness_rows)``."""
+    return rec if isinstance(rec, int) else rec[0]
+
+
+def again(more: dict, fact: tuple, rec: int | tuple, rix: int) -> None:
     """Count one more distinct firing of an already derived ``fact`` (its record ``rec``) by rule ``rix``.
 
-    A provenance record is the tuple ``(rule_index, *witness_rows)``: the witness is the first firing
-    in canonical order.  Support beyond one firing and the other rules that derived the fact live in
-    ``more``: ``{fact: [support, extra_rule_indexes or None]}`` (most facts have one firing)."""
+    Support beyond one firing and the other rules that derived the fact live in ``more``: the support
+    alone (an int) while every firing is by the record's rule, else ``[support, extra_rule_indexes]``
+    (most facts have one firing; most of the others one rule)."""
+    first = rule_of(rec)
     m = more.get(fact)
     if m is None:
-        more[fact] = [2, None if rec[0] == rix else [rix]]
-        return
-    m[0] += 1
-    if rec[0] != rix:
-        extra = m[1]
-        if extra is None:
-            m[1] = [rix]
-        elif rix not in extra:
-            extra.append(rix)
+        more[fact] = 2 if first == rix else [2, [rix]]
+    elif type(m) is int:
+        more[fact] = m + 1 if first == rix else [m + 1, [rix]]
+    else:
+        m[0] += 1
+        if first != rix and rix not in m[1]:
+            m[1].append(rix)
+
+
+def support_of(more: int | list | None) -> int:
+    """The number of distinct firings a fact's entry in ``more`` (``again``) counts; 1 without one."""
+    return 1 if more is None else more if isinstance(more, int) else more[0]
+
+
+def extra_rules(more: int | list | None) -> tuple[int, ...]:
+    """The rules other than its record's that derived a fact, from its entry in ``more`` (``again``)."""
+    return tuple(more[1]) if isinstance(more, list) else ()
 
 
 _GLOBALS = {

@@ -115,7 +115,7 @@ class Result:
     def provenance(self, rel: str, row: tuple) -> Provenance | None:
         """The provenance record of a derived fact; None for a base fact or one that does not hold."""
         name = stored_name(rel, row[0])
-        rec = self._ctx.provs.get(name, {}).get(row)
+        rec = self._ctx.record(name, row)
         return None if rec is None else self._record(name, row, rec)
 
     def _record(self, rel: str, row: tuple, rec: tuple) -> Provenance:
@@ -135,7 +135,9 @@ class Result:
         for rel in sorted(provs):
             table = provs[rel]
             for row in canonical_rows(table):
-                yield rel, row, self._record(rel, row, table[row])
+                rec = self._ctx.record(rel, row)
+                if rec is not None:
+                    yield rel, row, self._record(rel, row, rec)
 
     def staged(self) -> tuple[tuple[str, tuple, str], ...]:
         """The facts ``@next`` rules stage for the next tick: ``(relation, row, rule id)``, canonically sorted."""

@@ -13,6 +13,7 @@ from rofl.engine.terms import format_term
 
 from tests.conftest import BOOT
 from tests.engine.program_gen import generate
+from tests.engine.proofs import assert_valid_proof
 
 NODES = "abcdef"
 
@@ -118,40 +119,6 @@ def test_a_chain_asked_from_its_head_never_builds_the_closure():
     k.invalidate()
     cut = k.query('depends_on("f0", X)', budget=100)  # a demand answer is bounded by the budget too
     assert cut.partial and set(cut.rows) < set(answers.rows)
-
-
-def assert_valid_proof(k: Kernel, full, node) -> int:
-    """Check a derivation tree against the full evaluation ``full`` of kernel ``k``: every fact in it holds
-    there, a base leaf is a base fact, a negated premise holds nowhere, and each derived fact follows by its
-    rule from its positive premises alone (re-derived in a kernel holding only those and the rule).  The
-    tree's depth."""
-
-    def lit_of(text: str):
-        (lit,) = k.question(text).literals
-        return lit
-
-    fact = lit_of(node.text)
-    assert full.holds(fact.rel, (fact.persp, *fact.args)), node.text
-    if node.kind == "base":
-        assert (fact.persp, *fact.args) in k.store.base.get(fact.rel, {}), node.text
-        return 1
-    assert node.kind == "derived" and node.rule_text is not None, node
-    premises: list[str] = []
-    depth = 0
-    for child in node.children:
-        if child.kind == "negation":
-            negated = lit_of(child.text.removeprefix("not "))
-            assert not full.holds(negated.rel, (negated.persp, *negated.args)), child.text
-        elif child.kind in ("base", "derived"):
-            premises.append(child.text.removesuffix(" (see above)") + ".\n")
-            if not child.text.endswith(" (see above)"):
-                depth = max(depth, assert_valid_proof(k, full, child))
-        else:
-            assert child.kind == "builtin", child
-    step = Kernel(BOOT)
-    step.load_text("".join(premises) + node.rule_text)
-    assert step.evaluate().holds(fact.rel, (fact.persp, *fact.args)), (node.text, premises, node.rule_text)
-    return depth + 1
 
 
 @settings(max_examples=60, deadline=None)
