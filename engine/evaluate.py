@@ -238,12 +238,16 @@ class Context:
         arrived = table.rows.get(row) if table is not None else None
         same = self.components.get(rel, frozenset((rel,)))
         tables = self.tables
+        first = None
         for _, wit in self.demand.solve(order, 0, binding, (), charge=False):
             if arrived is None or all(
                 lit.rel not in same or tables[lit.rel].rows.get(prow, -1) < arrived for lit, prow in zip(literals, wit)
             ):
                 return (rec, *wit)
-        return None
+            first = wit if first is None else first
+        # a derived fact always has its firing among the solutions; were the rounds ever not to show it, a
+        # valid firing is still the fact's record (never None: that would say the fact does not hold)
+        return (rec, *first) if first is not None else (rec,)
 
     # -- provenance as a relation ---------------------------------------------------------------------
     def _fill_history(self, table: Table) -> None:

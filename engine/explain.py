@@ -160,7 +160,10 @@ def why(
     wit = iter(rec[1:])
     for item in rule.clause.body:
         if isinstance(item, Literal):
-            prow = next(wit)
+            prow = next(wit, None)
+            if prow is None:  # a record without its witness (``Context.record``'s last resort)
+                children.append(Node("missing", _instantiate(item, binding)))
+                continue
             child = why(ctx, store, item.rel, prow, path, demanded)
             children.append(child if child is not None else Node("missing", row_text(item.rel, prow)))
         elif isinstance(item, Negated):
