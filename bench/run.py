@@ -30,7 +30,8 @@ import importlib
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 # section -> (its heading, the bench module whose main() runs it), in the order they run
 SECTIONS: dict[str, tuple[str, str]] = {
@@ -82,7 +83,37 @@ def _three_import_graph() -> None:
     print(row)
 
 
+def _run_section(section: str, module_name: str) -> list[dict]:
+    """Run one section in a fresh interpreter and return its rows.  A child process inherits the peak RSS
+    of the process it is forked from (Linux keeps the high-water mark across fork and exec), so a section
+    run after one that grew this process (the kernel's in-process closures) would report that peak for
+    every command it measures; each section's own process starts small."""
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "rows.json"
+        subprocess.run([sys.executable, __file__, "--section", section, str(out)], check=True, cwd=ROOT)
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+def _section_child(section: str, out: str) -> int:
+    """The child side of ``_run_section``: run the section here, write its rows as JSON to ``out``."""
+    import json
+
+    module_name = SECTIONS[section][1]
+    module = importlib.import_module(f"bench.{module_name}")
+    rows = module.main([]) if module_name in TAKES_ARGV else module.main()
+    if section == "kernel":
+        _three_import_graph()
+    Path(out).write_text(json.dumps(rows, default=str), encoding="utf-8")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--section"]:
+        return _section_child(argv[1], argv[2])
     from bench import records
 
     write_record = "--record" in argv
@@ -97,11 +128,7 @@ def main(argv: list[str]) -> int:
         if section not in wanted:
             continue
         print(f"\n## {heading}\n", flush=True)
-        module = importlib.import_module(f"bench.{module_name}")
-        rows = module.main([]) if module_name in TAKES_ARGV else module.main()
-        measured += records.figures(section, rows)
-        if section == "kernel":
-            _three_import_graph()
+        measured += records.figures(section, _run_section(section, module_name))
     print("\n## Against the recorded figures (bench/RECORDS.json)\n", flush=True)
     print(records.render(records.compare(measured)))
     if write_record:
