@@ -11,13 +11,13 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import cast
+from typing import Any, cast
 
 from . import builtins as B
 from . import costs as C
 from . import vocabulary as V
 from .caches import Caches, Previous, StrataEntry
-from .clauses import NEXT, Aggregate, Literal, Negated, body_literals, is_var, literal_vars
+from .clauses import NEXT, NOW, Aggregate, Literal, Negated, body_literals, is_var, literal_vars
 from .cycles import CycleTable, named_relation, strong_components
 from .demand import Demand
 from .metadata import MetadataTable
@@ -223,10 +223,12 @@ class Context:
         if body is None:
             from .query import schedule
 
-            order, _ = schedule(rule.clause.body, set(literal_vars(rule.clause.head, {})))
+            bound = set(literal_vars(rule.clause.head, {}))
+            order, _ = schedule(rule.clause.body, bound)
             literals = tuple(item for item in order if isinstance(item, Literal))
-            body = self._bodies[rec] = (tuple(order), literals)
-        order, literals = body
+            plain = not is_var(rule.clause.head.persp)  # a perspective variable is bound to a wrapped name
+            body = self._bodies[rec] = (tuple(order), literals, self._lookups(order, bound) if plain else None)
+        order, literals, lookups = body
         binding: dict = {}
         head = rule.clause.head
         if is_var(head.persp) and not B.match(head.persp, (row[0],), binding):
@@ -237,6 +239,10 @@ class Context:
         table = self.tables.get(rel)
         arrived = table.rows.get(row) if table is not None else None
         same = self.components.get(rel, frozenset((rel,)))
+        if lookups is not None:
+            wit = self._looked_up(lookups, binding, same, arrived)
+            if wit is not None:
+                return (rec, *wit)
         tables = self.tables
         first = None
         for _, wit in self.demand.solve(order, 0, binding, (), charge=False):
@@ -248,6 +254,86 @@ class Context:
         # a derived fact always has its firing among the solutions; were the rounds ever not to show it, a
         # valid firing is still the fact's record (never None: that would say the fact does not hold)
         return (rec, *first) if first is not None else (rec,)
+
+    def _lookups(self, order: list, bound: set[str]) -> tuple | None:
+        """How ``record`` finds a witness without the general solver, when the body (in solving order) is
+        positive literals of written perspectives over plain variables and constants: per literal, its
+        relation, perspective, width, the columns known before it with where their values come from, the
+        variables it binds and those it repeats.  None for any other body."""
+        have = set(bound)
+        steps = []
+        for item in order:
+            if (
+                type(item) is not Literal
+                or type(item.persp) is not str
+                or item.temporal != NOW
+                or item.rel in self.decoded.demand
+                or item.rel in V.VIRTUAL_RELATIONS
+            ):
+                return None
+            cols: list[int] = []
+            key: list[tuple[bool, object]] = []
+            binds: list[tuple[int, str]] = []
+            repeats: list[tuple[int, str]] = []
+            here: set[str] = set()
+            for pos, arg in enumerate(item.args, 1):
+                if is_var(arg):
+                    name = arg[1]
+                    if name in have:
+                        cols.append(pos)
+                        key.append((True, name))
+                    elif name in here:
+                        repeats.append((pos, name))
+                    else:
+                        here.add(name)
+                        binds.append((pos, name))
+                elif is_ground(arg):
+                    cols.append(pos)
+                    key.append((False, B.substitute(arg, {})))
+                else:
+                    return None  # a compound pattern around a variable
+            have |= here
+            steps.append(
+                (item.rel, item.persp, len(item.args) + 1, tuple(cols), tuple(key), tuple(binds), tuple(repeats))
+            )
+        return tuple(steps)
+
+    def _looked_up(self, lookups: tuple, binding: dict, same: frozenset, arrived: int | None) -> list | None:
+        """The first witness ``_lookups`` finds through the tables' indexes (a fully bound premise is one
+        membership test), its premises in ``same`` from rounds before ``arrived``; None when there is none."""
+        n = len(lookups)
+        wit: list = [None] * n
+        tables = self.tables
+        limit = arrived if arrived is not None else -2  # no round before which premises must have arrived
+
+        def search(i: int, b: dict) -> bool:
+            if i == n:
+                return True
+            rel, persp, width, cols, key, binds, repeats = lookups[i]
+            values = [b[k] if var else k for var, k in key]
+            table = self.table(rel)
+            if len(cols) == width - 1 and type(table) is Table:
+                row = (persp, *values)
+                found: Any = (row,) if row in table.rows else ()
+            elif cols:
+                found = self.pindex(rel, persp, width, cols).get(values[0] if len(cols) == 1 else tuple(values), ())
+            else:
+                found = self.pindex(rel, persp, width, cols)
+            rounds = tables[rel].rows if arrived is not None and rel in same else None
+            for row in found:
+                if rounds is not None and rounds.get(row, -1) >= limit:
+                    continue
+                inner = dict(b) if binds else b
+                for pos, name in binds:
+                    inner[name] = row[pos]
+                if repeats and any(row[pos] != inner[name] for pos, name in repeats):
+                    continue
+                wit[i] = row
+                if search(i + 1, inner):
+                    return True
+            return False
+
+        return wit if search(0, binding) else None
 
     # -- provenance as a relation ---------------------------------------------------------------------
     def _fill_history(self, table: Table) -> None:
