@@ -29,6 +29,11 @@ from .tables import NarrowIndex, Table
 from .terms import is_ground
 
 
+def _key(row: tuple, cols: tuple[int, ...]):
+    """The value of ``row``'s one column ``cols``, or the tuple of its columns' values (an index key)."""
+    return row[cols[0]] if len(cols) == 1 else tuple([row[c] for c in cols])
+
+
 class Context:
     """The facts of one evaluation: tables, provenance records, staged facts, and the step budget.
 
@@ -64,6 +69,7 @@ class Context:
         # the head relations of the recursive component that computed each relation here (``record``)
         self.components: dict[str, frozenset[str]] = {}
         self._bodies: dict[int, tuple] = {}  # rule index -> its body in solving order (``record``)
+        self._scanned: set[tuple] = set()  # (relation, index spec) ``record`` looked up once by a scan
         self.news: dict[str, list] = {}
         self.deltas: dict[str, list] = {}
         self.steps = 0
@@ -305,6 +311,7 @@ class Context:
         wit: list = [None] * n
         tables = self.tables
         limit = arrived if arrived is not None else -2  # no round before which premises must have arrived
+        scanned = self._scanned
 
         def search(i: int, b: dict) -> bool:
             if i == n:
@@ -316,7 +323,14 @@ class Context:
                 row = (persp, *values)
                 found: Any = (row,) if row in table.rows else ()
             elif cols:
-                found = self.pindex(rel, persp, width, cols).get(values[0] if len(cols) == 1 else tuple(values), ())
+                key = values[0] if len(cols) == 1 else tuple(values)
+                spec = (persp, width, cols)
+                if type(table) is Table and spec not in table.pindexes and (rel, spec) not in scanned:
+                    # asked once: a scan; asked again, the index (as engine.demand's lookups do)
+                    scanned.add((rel, spec))
+                    found = [r for r in table.rows if len(r) == width and r[0] == persp and _key(r, cols) == key]
+                else:
+                    found = self.pindex(rel, persp, width, cols).get(key, ())
             else:
                 found = self.pindex(rel, persp, width, cols)
             rounds = tables[rel].rows if arrived is not None and rel in same else None
