@@ -94,16 +94,17 @@ def _run_section(section: str, module_name: str) -> list[dict]:
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rows.json"
-        subprocess.run([sys.executable, __file__, "--section", section, str(out)], check=True, cwd=ROOT)
+        argv = [sys.executable, str(Path(__file__).resolve()), "--section", section, module_name, str(out)]
+        subprocess.run(argv, check=True, cwd=ROOT)
         return json.loads(out.read_text(encoding="utf-8"))
 
 
-def _section_child(section: str, out: str) -> int:
-    """The child side of ``_run_section``: run the section here, write its rows as JSON to ``out``."""
+def _section_child(section: str, module_name: str, out: str) -> int:
+    """The child side of ``_run_section``: run the section's module (``bench.NAME``, or a dotted path) here,
+    write its rows as JSON to ``out``."""
     import json
 
-    module_name = SECTIONS[section][1]
-    module = importlib.import_module(f"bench.{module_name}")
+    module = importlib.import_module(module_name if "." in module_name else f"bench.{module_name}")
     rows = module.main([]) if module_name in TAKES_ARGV else module.main()
     if section == "kernel":
         _three_import_graph()
@@ -113,7 +114,7 @@ def _section_child(section: str, out: str) -> int:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--section"]:
-        return _section_child(argv[1], argv[2])
+        return _section_child(argv[1], argv[2], argv[3])
     from bench import records
 
     write_record = "--record" in argv
