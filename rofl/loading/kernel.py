@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -415,10 +415,16 @@ def incomplete_fact_files(kernel: Kernel) -> list[str]:
     return sorted(str(row[1]) for row in kernel.rows("missing_fact_file", "audit") if len(row) == 2)
 
 
-def code_rows(kernel: Kernel, rel: str, arity: int) -> list[tuple]:
+def code_rows(kernel: Kernel, rel: str, arity: int, files: Collection[str] | None = None) -> list[tuple]:
     """The base rows of a scanner relation in [code], without the perspective (read from the store: no
-    evaluation needed)."""
-    return [row[1:] for row in kernel.rows(rel, "code") if len(row) == arity + 1]
+    evaluation needed); with ``files``, only the rows whose first argument is one of them."""
+    from rofl.engine.namespace import stored_name
+
+    width = arity + 1
+    facts = kernel.store.base.get(stored_name(rel, "code"), {})
+    if files is None:
+        return [row[1:] for row in facts if len(row) == width and row[0] == "code"]
+    return [row[1:] for row in facts if len(row) == width and row[1] in files and row[0] == "code"]
 
 
 def loader_facts(missing: list[str], unsigned: str | None = None) -> str:

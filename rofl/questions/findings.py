@@ -140,13 +140,12 @@ def import_lines(kernel, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], i
     sources = {a for a, _ in pairs}
     spec_targets: dict[tuple[str, str], set[str]] = {}
     for rel in ("src_resolves", "src_external", "src_workspace_import"):
-        for f, s, t in code_rows(kernel, rel, 3):
-            if f in sources and (f, _plain(t)) in pairs:
+        for f, s, t in code_rows(kernel, rel, 3, sources):
+            if (f, _plain(t)) in pairs:
                 spec_targets.setdefault((f, s), set()).add(_plain(t))
-    line_rows = code_rows(kernel, "src_import_line", 3)
     out: dict[tuple[str, str], int] = {}
-    for f, s, line in line_rows:
-        if f not in sources or type(line) is not int:
+    for f, s, line in code_rows(kernel, "src_import_line", 3, sources):
+        if type(line) is not int:
             continue
         for t in spec_targets.get((f, s), set()) | ({s} if (f, s) in pairs else set()):
             key = (f, t)
