@@ -517,14 +517,15 @@ class Kernel:
         evaluation of what its linearly recursive relation reads, without evaluating that relation whole
         (records None: the fact holds nowhere, since the demanded rows are exactly the full evaluation's).
         None when there is no demand plan (the relation is evaluated already, or its rules do not allow
-        one) or the budget ran out first: then the full evaluation answers, proof and all."""
+        one, or it passes the call through), or the budget ran out first: then the full evaluation
+        answers, proof and all."""
         from .clauses import Literal
         from .magic import demanded_proof
         from .plan import BudgetExhausted
 
         question = self.question(Literal(rel, persp, args))
         plan, _, rest = self._demand_plan(question, goals)
-        if plan is None:
+        if plan is None or plan.passes:
             return None
         outcome = self.evaluate(goals=rest)
         if outcome.partial:

@@ -213,18 +213,18 @@ def demanded_proof(plan: DemandPlan, ctx, args: tuple) -> dict[tuple, tuple] | N
     the plan's relation it passes through (``{row: (rule index, *premise rows)}``, the form
     ``Context.provs`` keeps; empty for a base fact), or None when the fact does not hold.
 
-    Factor rules: the calls are searched breadth first from the fact's bound arguments, and the first
-    call with an exit answer equal to the fact's free arguments ends the search, so the proof is a
-    shortest chain of calls and the search stops there instead of building every call's answers.
-    Pass-through rules: the answers of the one call are extended round by round until the fact is
-    among them.  Either way the fact is missing exactly when ``demanded_rows`` would not list it."""
+    The calls the factor rules make are searched breadth first from the fact's bound arguments, and the
+    first call with an exit answer equal to the fact's free arguments ends the search, so the proof is a
+    shortest chain of calls and the search stops there instead of building every call's answers; the
+    fact is missing exactly when ``demanded_rows`` would not list it.  A plan with pass-through rules
+    has none (a ground fact binds every argument, so only a rule whose recursive premise is its own head
+    passes through): the caller evaluates the relation instead."""
+    assert not plan.passes, "a pass-through plan proves nothing by demand"
     free = plan.free
     key = tuple(args[i] for i in plan.bound)
     want = tuple(args[i] for i in free)
     base = _base_index(plan, ctx)
     solver = ctx.demand
-    if plan.passes:
-        return _passed_proof(plan, ctx, key, want, base)
     parents: dict[tuple, tuple | None] = {key: None}
     queue = deque([key])
     while queue:  # breadth first: the first call with the exit answer ends the shortest chain
@@ -247,44 +247,6 @@ def demanded_proof(plan: DemandPlan, ctx, args: tuple) -> dict[tuple, tuple] | N
                 parents[m2] = (m, way, wit)
                 queue.append(m2)
     return None
-
-
-def _passed_proof(plan: DemandPlan, ctx, key: tuple, want: tuple, base: dict) -> dict[tuple, tuple] | None:
-    """``demanded_proof`` for pass-through rules: the answers of the one call, each with how it was
-    found, extended semi-naively until ``want`` is one."""
-    free = plan.free
-    solver = ctx.demand
-    how: dict[tuple, tuple] = {}  # answer -> its record (empty: a base fact)
-    delta: list[tuple] = []
-    for out in base.get(key, ()):
-        if out not in how:
-            how[out] = ()
-            delta.append(out)
-    for way, wit, out in _exits(plan, solver, key):
-        if out not in how:
-            how[out] = _record(way, wit, None)
-            delta.append(out)
-    while want not in how and delta:
-        new: list[tuple] = []
-        for got in delta:
-            below = _row(plan, key, free, got)
-            for way, wit, out in _extended(plan, solver, key, got):
-                if out not in how:
-                    how[out] = _record(way, wit, below)
-                    new.append(out)
-        delta = new
-    if want not in how:
-        return None
-    records: dict[tuple, tuple] = {}
-    at = want
-    while how[at]:  # down the chain of answers to the exit (or base fact) that began it
-        rec = records[_row(plan, key, free, at)] = how[at]
-        passing = next((w for w in plan.passes if w.rule.index == rec[0]), None)
-        if passing is None:
-            break
-        below = rec[1 + passing.rule.positive.index(_recursive_position(passing))]
-        at = tuple(below[1 + i] for i in free)
-    return records
 
 
 def _calls(plan: DemandPlan, solver, m: tuple):
