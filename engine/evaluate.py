@@ -25,13 +25,33 @@ from .plan import BudgetExhausted, CompiledRule, extra_rules, rule_of, support_o
 from .reflect import fact_term
 from .rulebook import DecodedRules, RuleBook, interpreted
 from .store import Store
-from .tables import NarrowIndex, Table
+from .tables import NarrowIndex, Table, index_key
 from .terms import is_ground
 
 
-def _key(row: tuple, cols: tuple[int, ...]):
-    """The value of ``row``'s one column ``cols``, or the tuple of its columns' values (an index key)."""
-    return row[cols[0]] if len(cols) == 1 else tuple([row[c] for c in cols])
+@dataclass(frozen=True, slots=True)
+class _Lookup:
+    """One premise of a body ``Context.record`` searches through indexes: its relation, perspective and
+    width, the columns known before it with where each value comes from (``(True, variable)`` or
+    ``(False, constant)``), the variables it binds and the columns that repeat a variable it binds."""
+
+    rel: str
+    persp: str
+    width: int
+    cols: tuple[int, ...]
+    key: tuple[tuple[bool, object], ...]
+    binds: tuple[tuple[int, str], ...]
+    repeats: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Body:
+    """A rule's body as ``Context.record`` solves it: the items in solving order, its positive literals
+    in that order, and its premises as index lookups (None: the general solver)."""
+
+    order: tuple
+    literals: tuple[Literal, ...]
+    lookups: tuple[_Lookup, ...] | None
 
 
 class Context:
@@ -68,7 +88,7 @@ class Context:
         self.staged_mores: dict[str, dict] = {}
         # the head relations of the recursive component that computed each relation here (``record``)
         self.components: dict[str, frozenset[str]] = {}
-        self._bodies: dict[int, tuple] = {}  # rule index -> its body in solving order (``record``)
+        self._bodies: dict[int, _Body] = {}  # rule index -> its body as ``record`` solves it
         self._scanned: set[tuple] = set()  # (relation, index spec) ``record`` looked up once by a scan
         self.news: dict[str, list] = {}
         self.deltas: dict[str, list] = {}
@@ -230,11 +250,12 @@ class Context:
             from .query import schedule
 
             bound = set(literal_vars(rule.clause.head, {}))
-            order, _ = schedule(rule.clause.body, bound)
-            literals = tuple(item for item in order if isinstance(item, Literal))
+            solving, _ = schedule(rule.clause.body, bound)
+            literals = tuple(item for item in solving if isinstance(item, Literal))
             plain = not is_var(rule.clause.head.persp)  # a perspective variable is bound to a wrapped name
-            body = self._bodies[rec] = (tuple(order), literals, self._lookups(order, bound) if plain else None)
-        order, literals, lookups = body
+            lookups = self._lookups(solving, bound) if plain else None
+            body = self._bodies[rec] = _Body(tuple(solving), literals, lookups)
+        order, literals, lookups = body.order, body.literals, body.lookups
         binding: dict = {}
         head = rule.clause.head
         if is_var(head.persp) and not B.match(head.persp, (row[0],), binding):
@@ -261,7 +282,7 @@ class Context:
         # valid firing is still the fact's record (never None: that would say the fact does not hold)
         return (rec, *first) if first is not None else (rec,)
 
-    def _lookups(self, order: list, bound: set[str]) -> tuple | None:
+    def _lookups(self, order: list, bound: set[str]) -> tuple[_Lookup, ...] | None:
         """How ``record`` finds a witness without the general solver, when the body (in solving order) is
         positive literals of written perspectives over plain variables and constants: per literal, its
         relation, perspective, width, the columns known before it with where their values come from, the
@@ -300,11 +321,13 @@ class Context:
                     return None  # a compound pattern around a variable
             have |= here
             steps.append(
-                (item.rel, item.persp, len(item.args) + 1, tuple(cols), tuple(key), tuple(binds), tuple(repeats))
+                _Lookup(item.rel, item.persp, len(item.args) + 1, tuple(cols), tuple(key), tuple(binds), tuple(repeats))
             )
         return tuple(steps)
 
-    def _looked_up(self, lookups: tuple, binding: dict, same: frozenset, arrived: int | None) -> list | None:
+    def _looked_up(
+        self, lookups: tuple[_Lookup, ...], binding: dict, same: frozenset, arrived: int | None
+    ) -> list | None:
         """The first witness ``_lookups`` finds through the tables' indexes (a fully bound premise is one
         membership test), its premises in ``same`` from rounds before ``arrived``; None when there is none."""
         n = len(lookups)
@@ -316,8 +339,16 @@ class Context:
         def search(i: int, b: dict) -> bool:
             if i == n:
                 return True
-            rel, persp, width, cols, key, binds, repeats = lookups[i]
-            values = [b[k] if var else k for var, k in key]
+            step = lookups[i]
+            rel, persp, width, cols, binds, repeats = (
+                step.rel,
+                step.persp,
+                step.width,
+                step.cols,
+                step.binds,
+                step.repeats,
+            )
+            values = [b[k] if var else k for var, k in step.key]
             table = self.table(rel)
             if len(cols) == width - 1 and type(table) is Table:
                 row = (persp, *values)
@@ -328,7 +359,7 @@ class Context:
                 if type(table) is Table and spec not in table.pindexes and (rel, spec) not in scanned:
                     # asked once: a scan; asked again, the index (as engine.demand's lookups do)
                     scanned.add((rel, spec))
-                    found = [r for r in table.rows if len(r) == width and r[0] == persp and _key(r, cols) == key]
+                    found = [r for r in table.rows if len(r) == width and r[0] == persp and index_key(r, cols) == key]
                 else:
                     found = self.pindex(rel, persp, width, cols).get(key, ())
             else:

@@ -92,6 +92,12 @@ class Table:
         self.clear_indexes()
 
 
+def index_key(row: tuple, cols: tuple[int, ...]) -> Any:
+    """``row``'s key in an index on ``cols``: the value of its one column, or the tuple of its columns' values
+    (``Table.add`` and ``_grouped`` compute it inline: they are hot)."""
+    return row[cols[0]] if len(cols) == 1 else tuple([row[c] for c in cols])
+
+
 def _grouped(rows: list, cols: tuple[int, ...]) -> dict:
     """``{key: [rows]}`` in row order, keyed by the value of the one column or the tuple of the columns' values."""
     out: dict = {}
