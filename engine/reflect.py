@@ -14,8 +14,12 @@ condemns a cycle through it (``unstratified``).
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
+
+try:  # CPython's own BLAKE2: ``hashlib`` would load OpenSSL's libcrypto (3.7 MB resident) that rule ids never use
+    from _blake2 import blake2b
+except ImportError:  # an interpreter without that builtin module
+    from hashlib import blake2b
 
 from . import vocabulary as V
 from .clauses import AGGREGATE_OPS, Aggregate, Builtin, Clause, Literal, Negated, is_var
@@ -114,7 +118,7 @@ def clause_text(clause: Clause) -> str:
 
 
 def rule_id(clause: Clause) -> str:
-    return "r" + hashlib.blake2b(clause_text(clause).encode("utf-8"), digest_size=8).hexdigest()
+    return "r" + blake2b(clause_text(clause).encode("utf-8"), digest_size=8).hexdigest()
 
 
 def _persp_atom(persp: Term) -> tuple:
