@@ -54,6 +54,51 @@ class _Body:
     lookups: tuple[_Lookup, ...] | None
 
 
+class _Lean:
+    """The record of an installed fact of a lean relation: none kept; ``Context.record`` finds its rule and
+    witness when asked.  Not an int, so code that takes it for a rule index fails loudly."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "LEAN"
+
+
+LEAN = _Lean()
+_NO_ROWS: frozenset = frozenset()
+
+
+class LeanRecords:
+    """The provenance of a lean relation (``Context.lean_records``): its installed facts are its table's
+    rows and keep no record (``LEAN``); only the facts derived in the current round, not yet installed,
+    map to their rule index (``pending``).  Read as the records dict of any other relation is read."""
+
+    __slots__ = ("rows", "pending")
+
+    def __init__(self, rows: dict) -> None:
+        self.rows = rows
+        self.pending: dict = {}
+
+    def get(self, row: tuple, default: Any = None) -> Any:
+        if row in self.rows:
+            return LEAN
+        return self.pending.get(row, default)
+
+    def __contains__(self, row: object) -> bool:
+        return row in self.rows or row in self.pending
+
+    def __iter__(self):
+        yield from self.rows
+        yield from (row for row in self.pending if row not in self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows) + sum(1 for row in self.pending if row not in self.rows)
+
+    def items(self):
+        for row in self:
+            yield row, self.get(row)
+
+
 class Context:
     """The facts of one evaluation: tables, provenance records, staged facts, and the step budget.
 
@@ -74,11 +119,13 @@ class Context:
         naive: bool = False,
         base: dict | None = None,
         carry: tuple | None = None,
+        lean: bool = False,
     ) -> None:
         self.store = store
         self.decoded = decoded
+        self.lean = lean and not naive  # whether lean relations keep no records (``lean_records``)
         self.tables: dict[str, Table] = {}
-        self.provs: dict[str, dict] = {}
+        self.provs: dict[str, Any] = {}  # relation -> {row: record}, or a lean relation's LeanRecords
         self.staged_provs: dict[str, dict] = {}
         self.mores: dict[str, dict] = {}
         # ``carry``: the provenance of the evaluation this one starts from, and the relations (sorted)
@@ -216,6 +263,54 @@ class Context:
     def prov(self, rel: str) -> dict:
         return self.provs.setdefault(rel, {})
 
+    def lean_records(self, rel: str) -> tuple[dict, Any]:
+        """What a compiled rule concluding ``rel`` writes its records to and checks installed facts against:
+        ``(pending, table rows)`` for a lean relation, ``(records, an empty set)`` for any other.
+
+        A relation is lean when every rule concluding it is compiled, finds its witness again through
+        indexes (``engine.plan.rewitnessable``), stages nothing and calls no demand relation, and it has no
+        base facts: then an installed fact keeps no record at all (its table row, with the round it
+        arrived in, is all there is) and ``record`` finds its rule with its witness.  A fact costs one
+        dict entry instead of two.  Naive evaluation and a tick's (whose history records every
+        derivation's rules: ``History.freeze`` finds them once for the lean relations a tick takes over)
+        keep every record."""
+        if self.lean and rel not in self.based and self._leanable(rel):
+            found = self.provs.get(rel)
+            if type(found) is not LeanRecords:
+                found = self.provs[rel] = LeanRecords(self.table(rel).rows)
+            return found.pending, found.rows
+        return self.prov(rel), _NO_ROWS
+
+    def _rules_of(self, rel: str) -> tuple[tuple[int, ...], bool]:
+        """The indexes of the rules concluding ``rel`` (at this tick), and whether ``rel`` can be lean."""
+        by_head = self.decoded.by_head
+        if not by_head:
+            from .plan import rewitnessable
+            from .rulebook import MAX_COMPILED_PREMISES
+
+            demand = self.decoded.demand
+            rules: dict[str, list[int]] = {}
+            able: dict[str, bool] = {}
+            for rule in self.decoded.rules:
+                head = rule.clause.head
+                if head.temporal == NEXT:
+                    able[head.rel] = False
+                    continue
+                rules.setdefault(head.rel, []).append(rule.index)
+                able[head.rel] = (
+                    able.get(head.rel, True)
+                    and head.rel not in demand
+                    and len(rule.positive) <= MAX_COMPILED_PREMISES
+                    and not any(lit.rel in demand for lit, _ in _body_literals(rule))
+                    and rewitnessable(rule)
+                )
+            for rel_, ixs in rules.items():
+                by_head[rel_] = (tuple(ixs), able[rel_])
+        return by_head.get(rel, ((), False))
+
+    def _leanable(self, rel: str) -> bool:
+        return self._rules_of(rel)[1]
+
     def staged(self, rel: str) -> dict:
         return self.staged_provs.setdefault(rel, {})
 
@@ -230,8 +325,18 @@ class Context:
         m = self.mores.get(rel)
         return support_of(m.get(row) if m is not None else None)
 
-    def rule_indexes(self, rel: str, row: tuple, rec: int | tuple, staged: bool = False) -> tuple[int, ...]:
-        """Every rule that derived ``row`` (record ``rec``), the witness's rule first."""
+    def rule_indexes(self, rel: str, row: tuple, rec: Any, staged: bool = False) -> tuple[int, ...]:
+        """Every rule that derived ``row`` (record ``rec``), the witness's rule first.  Of a lean relation's
+        fact, the rules are found: those with a firing that concludes it."""
+        if not staged and type(self.provs.get(rel)) is LeanRecords:
+            found = self.record(rel, row) if rec is LEAN or type(rec) is int else rec
+            if found is None:
+                return ()
+            first = found[0]
+            if self.support(rel, row) == 1:  # one firing: one rule
+                return (first,)
+            others = [rix for rix in self._rules_of(rel)[0] if rix != first and self._witness(rel, row, rix, False)[1]]
+            return (first, *others)
         m = (self.staged_mores if staged else self.mores).get(rel)
         return (rule_of(rec), *extra_rules(m.get(row) if m is not None else None))
 
@@ -242,8 +347,26 @@ class Context:
         arrived before the fact (each was installed at an earlier round, as the firing that derived the
         fact read them); the premises of lower components are complete, whatever their rounds."""
         rec = self.provs.get(rel, {}).get(row)
+        if rec is LEAN:  # the first rule, in index order, with a firing whose premises arrived before the fact
+            fallback = None
+            for rix in self._rules_of(rel)[0]:
+                valid, first = self._witness(rel, row, rix)
+                if valid is not None:
+                    return valid
+                fallback = fallback or first
+            return fallback
         if type(rec) is not int:
             return rec
+        valid, first = self._witness(rel, row, rec)
+        # a derived fact always has its firing among the solutions; were the rounds ever not to show it, a
+        # valid firing is still the fact's record (never None: that would say the fact does not hold)
+        return valid or first or (rec,)
+
+    def _witness(self, rel: str, row: tuple, rec: int, rounds: bool = True) -> tuple[tuple | None, tuple | None]:
+        """The record ``(rec, *witness)`` of the first firing of rule ``rec`` concluding ``row`` whose premises
+        in the rule's recursive component arrived before the fact (None without one, or without
+        ``rounds``), and of the first firing found whatever its rounds (None when the rule has no firing
+        that concludes ``row``)."""
         rule = self.decoded.rules[rec]
         body = self._bodies.get(rec)
         if body is None:
@@ -258,29 +381,37 @@ class Context:
         order, literals, lookups = body.order, body.literals, body.lookups
         binding: dict = {}
         head = rule.clause.head
+        if len(head.args) != len(row) - 1 or (type(head.persp) is str and head.persp != row[0]):
+            return None, None  # another rule of the relation (``LEAN``): one concluding another perspective
         if is_var(head.persp) and not B.match(head.persp, (row[0],), binding):
-            return None
+            return None, None
         for pattern, value in zip(head.args, row[1:]):
             if not B.match(pattern, value, binding):
-                return None
+                return None, None
         table = self.tables.get(rel)
         arrived = table.rows.get(row) if table is not None else None
         same = self.components.get(rel, frozenset((rel,)))
-        if lookups is not None:
+        if not rounds:
+            arrived = None
+        if lookups is not None:  # a complete search: no firing it misses
             wit = self._looked_up(lookups, binding, same, arrived)
             if wit is not None:
-                return (rec, *wit)
+                return ((rec, *wit) if rounds else None), (rec, *wit)
+            if arrived is None:
+                return None, None
+            wit = self._looked_up(lookups, binding, same, None)
+            return None, ((rec, *wit) if wit is not None else None)
         tables = self.tables
         first = None
         for _, wit in self.demand.solve(order, 0, binding, (), charge=False):
+            if not rounds:
+                return None, (rec, *wit)
             if arrived is None or all(
                 lit.rel not in same or tables[lit.rel].rows.get(prow, -1) < arrived for lit, prow in zip(literals, wit)
             ):
-                return (rec, *wit)
+                return (rec, *wit), (rec, *wit)
             first = wit if first is None else first
-        # a derived fact always has its firing among the solutions; were the rounds ever not to show it, a
-        # valid firing is still the fact's record (never None: that would say the fact does not hold)
-        return (rec, *first) if first is not None else (rec,)
+        return None, ((rec, *first) if first is not None else None)
 
     def _lookups(self, order: list, bound: set[str]) -> tuple[_Lookup, ...] | None:
         """How ``record`` finds a witness without the general solver, when the body (in solving order) is
@@ -427,6 +558,9 @@ class Context:
                 table.add_many(lst, self.round)
                 self.deltas[rel] = lst
                 any_new = True
+                records = self.provs.get(rel)
+                if type(records) is LeanRecords:  # installed: their rows are their records now
+                    records.pending.clear()
         self.news = {}
         return any_new
 
@@ -1049,8 +1183,11 @@ def evaluate(
     naive: bool = False,
     goals: set[str] | None = None,
     caches: Caches | None = None,
+    lean: bool = False,
 ) -> Outcome:
-    """Evaluate every rule of the store (or only those the ``goals`` relations depend on).
+    """Evaluate every rule of the store (or only those the ``goals`` relations depend on); ``lean``: the
+    relations that can keep no record of their installed facts do (``Context.lean_records``), for an
+    evaluation no tick's history records.
 
     The cyclic garbage collector is paused while it runs (an evaluation allocates millions of
     acyclic tuples, and each collection would walk them all again: a quarter of a closure's time);
@@ -1060,7 +1197,7 @@ def evaluate(
     if paused:
         gc.disable()
     try:
-        return _evaluate(store, book, limit, naive, goals, caches)
+        return _evaluate(store, book, limit, naive, goals, caches, lean)
     finally:
         if paused:
             _age()
@@ -1090,13 +1227,14 @@ def _evaluate(
     naive: bool,
     goals: set[str] | None,
     caches: Caches | None,
+    lean: bool,
 ) -> Outcome:
     caches = caches if caches is not None else Caches()
     prev = caches.last
     if prev is not None and prev.naive == naive:
         quiet = _quiet(store, caches, limit, None if goals is None else frozenset(goals))
         if quiet is not None:
-            out = _carried(_Job(store, book, quiet[0], limit, naive, caches, quiet[1], quiet[2]), quiet[3])
+            out = _carried(_Job(store, book, quiet[0], limit, naive, caches, quiet[1], quiet[2], lean), quiet[3])
             if out is not None:
                 return out
     decoded = book.rules(store, caches)
@@ -1106,7 +1244,7 @@ def _evaluate(
         return strat
     dead = dead_rules(store, decoded, caches, None if reuse is None else reuse[0])
     schedule = _schedule(decoded, strat.strata, goals, caches, dead)
-    job = _Job(store, book, decoded, limit, naive, caches, strat, schedule)
+    job = _Job(store, book, decoded, limit, naive, caches, strat, schedule, lean)
     out = None
     if caches.carry and reuse is not None and reuse[1].schedule is schedule and not strat.partial:
         out = _carried(job, reuse)
@@ -1128,11 +1266,18 @@ class _Job:
     caches: Caches
     strat: Outcome
     schedule: Schedule
+    lean: bool = False
 
     def context(self, reuse: tuple | None, carry: tuple | None = None) -> Context:
         """A fresh context over the store's base facts (those tables ``reuse`` allows shared)."""
         return Context(
-            self.store, self.decoded, self.limit, self.naive, _base_tables(self.store, self.decoded, reuse), carry
+            self.store,
+            self.decoded,
+            self.limit,
+            self.naive,
+            _base_tables(self.store, self.decoded, reuse),
+            carry,
+            self.lean,
         )
 
 

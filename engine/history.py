@@ -9,8 +9,9 @@ read or saved.  Runs of one derivation that touch are merged, so the saved form 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .plan import extra_rules, rule_of
 from .terms import fact_key
@@ -22,6 +23,7 @@ class _Open:
     mores: dict  # row -> [support, extra rule indexes] of the facts with more than one firing
     rules: tuple  # that evaluation's decoded rules (records index into them)
     start: int
+    source: object = None  # the evaluation's records of the relation (the run stays open while they are the same)
 
 
 @dataclass(slots=True)
@@ -41,12 +43,15 @@ class History:
         mores: dict,
         staged_mores: dict,
         carried: tuple | None = None,
+        resolve: Callable[[str, tuple, object], tuple[int, ...]] | None = None,
     ) -> None:
         """Record the finished ``tick``: ``provs`` (rel -> {row: record}) of the tick's evaluation and
         the ``staged`` records of its @next rules (``mores``, ``staged_mores``: their extra rules,
         ``engine.plan.again``).  ``carried``: ``(before, fresh)`` when ``provs`` is the ``before`` of
         an evaluation except for the relations in ``fresh`` (sorted); when ``before`` is what the last
-        freeze recorded, only those relations are looked at."""
+        freeze recorded, only those relations are looked at.  A relation whose records the evaluation did
+        not keep (``engine.evaluate.LeanRecords``, of a loading evaluation a tick takes over) has its rules
+        found once, by ``resolve`` (``Context.rule_indexes``), when its run opens."""
         self.last = tick
         open_ = self.open
         if carried is not None and carried[0] is self.frozen and self.frozen is not None:
@@ -57,12 +62,16 @@ class History:
             check = sorted(open_)
         for rel in check:
             run = open_.get(rel)
-            if run is not None and provs.get(rel) is not run.provs:
+            if run is not None and provs.get(rel) is not run.source:
                 self._close(rel, run, tick - 1)
                 del open_[rel]
         for rel in names:
             if rel not in open_ and rel in provs:
-                open_[rel] = _Open(provs[rel], mores.get(rel, {}), rules, tick)
+                records, more = provs[rel], mores.get(rel, {})
+                if not isinstance(records, dict):
+                    assert resolve is not None, "a lean relation's rules are found by its evaluation"
+                    records, more = _found(rel, records, resolve)
+                open_[rel] = _Open(records, more, rules, tick, provs[rel])
         self.frozen = provs
         runs = self.runs
         for rel in sorted(staged):
@@ -133,3 +142,16 @@ class History:
 def _rule_indexes(rec: int | tuple, more: int | list | None) -> tuple[int, ...]:
     """The rules that derived a fact: its record's rule, then the others (``engine.plan.again``)."""
     return (rule_of(rec), *extra_rules(more))
+
+
+def _found(rel: str, lean: Any, resolve: Callable[[str, tuple, object], tuple[int, ...]]) -> tuple[dict, dict]:
+    """Records and extra rules (as ``again`` keeps them) of a relation whose evaluation kept no records
+    (``lean``, an ``engine.evaluate.LeanRecords``): each fact's rules found."""
+    records: dict = {}
+    more: dict = {}
+    for row, rec in lean.items():
+        first, *others = resolve(rel, row, rec)
+        records[row] = first
+        if others:
+            more[row] = [1 + len(others), others]
+    return records, more

@@ -299,9 +299,8 @@ class Kernel:
 
     # -- evaluation --------------------------------------------------------------------------------
     def _run_evaluation(self, kind: str, limit: int | None = None, goals: set[str] | None = None) -> Outcome:
-        outcome = evaluate(
-            self.store, self.book, self.budget if limit is None else limit, self.naive, goals, self._caches
-        )
+        budget = self.budget if limit is None else limit
+        outcome = evaluate(self.store, self.book, budget, self.naive, goals, self._caches, lean=kind != "tick")
         if outcome.unstratified:
             self._result = None
             return outcome
@@ -620,7 +619,14 @@ class Kernel:
         store = self._store
         carried = None if ctx.carried is None else (ctx.carried, ctx.fresh)
         store.history.freeze(
-            store.tick, ctx.provs, ctx.staged_provs, ctx.decoded.rules, ctx.mores, ctx.staged_mores, carried
+            store.tick,
+            ctx.provs,
+            ctx.staged_provs,
+            ctx.decoded.rules,
+            ctx.mores,
+            ctx.staged_mores,
+            carried,
+            ctx.rule_indexes,
         )
         ctx.release()
         if pairs is None:

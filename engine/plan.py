@@ -507,11 +507,16 @@ class _Gen:
                 self.emit("else:")
                 self.emit("    NEW.append(f)")  # base facts are left out when the round is installed (Context.flush)
             return
-        # the record is the rule alone; its witness is found again when asked (Context.record)
+        # the record is the rule alone; its witness is found again when asked (Context.record).  For a lean
+        # relation (``Context.lean_records``) P holds only this round's facts and R the installed ones, which
+        # keep no record at all; for any other R is empty
         self.emit("rec = P.get(f)")
         self.emit("if rec is None:")
-        self.emit("    P[f] = RIX")
-        self.emit("    NEW.append(f)")  # base facts are left out when the round is installed (Context.flush)
+        self.emit("    if f in R:")
+        self.emit("        _again_lean(M, f)")
+        self.emit("    else:")
+        self.emit("        P[f] = RIX")
+        self.emit("        NEW.append(f)")  # base facts are left out when the round is installed (Context.flush)
         self.emit("else:")
         self.emit("    _again(M, f, rec, RIX)")
 
@@ -520,9 +525,12 @@ class _Gen:
         head = [
             "def variant(ctx, RIX):",
             "    steps = ctx.steps; limit = ctx.limit; prev = ctx.prev",
-            f"    P = ctx.{'staged' if self.next_head else 'prov'}({h!r})",
             f"    M = ctx.{'staged_more' if self.next_head else 'more'}({h!r})",
         ]
+        if self.next_head or not rewitnessable(self.rule):
+            head.append(f"    P = ctx.{'staged' if self.next_head else 'prov'}({h!r})")
+        else:
+            head.append(f"    P, R = ctx.lean_records({h!r})")
         if not self.next_head:
             head.append(f"    ctx.table({h!r}); NEW = ctx.new({h!r})")  # the head has a table, even if empty
         if self.naive:
@@ -618,6 +626,18 @@ def again(more: dict, fact: tuple, rec: int | tuple, rix: int) -> None:
             m[1].append(rix)
 
 
+def again_lean(more: dict, fact: tuple) -> None:
+    """Count one more firing of an installed fact of a lean relation (no record: ``Context.lean_records``);
+    which rules derived it is found when asked."""
+    m = more.get(fact)
+    if m is None:
+        more[fact] = 2
+    elif type(m) is int:
+        more[fact] = m + 1
+    else:
+        m[0] += 1
+
+
 def support_of(more: int | list | None) -> int:
     """The number of distinct firings a fact's entry in ``more`` (``again``) counts; 1 without one."""
     return 1 if more is None else more if isinstance(more, int) else more[0]
@@ -634,6 +654,7 @@ _GLOBALS = {
     "_BUDGET": BudgetExhausted,
     "_C": compound,
     "_again": again,
+    "_again_lean": again_lean,
     "_exists": _exists,
     "_AGG": compiled_call,
 }

@@ -22,6 +22,8 @@ class DecodedRules:
     heads: frozenset = frozenset()  # the relations the rules conclude (their @next heads included)
     ids: tuple = ()  # the rule ids, in order
     by_demand: dict = field(default_factory=dict)  # demand relation -> its rules
+    # relation -> its rules' indexes and whether it can be lean (``Context.lean_records``), filled when asked
+    by_head: dict = field(default_factory=dict)
 
 
 def decode(store: Store) -> tuple[list[tuple[str, Clause]], list[tuple[str, str]]]:

@@ -64,7 +64,7 @@ ENGINE_WORDS = {
     "_indexes", "_table", "agg", "arith", "assign", "bound", "build", "ctx", "cols", "delta", "e", "f",
     "free", "full", "g", "ii", "o", "oi", "indexes", "names", "new", "old", "p", "pattern", "persp",
     "rec", "rows", "table", "test", "unify", "v_", "value", "variant", "w_", "k", "n", "u",
-    "pindex", "pindexes", "_again", "idx", "width", "one",
+    "pindex", "pindexes", "_again", "_again_lean", "lean_records", "pending", "idx", "width", "one",
     # metadata, text builtins (re2: an optional module they import), safe writes
     "pair", "rel", "store", "accept", "begin", "end", "regex", "getpid", "re2",
 }  # fmt: skip
