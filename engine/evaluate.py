@@ -66,6 +66,7 @@ class _Lean:
 
 LEAN = _Lean()
 _NO_ROWS: frozenset = frozenset()
+LEAN_FROM = 1024  # the facts a relation holds before it may keep no records (``Context.lean_records``)
 
 
 class LeanRecords:
@@ -267,17 +268,16 @@ class Context:
         """What a compiled rule concluding ``rel`` writes its records to and checks installed facts against:
         ``(pending, table rows)`` for a lean relation, ``(records, an empty set)`` for any other.
 
-        A relation is lean when every rule concluding it is compiled, finds its witness again through
-        indexes (``engine.plan.rewitnessable``), stages nothing and calls no demand relation, and it has no
-        base facts: then an installed fact keeps no record at all (its table row, with the round it
-        arrived in, is all there is) and ``record`` finds its rule with its witness.  A fact costs one
-        dict entry instead of two.  Naive evaluation and a tick's (whose history records every
-        derivation's rules: ``History.freeze`` finds them once for the lean relations a tick takes over)
-        keep every record."""
-        if self.lean and rel not in self.based and self._leanable(rel):
-            found = self.provs.get(rel)
-            if type(found) is not LeanRecords:
-                found = self.provs[rel] = LeanRecords(self.table(rel).rows)
+        A relation becomes lean once it holds more than ``LEAN_FROM`` facts (``flush``) when every rule
+        concluding it is compiled, finds its witness again through indexes (``engine.plan.rewitnessable``),
+        stages nothing and calls no demand relation, and it has no base facts: then an installed fact
+        keeps no record at all (its table row, with the round it arrived in, is all there is) and
+        ``record`` finds its rule with its witness.  A fact costs one dict entry instead of two.  Naive
+        evaluation and a tick's (whose history records every derivation's rules: ``History.freeze``
+        finds them once for the lean relations a tick takes over) keep every record, and so does a small
+        relation, whose records cost little and whose rules a tick would otherwise find again."""
+        found = self.provs.get(rel)
+        if type(found) is LeanRecords:
             return found.pending, found.rows
         return self.prov(rel), _NO_ROWS
 
@@ -561,6 +561,14 @@ class Context:
                 records = self.provs.get(rel)
                 if type(records) is LeanRecords:  # installed: their rows are their records now
                     records.pending.clear()
+                elif (
+                    self.lean
+                    and records is not None
+                    and len(records) > LEAN_FROM
+                    and rel not in self.based
+                    and self._leanable(rel)
+                ):
+                    self.provs[rel] = LeanRecords(table.rows)  # every record installed: all dropped
         self.news = {}
         return any_new
 

@@ -18,6 +18,7 @@ import clingo  # the oracle: a dev dependency; a missing clingo must fail loudly
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.engine import evaluate
 from rofl.engine.base.errors import LoadRejected
 from rofl.engine.kernel import Kernel
 from rofl.engine.rulebook import RuleBook
@@ -139,7 +140,11 @@ def explain(prog: Program, problems: list[str]) -> str:
 
 # ------------------------------------------------------------------------------------------ naive == semi-naive
 @pytest.mark.parametrize("seed", NAIVE_SEEDS)
-def test_naive_equals_seminaive(seed):
+@pytest.mark.parametrize("lean_from", [0, evaluate.LEAN_FROM])
+def test_naive_equals_seminaive(seed, lean_from, monkeypatch):
+    """Also with every relation lean from its first fact (``engine.evaluate.LeanRecords``): its facts keep
+    no record, so their rules are found when asked, and must be the records naive evaluation keeps."""
+    monkeypatch.setattr(evaluate, "LEAN_FROM", lean_from)
     prog = generate(seed)
     problems = naive_seminaive_diff(prog)
     assert not problems, explain(prog, problems)

@@ -1,7 +1,7 @@
 """Lean relations: facts that keep no provenance record still answer every provenance question alike.
 
 A relation whose rules all find their witness again through indexes keeps, for a loading evaluation,
-no record per fact (``engine.evaluate.LeanRecords``): its rules, witness and history are found when
+once it has more than ``LEAN_FROM`` facts (here from its first), no record per fact (``engine.evaluate.LeanRecords``): its rules, witness and history are found when
 asked.  Naive evaluation keeps every record, so it is the oracle: the same derived facts with the same
 rules, the same frozen history across ticks (the first tick takes the loading evaluation over), and
 a well-founded proof of each fact.
@@ -9,8 +9,10 @@ a well-founded proof of each fact.
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rofl.engine import evaluate
 from rofl.engine.evaluate import LeanRecords
 from rofl.engine.explain import why
 from rofl.engine.kernel import Kernel
@@ -43,9 +45,12 @@ def _derivations(k: Kernel) -> dict:
     return {(rel, row): (p.support, tuple(sorted(p.rules))) for rel, row, p in k.outcome.derived()}
 
 
-@settings(max_examples=40, deadline=None)
-@given(EDGES)
-def test_lean_relations_answer_as_the_records_of_naive_evaluation(edges: list[tuple[int, int]]) -> None:
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edges=EDGES)
+def test_lean_relations_answer_as_the_records_of_naive_evaluation(
+    edges: list[tuple[int, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(evaluate, "LEAN_FROM", 0)  # lean from the first fact: these relations are small
     lean, naive = _kernel(edges, naive=False), _kernel(edges, naive=True)
     full = lean.outcome
     assert isinstance(full._ctx.provs["reach"], LeanRecords)  # what this test is about

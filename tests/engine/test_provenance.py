@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+from rofl.engine import evaluate
 from rofl.engine.explain import why
 from rofl.engine.kernel import Kernel
 
@@ -89,11 +91,14 @@ def test_asserted_by_and_in_perspective(kernel):
     assert persp == ((("$fact", ("reading",), ("s2",), ("$args", 21)),),)
 
 
-def test_every_derived_fact_has_a_well_founded_witness_that_re_derives_it():
+@pytest.mark.parametrize("lean_from", [0, evaluate.LEAN_FROM])
+def test_every_derived_fact_has_a_well_founded_witness_that_re_derives_it(lean_from, monkeypatch):
     """A compiled rule's record keeps its rule alone and the witness is found again when asked
     (``Context.record``): over random stratified programs (recursion, negation, perspectives), every
     derived fact's proof reaches base facts without resting on itself, and each step of it re-derives its
-    fact by its rule (checked in full for each program's first facts, for cycles in all)."""
+    fact by its rule (checked in full for each program's first facts, for cycles in all).  Also with every
+    relation lean from its first fact, when no record names the rule (``engine.evaluate.LeanRecords``)."""
+    monkeypatch.setattr(evaluate, "LEAN_FROM", lean_from)
     checked = 0
     for seed in range(8000, 8030):
         prog = generate(seed)
