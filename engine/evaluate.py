@@ -304,8 +304,8 @@ class Context:
                     and not any(lit.rel in demand for lit, _ in _body_literals(rule))
                     and rewitnessable(rule)
                 )
-            for rel_, ixs in rules.items():
-                by_head[rel_] = (tuple(ixs), able[rel_])
+            for name, indexes in rules.items():
+                by_head[name] = (tuple(indexes), able[name])
         return by_head.get(rel, ((), False))
 
     def _leanable(self, rel: str) -> bool:

@@ -152,6 +152,6 @@ def _found(rel: str, lean: Any, resolve: Callable[[str, tuple, object], tuple[in
     for row, rec in lean.items():
         first, *others = resolve(rel, row, rec)
         records[row] = first
-        if others:
+        if others:  # the history reads the rules alone (``_rule_indexes``), not the support before them
             more[row] = [1 + len(others), others]
     return records, more
