@@ -8,7 +8,7 @@ perspective with ``assert_fact(..., who=...)`` between evaluations and reads the
 from __future__ import annotations
 
 import gc
-import logging
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +33,6 @@ from .store import Store
 from .terms import Term, canonical_facts, canonical_rows, fact_key, format_fact, format_term, sort_key
 
 _RUN_COLLECT = 200_000  # young objects a run of ticks lets pile up before it collects them
-_log = logging.getLogger(__name__)  # each evaluation's cost, for `rofl -vv` (rofl.logs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +64,17 @@ class TickReport:
     quiescent: bool
     partial: bool
 
+
+
+def _debug_log():
+    """The kernel's logger when it logs each evaluation's cost (`rofl -vv`: ``rofl.logs``), else None.
+    Without ``logging`` imported by the program nothing can have turned it on, so the kernel never imports
+    it (1 MB of every process that embeds the kernel)."""
+    logging = sys.modules.get("logging")
+    if logging is None:
+        return None
+    log = logging.getLogger(__name__)
+    return log if log.isEnabledFor(logging.DEBUG) else None
 
 class Kernel:
     def __init__(self, boot: str | Path | None = None, budget: int = DEFAULT_BUDGET, naive: bool = False) -> None:
@@ -309,10 +319,11 @@ class Kernel:
         hit = self._caches.strata
         view = hit.view if hit is not None and hit.strata is outcome.strata else None
         self._result = Result.of(outcome.ctx, outcome.strata, outcome.partial, goals, view)
-        if _log.isEnabledFor(logging.DEBUG):
+        log = _debug_log()
+        if log is not None:
             asked = "every relation" if goals is None else ", ".join(sorted(goals))
             done = f"{self._result.steps} steps ({self._result.work} performed)"
-            _log.debug("%s evaluation of %s: %s%s", kind, asked, done, ", partial" if outcome.partial else "")
+            log.debug("%s evaluation of %s: %s%s", kind, asked, done, ", partial" if outcome.partial else "")
         return outcome
 
     def _hole(self, kind: str, ctx) -> None:

@@ -85,3 +85,13 @@ def test_a_command_run_directly_keeps_the_servers_level(capsys):
     finally:
         logs.setup(0)
     assert any("rofl.loading.kernel" in line for line in logged), logged
+
+
+def test_twice_verbose_logs_each_evaluations_cost(rofl):
+    """`-vv` adds the kernel's line per evaluation (what it evaluated, its steps); `-v` does not."""
+    once = rofl("-v", "ask", "path(X, Y)", EXAMPLES / "tc.rofl")
+    twice = rofl("-vv", "ask", "path(X, Y)", EXAMPLES / "tc.rofl")
+    assert once[:2] == twice[:2] and once[0] == 0
+    costs = [line for line in _log_lines(twice[2]) if "rofl.engine.kernel" in line]
+    assert costs and all("evaluation of" in line and "steps" in line for line in costs), twice[2]
+    assert not [line for line in _log_lines(once[2]) if "rofl.engine.kernel" in line]

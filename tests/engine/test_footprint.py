@@ -2,7 +2,8 @@
 
 A rule id is a BLAKE2 digest of the rule's text.  ``hashlib`` would load OpenSSL's libcrypto to offer
 algorithms the kernel never calls (3.7 MB resident, a tenth of a small program's whole process), so the
-kernel takes BLAKE2 from CPython's own module.  The ids must stay what they were: stores, baselines and
+kernel takes BLAKE2 from CPython's own module; and it logs each evaluation's cost only when the program
+has imported ``logging`` (1 MB), since nothing else can have turned that log on.  The ids must stay what they were: stores, baselines and
 `rofl explain` name rules by them.
 """
 
@@ -26,11 +27,12 @@ print(json.dumps({"rows": len(rows), "modules": sorted(sys.modules)}))
 """
 
 
-def test_a_kernel_evaluates_without_loading_openssl() -> None:
+def test_a_kernel_evaluates_without_loading_openssl_or_logging() -> None:
     done = subprocess.run([sys.executable, "-c", EVALUATE], capture_output=True, text=True, check=True, timeout=120)
     found = json.loads(done.stdout)
     assert found["rows"] == 3
     assert "_hashlib" not in found["modules"]
+    assert "logging" not in found["modules"]  # only a program that logs can have turned the kernel's log on
 
 
 def test_rule_ids_are_the_blake2b_digest_of_the_rule_text() -> None:
