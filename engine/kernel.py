@@ -65,7 +65,6 @@ class TickReport:
     partial: bool
 
 
-
 def _debug_log():
     """The kernel's logger when it logs each evaluation's cost (`rofl -vv`: ``rofl.logs``), else None.
     Without ``logging`` imported by the program nothing can have turned it on, so the kernel never imports
@@ -75,6 +74,7 @@ def _debug_log():
         return None
     log = logging.getLogger(__name__)
     return log if log.isEnabledFor(logging.DEBUG) else None
+
 
 class Kernel:
     def __init__(self, boot: str | Path | None = None, budget: int = DEFAULT_BUDGET, naive: bool = False) -> None:
