@@ -9,14 +9,18 @@ length)})``: each relation of its files is one blob, ``marshal`` of ``{digest: r
 written once per blob), so an audit decodes only the relations its rules read (a quarter of the rows
 for every preset) and never the others.
 
-It is content-keyed and grows by segments: a rescan that rewrites k fact files appends one segment of
-k digests (those files are read, checked against their digests and parsed) and copies the other blobs'
-bytes undecoded; the digests no longer listed stay as garbage until they outnumber a quarter of the
-live ones or the segments reach ``MAX_SEGMENTS``, when the file is compacted into one segment.  The
-digests come from the audit's records, checked against the files as ``audit_store.residue`` checks them
-(the trust every cache of the fact folder rests on: an unchanged stat is an unchanged file).  A file
-whose tag does not verify, or written by other code (``stamp``), is ignored and rebuilt; without a
-private secret nothing is kept and every text is parsed.
+It is content-keyed.  What a rescan changed goes to a journal beside it, ``.rofl-audit.rows-journal``
+(``JOURNAL_MAGIC``, the tag, a newline, ``marshal`` of ``(FORMAT, stamp, base, {digest: rows})``): the
+rows of the files parsed since the rows file was written, for the rows file whose header names the same
+``base`` (a random id).  A rescan that rewrites k fact files rewrites the journal with their rows (those
+files are read, checked against their digests and parsed) and leaves the rows file as it is, so the
+work and the bytes written follow what changed, not the scan.  When the journal holds more than an
+eighth of the wanted files, or the digests no longer listed outnumber a quarter of the live ones, the
+rows file is written again with exactly the wanted files and the journal removed.  The digests come from
+the audit's records, checked against the files as ``audit_store.residue`` checks them (the trust every
+cache of the fact folder rests on: an unchanged stat is an unchanged file).  A file whose tag does not
+verify, written by other code (``stamp``) or, for a journal, for another rows file, is ignored (and
+rebuilt); without a private secret nothing is kept and every text is parsed.
 """
 
 from __future__ import annotations
@@ -32,11 +36,12 @@ from rofl.engine.terms import canonical_rows
 from rofl.scanner.hashing import hash_key
 
 ROWS_NAME = ".rofl-audit.rows"
+JOURNAL_NAME = ".rofl-audit.rows-journal"
 MAGIC = b"rofl-audit-rows 2\n"
-FORMAT = 4  # 3: one marshal of {digest: rows}; 4: segments of one blob per relation
+JOURNAL_MAGIC = b"rofl-audit-rows-journal 1\n"
+FORMAT = 5  # 3: one marshal of {digest: rows}; 4: segments of one blob per relation; 5: a base id and a journal
 MAX_ROWS_BYTES = 1 << 34
-MAX_SEGMENTS = 16  # appended segments before the file is compacted into one
-GARBAGE_FLOOR = 64  # digests no longer listed that never force a compaction on their own
+GARBAGE_FLOOR = 64  # digests no longer listed (or journalled) that never force a compaction on their own
 CODE = "code"
 _LENGTH = struct.Struct("<Q")
 
@@ -123,87 +128,128 @@ class KeptRows:
         return found
 
 
-def _kept(root: Path, secret: bytes | None, made: str) -> tuple[memoryview, tuple[Segment, ...]]:
-    """The blob area and segments of ``root``'s rows file written under ``made`` and tagged with ``secret``
-    (nothing when there is none, or it is damaged, forged or another format)."""
+@dataclass(frozen=True, slots=True)
+class _Base:
+    """The rows file as read: its blob area, segments and id (the journal names the id it extends)."""
+
+    area: memoryview
+    segments: tuple[Segment, ...]
+    ident: str | None  # None: no rows file that verifies
+
+
+_NO_BASE = _Base(memoryview(b""), (), None)
+
+
+def _kept(root: Path, secret: bytes | None, made: str) -> _Base:
+    """``root``'s rows file written under ``made`` and tagged with ``secret`` (nothing when there is none,
+    or it is damaged, forged or another format)."""
     from . import cachemac
 
-    nothing = (memoryview(b""), ())
     if secret is None:
-        return nothing
+        return _NO_BASE
     payload = cachemac.read_verified(root / ROWS_NAME, MAGIC, secret, MAX_ROWS_BYTES)
     if payload is None or len(payload) < _LENGTH.size:
-        return nothing
+        return _NO_BASE
     (size,) = _LENGTH.unpack_from(payload)
     start = _LENGTH.size + size
     header = cachemac.unmarshal(payload[_LENGTH.size : start]) if start <= len(payload) else None
-    if not (isinstance(header, tuple) and len(header) == 3 and header[0] == FORMAT and header[1] == made):
-        return nothing
+    if not (
+        isinstance(header, tuple)
+        and len(header) == 4
+        and header[0] == FORMAT
+        and header[1] == made
+        and isinstance(header[2], str)
+    ):
+        return _NO_BASE
     area = payload[start:]
     segments = []
-    for item in header[2] if isinstance(header[2], tuple) else ():
+    for item in header[3] if isinstance(header[3], tuple) else ():
         if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict)):
-            return nothing
+            return _NO_BASE
         if any(not (0 <= offset and offset + length <= len(area)) for offset, length in item[1].values()):
-            return nothing
+            return _NO_BASE
         segments.append(Segment(item[0], item[1]))
-    return area, tuple(segments)
+    return _Base(area, tuple(segments), header[2])
+
+
+def _journal(root: Path, secret: bytes, made: str, base: str) -> dict[str, Rows]:
+    """The rows the journal keeps for the rows file ``base`` (nothing when it is missing, damaged, forged,
+    another format or for another rows file)."""
+    from . import cachemac
+
+    payload = cachemac.read_tagged(root / JOURNAL_NAME, JOURNAL_MAGIC, secret, MAX_ROWS_BYTES)
+    if not (
+        isinstance(payload, tuple)
+        and len(payload) == 4
+        and payload[0] == FORMAT
+        and payload[1] == made
+        and payload[2] == base
+        and isinstance(payload[3], dict)
+    ):
+        return {}
+    return payload[3]
 
 
 def rows_by_digest(
     root: Path, wanted: Iterable[tuple[str, str]], read_text: Callable[[str, str], str | None], secret: bytes | None
 ) -> KeptRows:
-    """The rows of each ``(path, digest)`` in ``wanted``: from ``.rofl-audit.rows`` where it holds the digest,
-    else ``read_text(path, digest)`` parsed (a file that does not read raises ``NotPure``).  With ``secret``,
-    the files parsed are appended to the rows file as a segment, or the file is compacted to exactly the
-    wanted digests when its garbage or its segments grew past their bounds."""
+    """The rows of each ``(path, digest)`` in ``wanted``: from ``.rofl-audit.rows`` or its journal where they
+    hold the digest, else ``read_text(path, digest)`` parsed (a file that does not read raises ``NotPure``).
+    With ``secret``, the files parsed are added to the journal, or the rows file is written again with
+    exactly the wanted files when its garbage or the journal grew past their bounds."""
     made = stamp()
-    area, segments = _kept(root, secret, made)
-    present = {digest for seg in segments for digest in seg.digests}
+    base = _kept(root, secret, made)
+    journal = _journal(root, secret, made, base.ident) if secret is not None and base.ident is not None else {}
+    in_base = {digest for seg in base.segments for digest in seg.digests}
     paths = dict(((digest, path) for path, digest in wanted))
     memo: dict = {}
     fresh: dict[str, Rows] = {}
+    parsed = 0
     for digest, path in paths.items():
-        if digest not in present:
+        if digest in journal:
+            fresh[digest] = journal[digest]
+        elif digest not in in_base:
             text = read_text(path, digest)
             if text is None:
                 raise NotPure(f"{path}: changed since it was checked")
             fresh[digest] = rows_of(text, memo)
-    kept = KeptRows(tuple(paths), area, segments, fresh)
-    garbage = len(present) - (len(paths) - len(fresh))
-    compact = garbage > max(GARBAGE_FLOOR, len(paths) // 4) or len(segments) >= MAX_SEGMENTS
-    if secret is not None and (fresh or compact):
-        _write(root, secret, made, kept, compact)
+            parsed += 1
+    kept = KeptRows(tuple(paths), base.area, base.segments, fresh)
+    bound = max(GARBAGE_FLOOR, len(paths) // 4)
+    garbage = len(in_base) - sum(1 for digest in paths if digest in in_base)
+    compact = base.ident is None or garbage > bound or len(fresh) > max(GARBAGE_FLOOR, len(paths) // 8)
+    if secret is not None and (parsed or compact):
+        _write(root, secret, made, kept, base.ident, compact)
     return kept
 
 
-def _write(root: Path, secret: bytes, made: str, kept: KeptRows, compact: bool) -> None:
-    """Append the parsed files to the rows file as one segment, or (``compact``) write the wanted files'
-    rows as the only segment; a read-only fact folder keeps the old file (the files are parsed again)."""
+def _write(root: Path, secret: bytes, made: str, kept: KeptRows, base: str | None, compact: bool) -> None:
+    """Write the journal of the files kept outside the rows file (``kept.fresh``), or (``compact``, or no
+    rows file) the rows file with the wanted files' rows as its one segment, and remove the journal; a
+    read-only fact folder keeps the old files (the files are parsed again)."""
+    import os
+
     from . import cachemac
 
-    if compact:
+    try:
+        if not compact and base is not None:
+            payload = marshal.dumps((FORMAT, made, base, kept.fresh))
+            cachemac.write_tagged(root / JOURNAL_NAME, JOURNAL_MAGIC, secret, payload)
+            return
         parts: list[bytes | memoryview] = []
-        segments: list[tuple[tuple[str, ...], Blobs]] = []
         rows_by_rel = {rel: kept._decoded(rel) for rel in kept.relations()}
-        blobs, offset = _blobs(
+        blobs, _ = _blobs(
             {rel: {d: by_digest[d] for d in kept.digests if d in by_digest} for rel, by_digest in rows_by_rel.items()},
             parts,
             0,
         )
-        segments.append((kept.digests, blobs))
-    else:
-        parts = [kept.area]
-        segments = [(seg.digests, seg.blobs) for seg in kept.segments]
-        by_rel: dict[str, dict[str, tuple]] = {}
-        for digest, rows in kept.fresh.items():
-            for rel, part in rows:
-                by_rel.setdefault(rel, {})[digest] = part
-        blobs, _ = _blobs(by_rel, parts, len(kept.area))
-        segments.append((tuple(kept.fresh), blobs))
-    header = marshal.dumps((FORMAT, made, tuple(segments)))
-    try:
+        ident = os.urandom(8).hex()
+        header = marshal.dumps((FORMAT, made, ident, ((kept.digests, blobs),)))
         cachemac.write_tagged(root / ROWS_NAME, MAGIC, secret, (_LENGTH.pack(len(header)), header, *parts))
+        try:
+            os.unlink(root / JOURNAL_NAME)
+        except FileNotFoundError:
+            pass
     except OSError:
         pass  # a read-only fact folder: parsed again next time
 
