@@ -121,6 +121,7 @@ class Context:
         base: dict | None = None,
         carry: tuple | None = None,
         lean: bool = False,
+        only: set[str] | None = None,
     ) -> None:
         self.store = store
         self.decoded = decoded
@@ -165,8 +166,10 @@ class Context:
             self.base_tables = base
             self.tables.update(base)
             rels = [rel for rel in decoded.heads if rel in store.base and rel not in V.VIRTUAL_RELATIONS]
-        else:
-            rels = [rel for rel in store.relations() if rel not in V.VIRTUAL_RELATIONS]
+        else:  # ``only``: the relations this evaluation's rules can read (the stratification's cone)
+            rels = [
+                rel for rel in store.relations() if rel not in V.VIRTUAL_RELATIONS and (only is None or rel in only)
+            ]
         heads = decoded.heads
         self.based = frozenset(rel for rel in heads if rel in store.base)  # concluded, and with base facts
         for rel in rels:
@@ -730,9 +733,10 @@ def _has_negation(rule: CompiledRule) -> bool:
 
 
 def stratify(store: Store, book: RuleBook, decoded: DecodedRules, limit: int) -> Outcome:
-    """Phase one: the negation-free rules behind ``stratum``/``unstratified``."""
-    ctx = Context(store, decoded, limit)
+    """Phase one: the negation-free rules behind ``stratum``/``unstratified``, over the relations they read
+    alone (the rules as data: a scan's facts are never copied into its tables)."""
     needed = cone(decoded, {V.BOOT_STRATUM, V.BOOT_UNSTRATIFIED})
+    ctx = Context(store, decoded, limit, only=needed)
     rules = [
         r
         for r in decoded.rules
