@@ -112,8 +112,9 @@ class Store:
         """The relation's base facts, re-ordered canonically (cached until the relation changes)."""
         facts = self.base[rel]
         if rel not in self._sorted:
-            ordered = {row: facts[row] for row in canonical_rows(facts)}
-            self.base[rel] = facts = ordered
+            rows = canonical_rows(facts)
+            if rows != list(facts):  # asserted in canonical order already (a scan's rows are): kept as they are
+                self.base[rel] = facts = {row: facts[row] for row in rows}
             self._sorted.add(rel)
         return facts
 
