@@ -59,6 +59,7 @@ class Caches:
     dead_blind: bool = False  # ``dead`` was computed before asserted_by was built (engine.evaluate.dead_rules)
     schedule_memo: tuple | None = None  # (strata, goals, dead, schedule) of the last schedule looked up
     carry: bool = True  # an evaluation may start from the last one whole (engine.evaluate._carried); False: never
+    persps: dict = field(default_factory=dict)  # relation -> (its version, the perspectives its base facts are in)
 
     def clear(self) -> None:
         self.rules = self.strata = self.last = None
@@ -66,3 +67,4 @@ class Caches:
         self.schedules = {}
         self.cone_ids = ()
         self.guards = self.dead = self.schedule_memo = None
+        self.persps = {}

@@ -374,7 +374,14 @@ class Kernel:
             for r in self.book.rules(self.store, self._caches).rules
             if not is_var(r.clause.head.persp) and r.clause.head.persp == persp
         }
-        names |= {rel for rel in self.store.relations() if any(row[0] == persp for row in self.store.base[rel])}
+        store, seen = self.store, self._caches.persps  # each relation's perspectives, read again when it changes
+        for rel in store.relations():
+            version = store.versions.get(rel, 0)
+            known = seen.get(rel)
+            if known is None or known[0] != version:
+                known = seen[rel] = (version, frozenset([row[0] for row in store.base[rel]]))
+            if persp in known[1]:
+                names.add(rel)
         return names
 
     def rows(self, relation: str, persp: str | None = None) -> tuple[tuple, ...]:

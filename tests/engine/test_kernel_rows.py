@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rofl.engine.base.errors import LoadRejected
 from rofl.engine.kernel import Kernel
+from rofl.engine.namespace import stored_name
 
 from tests.conftest import BOOT
 
@@ -68,3 +69,31 @@ def test_assert_rows_counts_what_is_new_and_refuses_what_loading_treats_apart():
     for rel, persp in (("authority", "main"), ("e", "audit"), ("e", "boot"), ("rule", "main")):
         with pytest.raises(LoadRejected):
             k.assert_rows(rel, persp, [("x",)], "user")
+
+
+PERSPS = st.sampled_from(["main", "code", "audit"])
+EDITS = st.lists(
+    st.tuples(st.sampled_from(["add", "remove", "drop"]), st.sampled_from(["p", "q"]), PERSPS, st.integers(0, 2)),
+    min_size=1,
+    max_size=20,
+)
+
+
+@given(EDITS)
+def test_names_in_a_perspective_follow_every_change(edits):
+    """``names_in`` keeps each relation's perspectives between calls; after any assert, retract or drop it
+    names exactly the relations with a base fact in the perspective (and those rules conclude there)."""
+    k = Kernel(BOOT)
+    k.load_text("r[audit](X) :- s(X).")
+    for kind, rel, persp, value in edits:
+        if kind == "add":
+            k.assert_fact(rel, persp, (value,))
+        elif kind == "remove":
+            k.retract(rel, persp, (value,))
+        else:
+            k.drop_relations(lambda name, rel=rel: name != rel)
+        for asked in ("main", "code", "audit"):
+            held = {name for name in ("p", "q") if any(row[0] == asked for row in k.rows(name))}
+            named = k.names_in(asked) & {"p", "q"}
+            assert named == held
+    assert stored_name("r", "audit") in k.names_in("audit")  # concluded there by a rule
