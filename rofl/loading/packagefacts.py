@@ -253,8 +253,9 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
         lines.append(("pkg_name_regex", (name, "^" + re.escape(name) + "(/|$)")))
         for word in sorted({name, name.rsplit("/", 1)[-1]}):
             lines.append(("pkg_bin_guess", (name, word)))
+    owner_of = _Owners(owners)
     for f in files:
-        owner = _owner(f, owners)
+        owner = owner_of(f)
         if owner is not None:
             lines.append(("pkg_file_owner", (f, _folder(owner))))
     lines += _config_mentions(store, root, files, owners)
@@ -264,7 +265,7 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
         os.path.join(root, PNPM_WORKSPACE)
     )
     # the monorepo's root package is the container of the others, not one of them: its files are tooling
-    dirs = sorted({d for d in packages.values() if isinstance(d, str) and (d or not container)}, key=len, reverse=True)
+    dirs = {d for d in packages.values() if isinstance(d, str) and (d or not container)}
     for name, d in sorted(packages.items()):
         if not isinstance(d, str):
             continue
@@ -272,8 +273,9 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
         exports = data.get("exports") if isinstance(data, dict) else None
         for pattern in public_patterns(name, exports):
             lines.append(("pkg_public", (_folder(d), pattern)))
+    workspace_of = _Owners(dirs)  # the deepest package folder above each file
     for f in files:
-        owner = next((d for d in dirs if not d or f.startswith(d + "/")), None)
+        owner = workspace_of(f)
         if owner is not None:
             lines.append(("pkg_file_workspace", (f, _folder(owner))))
     problems = tuple(f"{path}: {message}" for path, message in sorted(store.errors.items()))
@@ -288,6 +290,23 @@ def _owner(path: str, owners: set[str]) -> str | None:
         if not d:
             return None
         d = posixpath.dirname(d)
+
+
+class _Owners:
+    """``_owner`` of each file, each folder looked up once (the files of a folder share their owner)."""
+
+    __slots__ = ("owners", "by_folder")
+
+    def __init__(self, owners: set[str]) -> None:
+        self.owners = owners
+        self.by_folder: dict[str, str | None] = {}
+
+    def __call__(self, path: str) -> str | None:
+        folder = posixpath.dirname(path)
+        found = self.by_folder.get(folder, "\0")
+        if found == "\0":
+            found = self.by_folder[folder] = _owner(path, self.owners)
+        return found
 
 
 def _config_mentions(store: ConfigStore, root: str, files: list[str], owners: set[str]) -> list[tuple[str, tuple]]:
