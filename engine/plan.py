@@ -405,8 +405,23 @@ class _Gen:
                 self.match(item.right, self.value(item.left))
             else:
                 self.match(item.left, self.value(item.right))
+        elif item.op in ("matches", "glob") and type(item.right) is str and (search := self.constant_pattern(item)):
+            # a written pattern is compiled once, here: the firing calls its search alone
+            matcher = self.const(search)
+            text = self.value(item.left)
+            self.emit(f"if type({text}) is not str or not {matcher}({text}): continue")
         else:
             self.emit(f"if not {spec.code}({self.value(item.left)}, {self.value(item.right)}): continue")
+
+    def constant_pattern(self, item: Builtin) -> Any:
+        """The search of ``matches``'s or ``glob``'s written pattern (None when it is refused: the builtin
+        then says so where it runs, as before)."""
+        from . import text_builtins as T
+
+        try:
+            return (T.regex if item.op == "matches" else T.glob_automaton)(item.right).search
+        except T.PatternError:
+            return None
 
     def aggregate(self, item: Aggregate) -> None:
         """Loop over the aggregate's groups (computed once per evaluation and bound-group values:
