@@ -14,7 +14,12 @@ into bench/.cache/synthetic (warm facts) and asked once to build the graph index
   that does not (answered by demand), beside networkx's ``has_path`` over the same edges in a fresh
   process (the answers must agree), and ``audit`` after a one-file change beside a no-change rescan (capped at SCALE_AUDIT_CAP seconds),
   without rules and with every preset turned on, an audit before the change having judged the scan
-  (what the audit after it reuses).
+  (what the audit after it reuses); the change is either a body edit (a comment appended: no row the
+  audit reads changes, as with most edits) or an import edit (an import of a sibling appended: a new
+  edge, which the audit evaluates again).
+
+Every process runs from compiled bytecode, as an installed rofl does (``precompile``; the environment
+may set PYTHONDONTWRITEBYTECODE).
 
 SCALE_ONLY=audit runs only the audit after a one-file change, at 2,000 and at 20,000 files.
 
@@ -231,9 +236,19 @@ def every_preset() -> str:
     return "".join(f"use({name}).\n" for name in shipped_presets())
 
 
-def audit_after_change(n: int, presets: bool = False) -> dict:
-    """`rofl audit` after a one-file change (rescanned), beside a no-change rescan, in the same run; with
-    ``presets``, every preset turned on (its rules read the scan's [code] facts)."""
+def edited(path: Path, original: bytes, kind: str) -> bytes:
+    """The changed file's bytes after an edit: ``body`` appends a comment (no import or export changes, as most
+    edits); ``import`` appends an import of a sibling file it does not import yet (a new edge of the graph)."""
+    if kind == "body":
+        return original + b"\n// edited\n"
+    text = original.decode("utf-8")
+    sibling = next(p.name for p in sorted(path.parent.glob("*.js")) if p != path and f"./{p.name}" not in text)
+    return original + f"\nimport './{sibling}';\n".encode()
+
+
+def audit_after_change(n: int, presets: bool = False, kind: str = "body") -> dict:
+    """`rofl audit` after a one-file change (rescanned; ``kind`` as ``edited`` makes it), beside a no-change
+    rescan, in the same run; with ``presets``, every preset turned on (its rules read the scan's [code] facts)."""
     src, facts, _ = prepared(n)
     audit_argv = ["timeout", str(int(AUDIT_CAP)), *rofl_argv(), "audit", "--facts", str(facts)]
     if presets:
@@ -247,7 +262,7 @@ def audit_after_change(n: int, presets: bool = False) -> dict:
     original = target.read_bytes()
     audit: dict | None = None
     try:
-        target.write_bytes(original + b"\n// edited\n")
+        target.write_bytes(edited(target, original, kind))
         subprocess.run([*rofl_argv(), "scan", str(src), "--out", str(facts)], check=True, capture_output=True)
         try:
             audit = run_child(audit_argv, ok=(0, 1))  # 1: findings (every preset finds some)
@@ -257,7 +272,8 @@ def audit_after_change(n: int, presets: bool = False) -> dict:
         target.write_bytes(original)
         subprocess.run([*rofl_argv(), "scan", str(src), "--out", str(facts)], check=True, capture_output=True)
     row = {
-        "workload": f"{n:,} files, audit{' with every preset' if presets else ''} after a one-file change",
+        "workload": f"{n:,} files, audit{' with every preset' if presets else ''} after a one-file "
+        + ("change" if kind == "body" else "import change"),
         "rescan_s": rescan["wall"],
         "rescan_cpu_s": rescan["cpu"],
     }
@@ -274,7 +290,12 @@ def audit_after_change(n: int, presets: bool = False) -> dict:
 def audit_only() -> list[dict]:
     """SCALE_ONLY=audit: the audit after a one-file change at 2,000 and 20,000 files (without and with every
     preset), nothing else."""
-    rows = [audit_after_change(n, presets) for n in (2_000, 20_000) for presets in (False, True)]
+    rows = [
+        audit_after_change(n, presets, kind)
+        for n in (2_000, 20_000)
+        for presets in (False, True)
+        for kind in ("body", "import")
+    ]
     for a in rows:
         if "audit_vs_rescan_x" in a:
             print(
@@ -291,6 +312,9 @@ def main() -> list[dict]:
     if not synthetic.THREE.is_dir():
         print(f"three/src is absent ({synthetic.THREE}): run `python bench/run.py scan` once to fetch it")
         return []
+    from bench.scan_compare import precompile
+
+    precompile()
     if os.environ.get("SCALE_ONLY") == "audit":
         return audit_only()
     sizes = [2_000, 20_000] + ([100_000] if os.environ.get("ROFL_BENCH_FULL") else [])
@@ -311,7 +335,7 @@ def main() -> list[dict]:
         summary["exponent_20k_100k"] = math.log(top["impact_s"] / big["impact_s"]) / math.log(5)
     extra = [summary, served(20_000), *why_pairs(20_000)]
     if os.environ.get("SCALE_AUDIT", "1") != "0":
-        extra += [audit_after_change(20_000), audit_after_change(20_000, presets=True)]
+        extra += [audit_after_change(20_000, presets, kind) for presets in (False, True) for kind in ("body", "import")]
     print("| files | affected | impact (s, wall) | CPU s | peak MB | networkx (s) | ratio | CPU ratio |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:

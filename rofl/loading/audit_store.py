@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import marshal
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -312,6 +312,67 @@ def needs(kernel: Kernel, found: Residue) -> Needs | None:
     if read is None:
         return None  # a live audit rule reads the facts' metadata (every fact)
     return Needs(frozenset(read & found.code), frozenset(display_name(clause.head.rel) for clause in live))
+
+
+def read_columns(kernel: Kernel, relations: Iterable[str]) -> dict[str, tuple[int, ...] | None]:
+    """For each of ``relations`` (pure [code] relations), the positions of its stored rows ``(persp, *args)``
+    that ``kernel``'s rules may read, None for all of them.  A position is left out when every premise
+    naming the relation (in any perspective) is positive, in the present, outside an aggregate, of one
+    arity, and holds there a variable its rule names nowhere else: ``src_file[code](F, _)`` reads the
+    path, not the digest.  The facts derived from two sets of rows are the same when the rows cut to
+    these positions are.  ``LOCATED``'s relations, which the findings read row by row, are read whole."""
+    from collections import Counter
+
+    from rofl.engine.clauses import NOW, Literal, body_literals
+    from rofl.engine.rulebook import decode
+
+    wanted = set(relations)
+    kept: dict[str, set[int]] = {rel: {0} for rel in wanted}
+    arity: dict[str, int] = {}
+    whole = wanted & LOCATED
+    for _, clause in decode(kernel.store)[0]:
+        if clause.head.rel in wanted:
+            whole.add(clause.head.rel)
+        counts: Counter[str] | None = None
+        for item in clause.body:
+            if type(item) is not Literal:
+                whole.update(lit.rel for lit, _ in body_literals((item,)) if lit.rel in wanted)
+                continue
+            rel = item.rel
+            if rel not in wanted or rel in whole:
+                continue
+            if item.temporal != NOW or arity.setdefault(rel, len(item.args)) != len(item.args):
+                whole.add(rel)
+                continue
+            if counts is None:
+                counts = Counter(_variables(clause))
+            for j, arg in enumerate(item.args):
+                if not (_is_variable(arg) and counts[arg[1]] == 1):
+                    kept[rel].add(j + 1)
+    return {
+        rel: None if rel in whole or rel not in arity or len(kept[rel]) == arity[rel] + 1 else tuple(sorted(kept[rel]))
+        for rel in sorted(wanted)
+    }
+
+
+# the [code] relations the findings read row by row (rofl.questions.findings.import_lines)
+LOCATED = frozenset({"src_resolves", "src_external", "src_workspace_import", "src_import_line"})
+
+
+def _is_variable(term: Any) -> bool:
+    return type(term) is tuple and len(term) == 2 and term[0] == "$var" and type(term[1]) is str
+
+
+def _variables(value: Any) -> Iterator[str]:
+    """The name of every variable occurrence in a clause (its head, premises, builtins and aggregates)."""
+    if _is_variable(value):
+        yield value[1]
+    elif type(value) is tuple:
+        for part in value:
+            yield from _variables(part)
+    elif hasattr(value, "__dataclass_fields__"):
+        for name in value.__dataclass_fields__:
+            yield from _variables(getattr(value, name))
 
 
 def pure_rows(found: Residue) -> KeptRows:

@@ -37,7 +37,11 @@ def engine_fingerprint() -> bytes:
     """The engine's own code as the cache key sees it: each module's name, size and modification time
     (stat only, no reads), so a store compiled by other engine code (how a rule's premises are
     reflected, say) is rebuilt instead of answering with that code's meaning."""
-    folder = Path(engine.__file__).parent
+    return folder_fingerprint(Path(engine.__file__).parent)
+
+
+def folder_fingerprint(folder: Path) -> bytes:
+    """The Python modules of ``folder`` as a cache key sees them: each one's name, size and modification time."""
     parts = []
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
         if entry.name.endswith(".py"):

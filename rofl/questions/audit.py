@@ -230,24 +230,32 @@ def audit_reused(options: AuditOptions, judging: Judging, source: Source) -> tup
         needed = audit_store.needs(kernel, found)
         if needed is None:
             return None  # a live audit reads every fact's metadata
+        judging = replace(judging, depcruise_names=names, manifest=manifest)
+        probe = None
+        if needed.relations and rows is None and judging.src is None:  # the answer alone: no stale check to run
+            from .audit_memo import Probe
+
+            probe = Probe.of(kernel, found, needed.relations | audit_store.LOCATED, judging)
+            kept = probe.answer() if probe is not None else None
+            if kept is not None:
+                source.warnings.extend(warnings)
+                return kernel, kept
         if needed.relations:
+            rows = rows if rows is not None else audit_store.pure_rows(found)
             audit_store.load_pure(
-                kernel, found, needed.relations | LOCATING, rows=rows, who=audit_store.audited_who(kernel)
+                kernel, found, needed.relations | audit_store.LOCATED, rows=rows, who=audit_store.audited_who(kernel)
             )
     except (RoflError, audit_store.Unsure):
         return None  # the full load says what is wrong, as it always did
-    judging = replace(judging, depcruise_names=names, manifest=manifest)
     judged = audit_of(kernel, replace(judging, src=None, reextract=False))  # the kernel's findings alone first
     if judged.partial or any(
         f.audit not in KERNEL_FREE | needed.audits for f in (*judged.findings, *judged.known_findings)
     ):
         return None
+    if probe is not None and rows is not None:
+        probe.keep(judged, rows)
     source.warnings.extend(warnings)
     return kernel, audit_of(kernel, judging) if judging.src is not None else judged
-
-
-# the [code] relations a finding of a named rule is located by (rofl.questions.findings.import_lines)
-LOCATING = frozenset({"src_resolves", "src_external", "src_workspace_import", "src_import_line"})
 
 
 def audit_of(kernel: Kernel, options: Judging) -> AuditAnswer:
