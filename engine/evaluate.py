@@ -16,6 +16,7 @@ from typing import Any, cast
 from . import builtins as B
 from . import costs as C
 from . import vocabulary as V
+from .base.collector import paused_collection
 from .caches import Caches, Previous, StrataEntry
 from .clauses import NEXT, NOW, Aggregate, Literal, Negated, body_literals, is_var, literal_vars
 from .cycles import CycleTable, named_relation, strong_components
@@ -1205,15 +1206,12 @@ def evaluate(
     acyclic tuples, and each collection would walk them all again: a quarter of a closure's time);
     only the call that paused it resumes it, so concurrent evaluations never leave it off.  What the
     evaluation allocated is then moved to the oldest generation unwalked (``_age``)."""
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        return _evaluate(store, book, limit, naive, goals, caches, lean)
-    finally:
-        if paused:
-            _age()
-            gc.enable()
+    with paused_collection() as paused:
+        try:
+            return _evaluate(store, book, limit, naive, goals, caches, lean)
+        finally:
+            if paused:
+                _age()
 
 
 _AGE_ABOVE = 10_000  # objects an evaluation leaves to the collector before ``_age`` moves them (a walk of ~2 ms)

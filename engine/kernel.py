@@ -16,6 +16,7 @@ from pathlib import Path
 from . import builtins as B
 from . import vocabulary as V
 from .base import events
+from .base.collector import paused_collection
 from .base.errors import LoadRejected, RoflError
 from .caches import Caches
 from .catalog import Signature
@@ -699,14 +700,8 @@ class Kernel:
     def run(self, max_ticks: int | None = None, budget: int | None = None, collect: tuple = ()) -> RunReport:
         """Run ticks until a silent fixpoint, ``max_ticks`` tick evaluations, or the budget (for the whole run)."""
         total = self.budget if budget is None else budget
-        paused = gc.isenabled()  # as during an evaluation (engine.evaluate.evaluate), for the whole run
-        if paused:
-            gc.disable()
-        try:
+        with paused_collection():  # as during an evaluation (engine.evaluate.evaluate), for the whole run
             return self._run(max_ticks, total, collect)
-        finally:
-            if paused:
-                gc.enable()
 
     def _run(self, max_ticks: int | None, total: int, collect: tuple) -> RunReport:
         """``run`` with the cyclic garbage collector paused: between ticks only the young objects are

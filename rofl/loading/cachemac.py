@@ -100,18 +100,15 @@ def read_tagged(path: Path, magic: bytes, secret: bytes, limit: int, hashed: lis
 def unmarshal(payload: bytes | memoryview) -> object | None:
     """``marshal.loads`` of a verified payload, None when it does not decode; the collector is paused meanwhile
     (a payload's containers hold no cycles: none collected while made, a fifth of the load)."""
-    import gc
     import marshal
 
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return marshal.loads(payload)
-    except (ValueError, EOFError, TypeError):
-        return None
-    finally:
-        if collecting:
-            gc.enable()
+    from rofl.engine.base.collector import paused_collection
+
+    with paused_collection():
+        try:
+            return marshal.loads(payload)
+        except (ValueError, EOFError, TypeError):
+            return None
 
 
 def write_tagged(path: Path, magic: bytes, secret: bytes, payload: bytes | Sequence[bytes | memoryview]) -> None:
