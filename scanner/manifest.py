@@ -19,8 +19,11 @@ resolution consulted.  ``digest`` is the xxh3 of the fact file's bytes exactly a
 
 On disk a file's ``resolution_deps`` are indexes into ``probes``: the same few hundred paths
 (configs, package.json files, candidate paths of shared folders) recur in thousands of files, and
-spelling them out made the probe lists half the manifest.  Readers never see the indexes: ``load``
-and ``read`` hand back the paths (each one string object, shared), and ``write`` builds the table.
+spelling them out made the probe lists half the manifest.  The indexes of one file are one string
+(``"4,17,230"``): JSON reads it as one token, where a list of numbers cost two thirds of the parse.
+Readers never see the indexes: ``load`` hands back the paths (each one string object, shared),
+``read`` a ``Probes`` sequence that looks them up when first read (a command that reads no file's
+probes does not pay for them), and ``write`` builds the table.
 
 This module is the one reader of manifests: the scanner ``load``s the previous one as the dict it
 rewrites (anything unusable is simply rebuilt); the command line ``read``s one strictly, once per
@@ -34,16 +37,17 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from rofl.engine.base import safe_write
+from rofl.engine.base.collector import paused_collection
 from rofl.engine.base.errors import RoflError
 from rofl.scanner.layout import MANIFEST_NAME
 
-FORMAT = 2  # 2: resolution_deps as indexes into probes
+FORMAT = 3  # 2: resolution_deps as indexes into probes; 3: each file's indexes one string
 MAX_MANIFEST_BYTES = 1 << 31  # a manifest larger than this is not one this scanner wrote
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -72,23 +76,46 @@ OWN_PREFIX = b'{"format":'  # every manifest any rofl scan wrote starts so (``wr
 NOT_OURS = "not a rofl scan manifest (or one of another format)"
 
 
-def _parse(raw: bytes | None) -> dict[str, Any] | str:
-    """The manifest in ``raw`` as a rescan may reuse it, or why it is not one this scanner wrote."""
-    data = _decode(raw)
+def _parse(raw: bytes | None, lazy: bool = False) -> dict[str, Any] | str:
+    """The manifest in ``raw`` as a rescan may reuse it, or why it is not one this scanner wrote; with
+    ``lazy``, each file's probes still the string of indexes (for a reader of the listing alone)."""
+    with paused_collection():
+        data = _decode(raw, lazy)
     return data if isinstance(data, str) or _well_formed(data) else NOT_OURS
 
 
-def _decode(raw: bytes | None) -> dict[str, Any] | str:
-    """The JSON object in ``raw`` with its probe indexes expanded, or why it is not a manifest of this format."""
+def _decode(raw: bytes | None, lazy: bool = False) -> dict[str, Any] | str:
+    """The JSON object in ``raw`` with its probe indexes expanded (``lazy``: checked to be strings and the
+    table kept, as ``probes``), or why it is not a manifest of this format."""
     if raw is None:  # a symlink, FIFO, device or giant planted at the name
         return "not a regular file of a sane size"
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         return "not valid JSON"
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not _expand(data):
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not (_strings(data) if lazy else _expand(data)):
         return NOT_OURS
     return data
+
+
+def _strings(data: dict[str, Any]) -> bool:
+    """Whether ``probes`` is a list of paths and each file's probes a string (its indexes, not yet looked up)."""
+    probes, files = data.get("probes", []), data.get("files")
+    if not isinstance(probes, list) or not isinstance(files, dict) or not all(isinstance(p, str) for p in probes):
+        return False
+    data["probes"] = tuple(probes)
+    return all(type(entry) is dict and type(entry.get("resolution_deps", "")) is str for entry in files.values())
+
+
+def _indexes(text: str, count: int) -> list[int] | None:
+    """The probe indexes a file's string lists, None when one is not an index below ``count``."""
+    if not text:
+        return []
+    try:
+        ids = list(map(int, text.split(",")))
+    except ValueError:
+        return None
+    return ids if min(ids) >= 0 and max(ids) < count else None
 
 
 def _expand(data: dict[str, Any]) -> bool:
@@ -101,19 +128,62 @@ def _expand(data: dict[str, Any]) -> bool:
         return False
     count = len(probes)
     path_of = probes.__getitem__
-    ints = {int}  # not bool, which JSON's true would give: a list of exactly ints, each an index
     for entry in files.values():
         if not isinstance(entry, dict):
             return False
-        ids = entry.get("resolution_deps")
-        if ids is None:
+        text = entry.get("resolution_deps")
+        if text is None:
             continue
-        if not isinstance(ids, list):
-            return False
-        if ids and not (ints.issuperset(map(type, ids)) and min(ids) >= 0 and max(ids) < count):
+        ids = _indexes(text, count) if type(text) is str else None
+        if ids is None:
             return False
         entry["resolution_deps"] = list(map(path_of, ids))  # each path one shared string object
     return True
+
+
+class Probes(Sequence[str]):
+    """One file's ``resolution_deps`` in a ``read`` manifest: the string of indexes as written, looked up
+    in the probe table when first read.  Indexes that do not fit the table are a ``ManifestError``
+    then, naming the manifest, the file and the fix."""
+
+    __slots__ = ("_text", "_table", "_where", "_paths")
+
+    def __init__(self, text: str, table: tuple[str, ...], where: tuple[str, str]) -> None:
+        self._text, self._table, self._where = text, table, where
+        self._paths: tuple[str, ...] | None = None
+
+    def _looked_up(self) -> tuple[str, ...]:
+        if self._paths is None:
+            ids = _indexes(self._text, len(self._table))
+            if ids is None:
+                manifest, path = self._where
+                out = os.path.dirname(manifest) or "."
+                raise ManifestError(
+                    f"{manifest}: the probes of {path!r} do not fit its table; run `rofl scan SRC --out {out}` again"
+                )
+            self._paths = tuple(map(self._table.__getitem__, ids))
+        return self._paths
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]  # Sequence's overloads
+        return self._looked_up()[index]
+
+    def __len__(self) -> int:
+        return len(self._looked_up())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._looked_up())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._looked_up()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self._looked_up())
+
+    def __repr__(self) -> str:
+        return f"Probes({self._looked_up()!r})"
 
 
 def load(out: str) -> dict[str, Any] | None:
@@ -172,8 +242,9 @@ def read(out: str | os.PathLike[str]) -> Manifest:
 
 def from_bytes(raw: bytes | None, path: str) -> Manifest:
     """The manifest in ``raw`` (read from ``path``), typed; ``ManifestError`` naming ``path`` when it is not one."""
-    data = _decode(raw)
-    typed = data if isinstance(data, str) else _typed(data)
+    with paused_collection():  # hundreds of thousands of acyclic objects (rofl.engine.base.collector)
+        data = _decode(raw, lazy=True)
+        typed = data if isinstance(data, str) else _typed(data, path)
     if isinstance(typed, str):
         out = os.path.dirname(path) or "."
         raise ManifestError(f"{path}: {typed}; run `rofl scan SRC --out {out}` again to rewrite it")
@@ -197,7 +268,7 @@ class FileEntry:
     digest: str | None  # the fact file's xxh3
     size: int | None
     mtime_ns: int | None
-    resolution_deps: tuple[str, ...]  # paths, config files and ``package:<name>`` tokens resolution consulted
+    resolution_deps: Sequence[str]  # paths, config files and ``package:<name>`` tokens resolution consulted
     retry: bool = False  # refused for want of memory: the next scan tries again
 
     def record(self) -> dict[str, Any]:
@@ -294,8 +365,9 @@ def _fact_record(value: Any) -> FactRecord | None | str:
     return "bad"
 
 
-def _typed(data: dict[str, Any]) -> Manifest | str:
-    """``data`` as a ``Manifest``, or which field is malformed: every type check of a read manifest is here."""
+def _typed(data: dict[str, Any], where: str = MANIFEST_NAME) -> Manifest | str:
+    """``data`` as a ``Manifest``, or which field is malformed: every type check of a read manifest is here
+    (a file's probes: a list of paths as ``load`` expands them, or the string of indexes, checked when read)."""
     src = data.get("src", ".")
     if not isinstance(src, str):
         return "'src' is not a path"
@@ -306,6 +378,7 @@ def _typed(data: dict[str, Any]) -> Manifest | str:
     if not isinstance(files, dict):
         return "'files' is malformed"
     entries = {}
+    table = data.get("probes", ())
     for path, value in files.items():  # inline: this loop runs once per scanned file
         if type(value) is not dict:
             return f"the entry of {path!r} in 'files' is malformed"
@@ -319,9 +392,9 @@ def _typed(data: dict[str, Any]) -> Manifest | str:
             or (mtime is not None and type(mtime) is not int)
         ):
             return f"the entry of {path!r} in 'files' is malformed"
-        deps = value.get("resolution_deps")  # a list of paths: ``_expand`` checked and expanded it
-        retry = value.get("retry") is True
-        entries[path] = FileEntry(facts, source_hash, digest, size, mtime, tuple(deps) if deps else (), retry)
+        deps = value.get("resolution_deps")  # the indexes (``_strings`` checked) or paths (``_expand``)
+        probed: Sequence[str] = Probes(deps, table, (where, path)) if type(deps) is str else tuple(deps or ())
+        entries[path] = FileEntry(facts, source_hash, digest, size, mtime, probed, value.get("retry") is True)
     packages = data.get("packages", {})
     if not (isinstance(packages, dict) and all(isinstance(v, str) for v in packages.values())):
         return "'packages' is malformed"
@@ -374,7 +447,7 @@ def _well_formed(data: dict[str, Any]) -> bool:
             or not isinstance(entry.get("hash"), str)
         ):
             return False
-        if not isinstance(entry.get("resolution_deps", []), list):
+        if not isinstance(entry.get("resolution_deps", []), (list, str)):  # str: ``_parse``'s lazy reading
             return False
     for key in ("configs", "packages", "options"):
         if key in data and not isinstance(data[key], dict):
@@ -406,7 +479,7 @@ def _compact(manifest: dict[str, Any]) -> dict[str, Any]:
     for path, entry in files.items():
         deps = entry.get("resolution_deps")
         if deps is not None:
-            entry = {**entry, "resolution_deps": [index[p] for p in deps]}
+            entry = {**entry, "resolution_deps": ",".join([str(index[p]) for p in deps])}
         compact_files[path] = entry
     head = {"format": manifest.get("format", FORMAT)}
     rest = {k: v for k, v in manifest.items() if k not in ("format", "files")}

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rofl.scanner.manifest import FORMAT as MANIFEST_FORMAT
 from rofl.scanner.manifest import ScanOptions
 
 if TYPE_CHECKING:
@@ -51,4 +52,5 @@ class ScanRun:
             "grammar_versions": self.grammar_versions,
             "extractor_version": extractor,
             "resolver_version": resolver,
+            "manifest_format": MANIFEST_FORMAT,  # a manifest another format wrote is read (and rewritten)
         }

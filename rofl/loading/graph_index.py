@@ -505,7 +505,7 @@ def _graph_tuple(graph: Graph) -> tuple:
 def parsed_manifest(raw: bytes) -> dict | None:
     from rofl.scanner.manifest import _parse
 
-    data = _parse(raw)
+    data = _parse(raw, lazy=True)  # the listing, packages and options are read: no file's probes
     return data if isinstance(data, dict) else None
 
 

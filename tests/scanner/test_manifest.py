@@ -21,7 +21,7 @@ def test_a_probe_shared_by_many_files_is_written_once(repo, out):
     src = repo({**files, "shared.ts": "export const s = 1;\n"})
     scan_json(src, out)
     raw = (out / "manifest.json").read_bytes()
-    assert raw.startswith(b'{"format":2,')
+    assert raw.startswith(b'{"format":3,')
     assert raw.count(b'"shared.ts"') == 2  # the probe table, and the file's own entry key
     assert raw.count(b'"package:react"') == 1
     manifest = manifest_read(str(out))
@@ -30,23 +30,63 @@ def test_a_probe_shared_by_many_files_is_written_once(repo, out):
         assert "shared.ts" in deps and "package:react" in deps
 
 
-def test_probe_indexes_that_do_not_fit_the_table_are_rebuilt(repo, out):
-    """A manifest whose probe indexes point outside its table is not trusted: the next scan rebuilds it."""
+@pytest.mark.parametrize("written", ["past", "list", "word"])
+def test_probe_indexes_that_do_not_fit_the_table_are_rebuilt(repo, out, written):
+    """A manifest whose probe indexes point outside its table (or are not the string of them) is not
+    trusted: the next scan rebuilds it, and a command reading that file's probes says so in one line."""
     src = repo({"a.ts": 'import "./b";\n', "b.ts": "export const b = 1;\n"})
     scan_json(src, out)
     data = load_manifest(out)
-    data["files"]["a.ts"]["resolution_deps"] = [len(data["probes"]) + 5]
+    past = len(data["probes"]) + 5
+    data["files"]["a.ts"]["resolution_deps"] = {"past": f"0,{past}", "list": [0], "word": "0,x"}[written]
     (out / "manifest.json").write_text(json.dumps(data))
+    if written == "list":
+        with pytest.raises(ManifestError, match="not a rofl scan manifest"):
+            manifest_read(str(out))
+    else:
+        read = manifest_read(str(out))  # the listing reads; the probes are looked up when read
+        assert read.files["b.ts"].resolution_deps == load_manifest_paths(data, "b.ts")
+        with pytest.raises(ManifestError, match=r"manifest.json: the probes of 'a.ts' do not fit its table; run"):
+            list(read.files["a.ts"].resolution_deps)
+    assert scan_json(src, out)["parsed"] == 2  # rebuilt: nothing of it was reused
+
+
+def test_a_manifest_of_the_previous_format_is_rewritten_by_a_rescan_that_finds_nothing_changed(repo, out, rofl):
+    """A rofl upgrade that changes the manifest's format: the next rescan finds no source changed, yet it
+    reads the old manifest (its state names another format) and writes the new one, so questions read it."""
+    src = repo({"a.ts": 'import "./b";\n', "b.ts": "export const b = 1;\n"})
+    scan_json(src, out)
+    data = load_manifest(out)
+    data["format"] = 2  # as format 2 wrote it: each file's probe indexes a list
+    for entry in data["files"].values():
+        text = entry["resolution_deps"]
+        entry["resolution_deps"] = [int(i) for i in text.split(",")] if text else []
+    (out / "manifest.json").write_text(json.dumps(data))
+    saved = json.loads((out / ".scan-state.json").read_text())
+    del saved["key"]["manifest_format"]  # the state format 2's scanner wrote, for that manifest
+    stat = (out / "manifest.json").stat()
+    saved["manifest"] = [stat.st_size, stat.st_mtime_ns]
+    (out / ".scan-state.json").write_text(json.dumps(saved))
     with pytest.raises(ManifestError, match="not a rofl scan manifest"):
         manifest_read(str(out))
-    assert scan_json(src, out)["parsed"] == 2  # rebuilt: nothing of it was reused
+    scan_json(src, out)
+    assert load_manifest(out)["format"] == 3
+    assert "b.ts" in manifest_read(str(out)).files["a.ts"].resolution_deps
+    code, _, err = rofl("cycles", "--facts", out)
+    assert code == 0, err
+
+
+def load_manifest_paths(data: dict, name: str) -> tuple[str, ...]:
+    """The probe paths a manifest as written (``load_manifest``) lists for ``name``."""
+    text = data["files"][name]["resolution_deps"]
+    return tuple(data["probes"][int(i)] for i in text.split(",")) if text else ()
 
 
 def test_manifest_keys_and_entries(repo, out):
     src = repo({"a.ts": 'import "./b";\nimport "react";\n', "b.ts": "export const b = 1;\n"})
     scan_json(src, out)
     manifest = load_manifest(out)
-    assert manifest["format"] == 2
+    assert manifest["format"] == 3
     for key in ("tool_version", "extractor_version", "grammar_versions", "options", "counts"):
         assert manifest[key], key
     assert set(manifest["grammar_versions"]) == {"tree-sitter", "tree-sitter-javascript", "tree-sitter-typescript"}
@@ -169,7 +209,8 @@ def test_a_read_manifest_is_frozen(repo, out):
         manifest.src = "elsewhere"  # type: ignore[misc]
     with pytest.raises(TypeError):
         manifest.files["c.ts"] = manifest.files["a.ts"]  # type: ignore[index]
-    assert isinstance(manifest.files["a.ts"].resolution_deps, tuple)
+    deps = manifest.files["a.ts"].resolution_deps
+    assert "b.ts" in deps and not hasattr(deps, "append") and not hasattr(deps, "__setitem__")
 
 
 @pytest.mark.parametrize(
