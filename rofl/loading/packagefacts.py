@@ -223,7 +223,7 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
     declared: set[str] = set()
     for d in sorted(folders):
         absolute = os.path.join(root, d, "package.json")
-        if not store.is_file(absolute):
+        if not os.path.lexists(absolute) or not store.is_file(absolute):  # most folders have none: one lstat
             continue
         data = store.read(absolute)
         if not isinstance(data, dict):
