@@ -54,6 +54,15 @@ Columns = tuple[tuple[str, tuple[int, ...] | None], ...]  # (relation, the row p
 
 
 @dataclass(frozen=True, slots=True)
+class Kept:
+    """What the memo file holds for one key and columns: each pure file's row digest, all of them as one, the answer."""
+
+    files: dict[str, str]  # pure file digest -> the digest of its rows read
+    combined: str  # ``_combined`` of every wanted file's row digest
+    answer: tuple  # ``_encode`` of the answer
+
+
+@dataclass(frozen=True, slots=True)
 class Probe:
     """One audit's inputs but the pure rows, and the memo found for them: ``answer()`` looks, ``keep()`` writes."""
 
@@ -62,7 +71,7 @@ class Probe:
     key: str
     columns: Columns
     found: Residue
-    memo: tuple | None  # the memo file's (files, combined, answer) when its key and columns are these
+    memo: Kept | None  # the memo file's when its key and columns are these
 
     @classmethod
     def of(cls, kernel: Kernel, found: Residue, relations: Iterable[str], judging: Judging) -> Probe | None:
@@ -86,7 +95,7 @@ class Probe:
         """The memo's answer when the pure rows read are the memo's (None: evaluate)."""
         if self.memo is None:
             return None
-        files, combined, answer = self.memo
+        files = self.memo.files
         digests = [row[1] for row in self.found.pure]
         changed = {digest: path for path, digest, *_ in self.found.pure if digest not in files}
         if len(changed) > MAX_CHANGED:
@@ -94,20 +103,20 @@ class Probe:
         fresh = _parsed_digests(self.found, changed, self.columns)
         if fresh is None:
             return None
-        if _combined(files.get(d) or fresh[d] for d in digests) != combined:
+        if _combined(files.get(d) or fresh[d] for d in digests) != self.memo.combined:
             _log.info("%s: %d fact file(s) changed rows the audit reads: evaluated again", self.root, len(changed))
             return None
         _log.info(
             "%s: the last audit's answer holds (%d fact file(s) changed no row it reads)", self.root, len(changed)
         )
-        return _decode(answer)
+        return _decode(self.memo.answer)
 
     def keep(self, answer: AuditAnswer, rows: KeptRows) -> None:
         """Write ``answer`` as the memo of these inputs, the pure rows being ``rows``' (a partial answer, or
         one with adapter rounds, is not kept)."""
         if answer.partial or answer.wants is not None:
             return
-        known = self.memo[0] if self.memo is not None else {}
+        known = self.memo.files if self.memo is not None else {}
         files = _row_digests(rows, self.columns, known)
         payload = (FORMAT, self.key, self.columns, files, _combined(files[r[1]] for r in self.found.pure))
         try:
@@ -181,16 +190,16 @@ def _key(kernel: Kernel, judging: Judging) -> str | None:
     return hash_key(b"\0".join(hash_key(part).encode() for part in parts))
 
 
-def _read(root: Path, secret: bytes, key: str, columns: Columns) -> tuple | None:
-    """The memo's ``(files, combined, answer)`` when it verifies and was kept for ``key`` and ``columns``."""
+def _read(root: Path, secret: bytes, key: str, columns: Columns) -> Kept | None:
+    """The memo when it verifies and was kept for ``key`` and ``columns``."""
     from rofl.loading import cachemac
 
     data = cachemac.read_tagged(root / NAME, MAGIC, secret, MAX_BYTES)
     if not (isinstance(data, tuple) and len(data) == 6 and data[0] == FORMAT and data[1] == key):
         return None
-    if data[2] != columns or not isinstance(data[3], dict):
+    if data[2] != columns or not isinstance(data[3], dict) or not isinstance(data[5], tuple):
         return None
-    return data[3], data[4], data[5]
+    return Kept(data[3], str(data[4]), data[5])
 
 
 def _cut(rows: tuple, positions: tuple[int, ...] | None) -> tuple:
