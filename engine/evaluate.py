@@ -8,7 +8,6 @@ runs every bottom-up rule stratum by stratum (rules whose head has no stratum ru
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, cast
@@ -1205,29 +1204,9 @@ def evaluate(
     The cyclic garbage collector is paused while it runs (an evaluation allocates millions of
     acyclic tuples, and each collection would walk them all again: a quarter of a closure's time);
     only the call that paused it resumes it, so concurrent evaluations never leave it off.  What the
-    evaluation allocated is then moved to the oldest generation unwalked (``_age``)."""
-    with paused_collection() as paused:
-        try:
-            return _evaluate(store, book, limit, naive, goals, caches, lean)
-        finally:
-            if paused:
-                _age()
-
-
-_AGE_ABOVE = 10_000  # objects an evaluation leaves to the collector before ``_age`` moves them (a walk of ~2 ms)
-
-
-def _age() -> None:
-    """Move every object the collector tracks to its oldest generation without walking them, once an
-    evaluation has left more than ``_AGE_ABOVE`` new ones.
-
-    Else the first young collection after an evaluation walks all it allocated (its tables and
-    records: 15% of a 90,000-fact closure's time) only to find them alive.  Freezing and unfreezing
-    moves them in constant time; they stay collectable (full collections still look at them).  Left
-    alone when something else has frozen objects (it would thaw those too)."""
-    if gc.get_count()[0] > _AGE_ABOVE and gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
+    evaluation allocated is then moved to the oldest generation unwalked (``engine.base.collector``)."""
+    with paused_collection():
+        return _evaluate(store, book, limit, naive, goals, caches, lean)
 
 
 def _evaluate(
