@@ -101,10 +101,15 @@ def _decode(raw: bytes | None, lazy: bool = False) -> dict[str, Any] | str:
 def _strings(data: dict[str, Any]) -> bool:
     """Whether ``probes`` is a list of paths and each file's probes a string (its indexes, not yet looked up)."""
     probes, files = data.get("probes", []), data.get("files")
-    if not isinstance(probes, list) or not isinstance(files, dict) or not all(isinstance(p, str) for p in probes):
+    if not isinstance(probes, list) or not isinstance(files, dict) or not _all_strings(probes):
         return False
     data["probes"] = tuple(probes)
     return all(type(entry) is dict and type(entry.get("resolution_deps", "")) is str for entry in files.values())
+
+
+def _all_strings(values: list) -> bool:
+    """Whether every value is a str (JSON gives no subclass): one pass in C over a table of 100,000 paths."""
+    return set(map(type, values)) <= {str}
 
 
 def _indexes(text: str, count: int) -> list[int] | None:
@@ -124,7 +129,7 @@ def _expand(data: dict[str, Any]) -> bool:
     files = data.get("files")
     if not isinstance(probes, list) or not isinstance(files, dict):
         return False
-    if not all(isinstance(p, str) for p in probes):
+    if not _all_strings(probes):
         return False
     count = len(probes)
     path_of = probes.__getitem__

@@ -211,8 +211,8 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
         return PackageFacts((), (f"{root}: the scanned source folder is not here; package.json facts are missing",))
     store = ConfigStore(root)
     folders: set[str] = set()
-    for f in files:
-        d = posixpath.dirname(f)
+    in_folder = [f.rpartition("/")[0] for f in files]  # each file's folder (the manifest's paths are normalized)
+    for d in set(in_folder):
         while d not in folders:
             folders.add(d)
             if not d:
@@ -254,8 +254,8 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
         for word in sorted({name, name.rsplit("/", 1)[-1]}):
             lines.append(("pkg_bin_guess", (name, word)))
     owner_of = _Owners(owners)
-    for f in files:
-        owner = owner_of(f)
+    for f, folder in zip(files, in_folder):
+        owner = owner_of(folder)
         if owner is not None:
             lines.append(("pkg_file_owner", (f, _folder(owner))))
     lines += _config_mentions(store, root, files, owners)
@@ -274,8 +274,8 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
         for pattern in public_patterns(name, exports):
             lines.append(("pkg_public", (_folder(d), pattern)))
     workspace_of = _Owners(dirs)  # the deepest package folder above each file
-    for f in files:
-        owner = workspace_of(f)
+    for f, folder in zip(files, in_folder):
+        owner = workspace_of(folder)
         if owner is not None:
             lines.append(("pkg_file_workspace", (f, _folder(owner))))
     problems = tuple(f"{path}: {message}" for path, message in sorted(store.errors.items()))
@@ -283,7 +283,11 @@ def package_facts(src: str | Path, files: list[str], packages: dict[str, str]) -
 
 
 def _owner(path: str, owners: set[str]) -> str | None:
-    d = posixpath.dirname(path)
+    return _owner_of_folder(posixpath.dirname(path), owners)
+
+
+def _owner_of_folder(d: str, owners: set[str]) -> str | None:
+    """The deepest of ``owners`` at or above folder ``d`` (None: none)."""
     while True:
         if d in owners:
             return d
@@ -293,7 +297,7 @@ def _owner(path: str, owners: set[str]) -> str | None:
 
 
 class _Owners:
-    """``_owner`` of each file, each folder looked up once (the files of a folder share their owner)."""
+    """``_owner`` of the files of a folder, called with the folder: each folder looked up once."""
 
     __slots__ = ("owners", "by_folder")
 
@@ -301,11 +305,10 @@ class _Owners:
         self.owners = owners
         self.by_folder: dict[str, str | None] = {}
 
-    def __call__(self, path: str) -> str | None:
-        folder = posixpath.dirname(path)
+    def __call__(self, folder: str) -> str | None:
         found = self.by_folder.get(folder, "\0")
         if found == "\0":
-            found = self.by_folder[folder] = _owner(path, self.owners)
+            found = self.by_folder[folder] = _owner_of_folder(folder, self.owners)
         return found
 
 
