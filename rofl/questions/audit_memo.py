@@ -7,8 +7,9 @@ residue (``rofl.questions.audit.audit_reused``) with what it was computed from:
 
 * ``key``: everything but the pure fact files' rows: this code (rofl's version and the modules' stamps),
   the residue kernel's base facts with who asserted each (the rules stored as data, the residue's whole
-  fact files, the presets' and package facts), the rule and program files' bytes (findings are located
-  in them, and the shipped presets' file), the options the judging reads and the baseline's entries;
+  fact files, the presets' and package facts; a rule file's text is its rules and facts there, and where
+  they are written appears in an error only, never in an answer kept), the options the judging reads
+  and the baseline's entries;
 * the pure relations the audit reads with the row positions its rules may read
   (``rofl.loading.audit_store.read_columns``);
 * for each pure file's digest, the digest of its rows of those relations cut to those positions, and
@@ -153,7 +154,6 @@ def stamp() -> bytes:
 def _key(kernel: Kernel, judging: Judging) -> str | None:
     """The digest of every input but the pure rows (the module docstring's ``key``); None when a fact or an
     option does not reduce to bytes."""
-    from rofl.engine.base import safe_write
     from rofl.engine.terms import canonical_rows
 
     parts = [stamp()]
@@ -177,16 +177,6 @@ def _key(kernel: Kernel, judging: Judging) -> str | None:
         parts.append(repr(options).encode())
     except (ValueError, TypeError, RecursionError):
         return None
-    from rofl.loading.presets import presets_file
-
-    for path in (*judging.files, *(f for _, f in judging.load_as), *judging.rules, presets_file()):
-        try:
-            data = safe_write.read_nofollow(str(path), MAX_BYTES)
-        except OSError:
-            return None
-        if data is None:
-            return None
-        parts.append(data)
     return hash_key(b"\0".join(hash_key(part).encode() for part in parts))
 
 
