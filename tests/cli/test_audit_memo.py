@@ -146,3 +146,31 @@ def test_read_columns_leaves_out_only_what_no_rule_can_see(tmp_path):
     assert columns("f(F) :- src_file[code](F, _).\nh(F) :- src_file[code](F, _, _).\n")["src_file"] is None
     assert columns('src_file[code]("a", "b") :- g(1).\ng(1).\nf(F) :- src_file[code](F, _).\n')["src_file"] is None
     assert columns("f(F) :- src_file[P](F, _).\n")["src_file"] == (0, 1)  # any perspective: read the same way
+
+
+@pytest.mark.parametrize("planted", ["garbage", "empty", "directory", "link", "another_folder"])
+def test_a_planted_answer_file_is_ignored_and_never_followed(scanned, tmp_path, planted):
+    """Whoever can write the fact folder can plant `.rofl-audit.answer`: it is evaluated past, never believed,
+    never written through; one copied from another scan (tagged by this user) does not match its inputs."""
+    src, facts, rules = scanned
+    expected = audit_both(facts, "--rules", rules)[1]
+    memo = facts / NAME
+    memo.unlink(missing_ok=True)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not rofl's\n")
+    if planted == "garbage":
+        memo.write_bytes(b"rofl-audit-answer 1\n" + b"0" * 64 + b"\n\x00garbage")
+    elif planted == "empty":
+        memo.write_bytes(b"")
+    elif planted == "directory":
+        memo.mkdir()
+    elif planted == "link":
+        memo.symlink_to(outside)
+    else:  # an answer this user's rofl kept for a scan without the cycle
+        other_src, other_facts = tmp_path / "other", tmp_path / "other-facts"
+        write_tree(other_src, {**TREE, "src/y.js": "export const y = 1;\n"})
+        rescan(other_src, other_facts)
+        run("audit", "--facts", other_facts, "--rules", rules)
+        memo.write_bytes((other_facts / NAME).read_bytes())
+    assert run("audit", "--facts", facts, "--rules", rules, "--json") == expected
+    assert outside.read_text() == "not rofl's\n"
