@@ -21,6 +21,7 @@ from .clauses import NEXT, NOW, Aggregate, Literal, Negated, body_literals, is_v
 from .cycles import CycleTable, named_relation, strong_components
 from .demand import Demand
 from .metadata import MetadataTable
+from .pattern_index import PatternIndex
 from .plan import BudgetExhausted, CompiledRule, extra_rules, rule_of, support_of
 from .reflect import fact_term
 from .rulebook import DecodedRules, RuleBook, interpreted
@@ -159,6 +160,7 @@ class Context:
         # the tables of relations that only base facts fill: never written during an evaluation, so
         # the next evaluation reads those of its relations that did not change as they are
         self.base_tables: dict[str, Table] = {}
+        self.patterns: dict[tuple, PatternIndex] = {}  # (relation, persp, width, column, op) -> its pattern index
         if carry is not None and base is not None:
             self._carry(base, *carry)
             return
@@ -243,6 +245,16 @@ class Context:
 
     def rows(self, rel: str) -> dict:
         return self.table(rel).rows
+
+    def pattern_index(self, rel: str, persp: str, width: int, col: int, op: str) -> PatternIndex:
+        """The rows of ``rel`` in perspective ``persp`` of length ``width`` by the pattern in column ``col``,
+        for ``op`` (matches or glob) to look up with a text (``engine.pattern_index``)."""
+        table = self.table(rel)
+        key = (rel, persp, width, col, op)
+        found = self.patterns.get(key)
+        if found is None or not found.current(table):
+            found = self.patterns[key] = PatternIndex(table, persp, width, col, op)
+        return found
 
     def index(self, rel: str, cols: tuple) -> dict:
         return self.table(rel).index(cols)

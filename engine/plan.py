@@ -3,8 +3,9 @@
 Each rule is compiled once into one Python function per *variant*: the full variant (every premise
 read in full) and one semi-naive variant per recursive premise position (that premise read from the
 round's delta, earlier recursive premises from facts older than the delta, later ones in full).
-Premises are joined through hash indexes keyed by the columns bound at that point; builtins and
-negations run as soon as their inputs are bound.  Facts are rows ``(persp, *args)``.
+Premises are joined through hash indexes keyed by the columns bound at that point (built where a firing
+first reaches them), or, for a premise a ``matches``/``glob`` tests by its pattern column, through a
+pattern index (``engine.pattern_index``); builtins and negations run as soon as their inputs are bound.  Facts are rows ``(persp, *args)``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .clauses import (
     ARITH,
     INIT,
     NEXT,
+    NOW,
     VAR,
     WILDCARD_PREFIX,
     Aggregate,
@@ -142,6 +144,17 @@ class CompiledRule:
     positive: tuple[int, ...]  # body positions of positive literals: the witness order
 
 
+@dataclass(frozen=True, slots=True)
+class PatternJoin:
+    """How a premise is joined through its pattern index: the builtin it stands for (body position), the
+    variable holding the text, the premise's pattern column and the builtin (matches or glob)."""
+
+    builtin: int
+    text: str
+    column: int
+    op: str
+
+
 def _vname(name: str) -> str:
     """A Python name for a variable: v_X for source variables, w_N for the wildcard _$N."""
     return "w_" + name[len(WILDCARD_PREFIX) :] if is_wildcard(name) else "v_" + name
@@ -167,6 +180,17 @@ class _Gen:
 
     def emit(self, line: str) -> None:
         self.lines.append("    " * self.depth + line)
+
+    def lookup(self, name: str, expr: str) -> None:
+        """Bind ``name`` to the table or index ``expr`` reads: before the loops when the premise is the
+        outermost one, else where it is first reached, so an index no firing reaches is never built
+        (a rule whose first premise has no row builds nothing)."""
+        if self.depth <= 2:  # the variant's body and its one-pass loop: reached once
+            self.pre.append(f"{name} = {expr}")
+            return
+        self.pre.append(f"{name} = None")
+        self.emit(f"if {name} is None:")
+        self.emit(f"    {name} = {expr}")
 
     def fresh(self, prefix: str = "t") -> str:
         self.tmp += 1
@@ -261,11 +285,11 @@ class _Gen:
         width = len(lit.args) + 1
         narrow = type(lit.persp) is str and source != "delta"  # the perspective's own index: no width checks
         if source == "old" or (source == "full" and not key_cols and not narrow):
-            self.pre.append(f"{rows_name} = ctx.rows({lit.rel!r})")
+            self.lookup(rows_name, f"ctx.rows({lit.rel!r})")
         if narrow:
             cols, vals = key_cols[1:], key_vals[1:]
             idx = f"I{pos}"
-            self.pre.append(f"{idx} = ctx.pindex({lit.rel!r}, {lit.persp!r}, {width}, {tuple(cols)!r})")
+            self.lookup(idx, f"ctx.pindex({lit.rel!r}, {lit.persp!r}, {width}, {tuple(cols)!r})")
             if cols:
                 key = vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")"
                 self.emit(f"for {row} in {idx}.get({key}, ()):")
@@ -280,7 +304,7 @@ class _Gen:
                 self.emit(f"if {row}[{c}] != {val}: continue")
         elif key_cols:
             idx = f"I{pos}"
-            self.pre.append(f"{idx} = ctx.index({lit.rel!r}, {tuple(key_cols)!r})")
+            self.lookup(idx, f"ctx.index({lit.rel!r}, {tuple(key_cols)!r})")
             key = key_vals[0] if len(key_vals) == 1 else "(" + ", ".join(key_vals) + ")"
             self.emit(f"for {row} in {idx}.get({key}, ()):")
             self.depth += 1
@@ -300,6 +324,71 @@ class _Gen:
         for c, arg in enumerate(lit.args, 1):
             if c not in key_cols:
                 self.match(arg, f"{row}[{c}]")
+
+    def pattern_joins(self, order: list[int], delta: int, recursive: frozenset) -> dict[int, PatternJoin]:
+        """The premises to join through a pattern index (``engine.pattern_index``), by body position, and
+        ``order`` rearranged in place so that each comes right after the premise that binds its text.
+
+        A premise qualifies when a ``matches(X, P)`` or ``glob(X, P)`` tests the variable ``P`` it alone
+        binds (no other premise, builtin or negation names ``P``) against a variable ``X`` another positive
+        premise binds; it is read in full (neither this variant's delta nor in the rule's own recursive
+        component: its table is complete), with a written perspective, and shares no other variable with the
+        rest of the body (a premise the rule joins on a column keeps that index).  Joined, the firings are those of the
+        pair loop (the same premises hold), so only their order and the work per firing change."""
+        body = self.clause.body
+        joins: dict[int, PatternJoin] = {}
+        for j, item in enumerate(body):
+            if not (
+                isinstance(item, Builtin)
+                and item.op in ("matches", "glob")
+                and is_var(item.left)
+                and is_var(item.right)
+                and item.left[1] != item.right[1]
+            ):
+                continue
+            text, pattern = item.left[1], item.right[1]
+            users = [k for k, other in enumerate(body) if k != j and pattern in item_vars(other)]
+            if len(users) != 1 or users[0] in joins:
+                continue
+            i = users[0]
+            lit = body[i]
+            if (
+                not isinstance(lit, Literal)
+                or i == delta
+                or lit.rel in recursive
+                or lit.rel in self.demand
+                or lit.temporal != NOW
+                or type(lit.persp) is not str
+            ):
+                continue
+            own = set(literal_vars(lit, {}))
+            if text in own or any(own & set(item_vars(other)) - {pattern} for k, other in enumerate(body) if k != i):
+                continue  # shares a variable with the rest of the body: its joins on that are kept
+            columns = [c for c, arg in enumerate(lit.args, 1) if is_var(arg) and arg[1] == pattern]
+            if len(columns) != 1 or any(pattern in term_vars(arg, {}) for arg in lit.args if not is_var(arg)):
+                continue
+            binder = next(
+                (k for k in order if k != i and isinstance(body[k], Literal) and text in literal_vars(body[k], {})),
+                None,
+            )
+            if binder is None:
+                continue
+            if order.index(binder) > order.index(i):
+                order.remove(i)
+                order.insert(order.index(binder) + 1, i)
+            joins[i] = PatternJoin(j, text, columns[0], item.op)
+        return joins
+
+    def pattern_literal(self, pos: int, lit: Literal, join: PatternJoin) -> None:
+        """A premise read through its pattern index: the rows whose pattern the bound text matches."""
+        row = f"r{pos}"
+        idx = f"PJ{pos}"
+        width = len(lit.args) + 1
+        self.pre.append(f"{idx} = ctx.pattern_index({lit.rel!r}, {lit.persp!r}, {width}, {join.column}, {join.op!r})")
+        self.emit(f"for {row} in {idx}.rows({_vname(join.text)}):")
+        self.depth += 1
+        for c, arg in enumerate(lit.args, 1):
+            self.match(arg, f"{row}[{c}]")
 
     def call_args(self, lit: Literal) -> tuple[str, str]:
         persp = self.persp_value(lit.persp)
@@ -358,15 +447,15 @@ class _Gen:
             self.emit("steps = ctx.steps")
             hit = f"_exists({found}, {width}, ({''.join(ch + ', ' for ch in checks)}))"
         elif len(cols) == width:
-            self.pre.append(f"R{pos} = ctx.rows({lit.rel!r})")
+            self.lookup(f"R{pos}", f"ctx.rows({lit.rel!r})")
             hit = f"({', '.join(vals)},) in R{pos}"
         else:
             if cols:
-                self.pre.append(f"I{pos} = ctx.index({lit.rel!r}, {tuple(cols)!r})")
+                self.lookup(f"I{pos}", f"ctx.index({lit.rel!r}, {tuple(cols)!r})")
                 key = vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")"
                 bucket = f"I{pos}.get({key}, ())"
             else:
-                self.pre.append(f"R{pos} = ctx.rows({lit.rel!r})")
+                self.lookup(f"R{pos}", f"ctx.rows({lit.rel!r})")
                 bucket = f"R{pos}"
             hit = f"_exists({bucket}, {width}, ({''.join(ch + ', ' for ch in checks)}))"
         self.emit(f"if {guard + ' and ' if guard else ''}{hit}: continue")
@@ -472,6 +561,7 @@ class _Gen:
                         progress = True
                         break
 
+        joins = self.pattern_joins(order, delta, recursive)
         self.emit("for _once in _ONCE:")
         self.depth += 1
         for i in order:
@@ -479,6 +569,8 @@ class _Gen:
             if isinstance(item, Literal):
                 if item.rel in self.demand:
                     self.demand_literal(i, item)
+                elif i in joins:
+                    self.pattern_literal(i, item, joins[i])
                 else:
                     if i == delta:
                         source = "delta"
@@ -487,7 +579,7 @@ class _Gen:
                     else:
                         source = "full"
                     self.table_literal(i, item, source)
-            else:
+            elif not any(join.builtin == i for join in joins.values()):  # a joined pattern's test is the join
                 pending.append(i)
             flush()
         if pending:

@@ -313,6 +313,7 @@ class Matcher:
     automaton: Automaton
     fast: Any = None  # an re2 pattern object, or None
     required: tuple[str, ...] = ()  # texts every match contains: a text lacking one is no match, said at once
+    fast_source: str | None = None  # the RE2 source ``fast`` was compiled from (``MatcherSet`` joins them)
 
     def search(self, text: str) -> bool:
         """Does some substring of ``text`` match (``re.search``)?  Linear in ``len(text)``."""
@@ -329,6 +330,71 @@ class Matcher:
                 return self.automaton.search(text)
             return fast.search(data) is not None
         return self.automaton.search(text)
+
+    def found(self, text: str, data: bytes | None) -> bool:
+        """``search`` with ``text``'s UTF-8 bytes given (None when it has none: a lone surrogate), for one
+        text tried against many patterns (``engine.pattern_index``) encoded once."""
+        for part in self.required:
+            if part not in text:
+                return False
+        fast = self.fast
+        if fast is not None and data is not None:
+            return fast.search(data) is not None
+        return self.automaton.search(text)
+
+
+class MatcherSet:
+    """Many compiled patterns tried on one text at once: ``which(text)`` lists those whose ``search``
+    holds.  The patterns RE2 reads alike run as one RE2 set (one pass over the text, in C); the others
+    one by one.  RE2 answers a set's pass that ran out of memory as "nothing matched", so the set also
+    holds the empty pattern, which every completed pass matches: a pass without it is tried again
+    pattern by pattern."""
+
+    __slots__ = ("matchers", "_set", "_ids", "_alone")
+
+    def __init__(self, matchers: tuple[Matcher, ...]) -> None:
+        self.matchers = matchers
+        self._set: Any = None
+        self._ids: list[int] = []  # set index -> matcher index (index 0: the empty pattern)
+        self._alone = list(range(len(matchers)))  # the matchers tried one by one
+        joined = [i for i, m in enumerate(matchers) if m.fast_source is not None]
+        re2 = _re2()
+        if re2 is None or len(joined) < 2:
+            return
+        found = re2.Set.SearchSet(_re2_options(re2))
+        try:
+            found.Add("")
+            ids = [-1]
+            for i in joined:
+                found.Add(matchers[i].fast_source)
+                ids.append(i)
+            found.Compile()
+        except re2.error:  # too large for one set: each alone
+            return
+        self._set, self._ids = found, ids
+        self._alone = [i for i in self._alone if matchers[i].fast_source is None]
+
+    def which(self, text: str) -> list[int]:
+        """The indexes (ascending) of the matchers whose ``search(text)`` holds."""
+        matchers = self.matchers
+        try:
+            data: bytes | None = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: the automata read it
+            data = None
+        hits: list[int] = []
+        alone = self._alone
+        if self._set is not None:
+            found = self._set.Match(data) if data is not None else None
+            if found:
+                ids = self._ids
+                hits = [ids[k] for k in found if k]
+            else:  # no completed pass: every pattern alone
+                alone = list(range(len(matchers)))
+        for i in alone:
+            if matchers[i].found(text, data):
+                hits.append(i)
+        hits.sort()
+        return hits
 
 
 class _Untranslatable(Exception):
@@ -389,22 +455,27 @@ def _re2_item(op, av, flags: int, tail: bool) -> str:
     raise _Untranslatable()
 
 
-def _re2_compile(parsed, flags: int) -> Any:
-    """The RE2 form of a parsed pattern, or None when RE2 is missing or would read it differently."""
-    re2 = _re2()
-    if re2 is None or flags & (C.SRE_FLAG_IGNORECASE | C.SRE_FLAG_LOCALE | C.SRE_FLAG_MULTILINE):
-        return None
-    try:
-        source = _re2_items(parsed, flags, True)
-    except (_Untranslatable, RecursionError):
-        return None
+def _re2_options(re2: Any) -> Any:
     options = re2.Options()
     options.log_errors = False  # a refused pattern falls back to the automaton, silently
     options.never_capture = True
+    return options
+
+
+def _re2_compile(parsed, flags: int) -> tuple[Any, str | None]:
+    """The RE2 form of a parsed pattern and its RE2 source, or (None, None) when RE2 is missing or would
+    read it differently."""
+    re2 = _re2()
+    if re2 is None or flags & (C.SRE_FLAG_IGNORECASE | C.SRE_FLAG_LOCALE | C.SRE_FLAG_MULTILINE):
+        return None, None
     try:
-        return re2.compile(source, options)
+        source = _re2_items(parsed, flags, True)
+    except (_Untranslatable, RecursionError):
+        return None, None
+    try:
+        return re2.compile(source, _re2_options(re2)), source
     except re2.error:  # e.g. a repetition count over RE2's 1000
-        return None
+        return None, None
 
 
 def _compile(source: str, what: str) -> Matcher:
@@ -425,7 +496,8 @@ def _compile(source: str, what: str) -> Matcher:
     accept = b.state(ACCEPT)
     b.patch(ends, accept)
     automaton = Automaton(tuple(b.kinds), tuple(b.sets), tuple(tuple(o) for o in b.outs), start)
-    return Matcher(automaton, _re2_compile(parsed, flags), _required_literals(parsed, flags))
+    fast, fast_source = _re2_compile(parsed, flags)
+    return Matcher(automaton, fast, _required_literals(parsed, flags), fast_source)
 
 
 def _required_literals(parsed: Any, flags: int) -> tuple[str, ...]:

@@ -65,6 +65,7 @@ ENGINE_WORDS = {
     "free", "full", "g", "ii", "o", "oi", "indexes", "names", "new", "old", "p", "pattern", "persp",
     "rec", "rows", "table", "test", "unify", "v_", "value", "variant", "w_", "k", "n", "u",
     "pindex", "pindexes", "_again", "_again_lean", "lean_records", "pending", "idx", "width", "one",
+    "pattern_index", "size", "col", "_built", "matchers", "_set", "_ids", "_alone",
     # metadata, text builtins (re2: an optional module they import), safe writes
     "pair", "rel", "store", "accept", "begin", "end", "regex", "getpid", "re2",
 }  # fmt: skip
