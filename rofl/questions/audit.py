@@ -18,7 +18,7 @@ from rofl.engine.kernel import Kernel
 
 from .answer import Answer, doc, skip
 from .findings import Finding, RuleInfo
-from .forgery import AUDIT, audit_rows, usurped_facts
+from .forgery import AUDIT, AuditFact, audit_facts, usurped_facts
 from .params import RoundsOptions, params_of, picked
 from .status import FINDINGS, Exit
 
@@ -264,7 +264,8 @@ def audit_of(kernel: Kernel, options: Judging) -> AuditAnswer:
     from . import baseline as baselines
 
     facts, src = options.facts, options.src
-    found = audit_rows(kernel)
+    judged = audit_facts(kernel)
+    found = {name: [fact.text for fact in rows] for name, rows in judged.items()}
     derived = usurped_facts(kernel)
     if derived:
         found.setdefault("forged", []).extend(text for text, _ in derived)
@@ -283,7 +284,7 @@ def audit_of(kernel: Kernel, options: Judging) -> AuditAnswer:
 
         presets = [str(presets_file())] if facts is not None else []
         where = LazyWhere(audited_sources((*options.files, *presets), options.load_as, facts, options.rules))
-        objects = finding_objects(kernel, where, facts)
+        objects = finding_objects(judged, where, facts)
         for text, rid in derived:  # where the usurping rule is written
             spot = where.rule(rid)
             objects.append(
@@ -332,27 +333,23 @@ def audit_of(kernel: Kernel, options: Judging) -> AuditAnswer:
     )
 
 
-def finding_objects(kernel: Kernel, where: LazyWhere, facts: str | None = None) -> list[dict]:
-    """Every [audit] row as ``{"audit", "fact", "file", "line"}``: the file and line that asserted the
-    forged or claimed fact, or wrote the usurping rule, where known (null otherwise).  A named
-    ``violation[audit](Rule, From, To)`` is ``{"audit", "fact", "named": (rule, from, to)}``, located
-    by ``rofl.questions.findings.located_violations``.  A missing fact file is named inside ``facts``."""
+def finding_objects(judged: Mapping[str, list[AuditFact]], where: LazyWhere, facts: str | None = None) -> list[dict]:
+    """Every [audit] fact (``rofl.questions.forgery.audit_facts``) as ``{"audit", "fact", "file", "line"}``:
+    the file and line that asserted the forged or claimed fact, or wrote the usurping rule, where known
+    (null otherwise).  A named ``violation[audit](Rule, From, To)`` is ``{"audit", "fact", "named": (rule,
+    from, to)}``, located by ``rofl.questions.findings.located_violations``.  A missing fact file is named
+    inside ``facts``."""
     from pathlib import Path
 
-    from rofl.engine.namespace import display_name
     from rofl.engine.reflect import fact_from_term
-    from rofl.engine.terms import canonical_rows, format_fact
 
     from ..loading.signing import SIG_NAME
     from .findings import named_violation
 
     out: list[dict] = []
-    result = kernel.current
-    if result is None:
-        return out
-    for rel in result.relations():
-        for row in canonical_rows(r for r in result.rows(rel) if r[0] == AUDIT):
-            name, args = display_name(rel), row[1:]
+    for name, rows in judged.items():
+        for fact in rows:
+            args = fact.args
             spot: tuple[str, int | None] | None = None
             if name == "forged" and args:
                 ref = fact_from_term(args[0])
@@ -366,15 +363,10 @@ def finding_objects(kernel: Kernel, where: LazyWhere, facts: str | None = None) 
             elif name == "unsigned":
                 spot = (str(Path(facts) / SIG_NAME) if facts is not None else SIG_NAME, None)
             elif name == "violation" and (named := named_violation(args)) is not None:
-                out.append({"audit": name, "fact": format_fact(rel, row[0], args), "named": named})
+                out.append({"audit": name, "fact": fact.text, "named": named})
                 continue
             out.append(
-                {
-                    "audit": name,
-                    "fact": format_fact(rel, row[0], args),
-                    "file": spot[0] if spot else None,
-                    "line": spot[1] if spot else None,
-                }
+                {"audit": name, "fact": fact.text, "file": spot[0] if spot else None, "line": spot[1] if spot else None}
             )
     return out
 

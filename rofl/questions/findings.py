@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rofl.engine.base.errors import RoflError
+from rofl.engine.terms import format_term
 
 from .answer import doc, to_json
 
@@ -113,8 +114,6 @@ def _atom(term) -> bool:
 
 def _plain(term) -> str:
     """A violation end as text: a string as is, an atom by its name, anything else by its ROFL text."""
-    from rofl.engine.terms import format_term
-
     if type(term) is str:
         return term
     if _atom(term):

@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rofl.engine.clauses import Literal, Negated
 from rofl.engine.kernel import Kernel
 
 AUDIT = "audit"
 
 
-def audit_rows(kernel: Kernel) -> dict[str, list[str]]:
-    """``{relation: [canonical fact text]}`` for every relation with facts in [audit]."""
+@dataclass(frozen=True, slots=True)
+class AuditFact:
+    """One fact in [audit]: its stored relation, its arguments and its canonical text."""
+
+    rel: str
+    args: tuple
+    text: str
+
+
+def audit_facts(kernel: Kernel) -> dict[str, list[AuditFact]]:
+    """``{relation: [fact]}`` for every relation with facts in [audit] (evaluating only what the audits
+    depend on), each relation's facts in canonical order."""
     from rofl.engine.namespace import display_name
     from rofl.engine.terms import canonical_rows, format_fact
 
     result = kernel.evaluate(goals=kernel.names_in(AUDIT))  # only what the audits depend on
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[AuditFact]] = {}
     for rel in result.relations():
         for row in canonical_rows(r for r in result.rows(rel) if r[0] == AUDIT):
-            found.setdefault(display_name(rel), []).append(format_fact(rel, row[0], row[1:]))
+            found.setdefault(display_name(rel), []).append(AuditFact(rel, row[1:], format_fact(rel, row[0], row[1:])))
     return found
 
 
