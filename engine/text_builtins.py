@@ -53,6 +53,7 @@ MAX_PATTERN = 1000  # characters of one pattern
 MAX_STATES = 20_000  # automaton states of one pattern
 MAX_DFA = 50_000  # cached DFA transitions per pattern; beyond it the cache starts again (still linear)
 CACHED_PATTERNS = 512
+SET_MEMORY = 64 << 20  # RE2's budget for one MatcherSet's program and its DFA cache (8 MB by default: about 3,000 globs)
 
 
 class PatternError(RoflError):
@@ -361,7 +362,9 @@ class MatcherSet:
         re2 = _re2()
         if re2 is None or len(joined) < 2:
             return
-        found = re2.Set.SearchSet(_re2_options(re2))
+        options = _re2_options(re2)
+        options.max_mem = SET_MEMORY
+        found = re2.Set.SearchSet(options)
         try:
             found.Add("")
             ids = [-1]

@@ -129,3 +129,17 @@ def test_a_refused_pattern_in_a_joined_premise_is_the_error_the_pair_loop_gives(
     )
     code, _, err = rofl("ask", "m(F, W)", program)
     assert code == 2 and "look-ahead" in err and len(err.strip().splitlines()) == 1
+
+
+def test_thousands_of_patterns_are_one_set_and_answer_as_each_alone():
+    """A large pattern column (a glob per package) is still one RE2 pass, with the answers of each pattern."""
+    globs = [f"packages/p{i}/**/*.test.{i % 7}.ts" for i in range(4000)]  # past RE2's default budget for a set
+    matchers = T.MatcherSet(tuple(T.glob_automaton(g) for g in globs))
+    assert matchers._set is not None
+    for path in [
+        "packages/p21/src/a.test.0.ts",
+        "packages/p22/a.test.0.ts",
+        "packages/p2999/x/y.test.3.ts",
+        "lib/x.ts",
+    ]:
+        assert matchers.which(path) == [i for i, g in enumerate(globs) if re.search(T.glob_regex(g), path)], path
