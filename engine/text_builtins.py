@@ -53,7 +53,8 @@ MAX_PATTERN = 1000  # characters of one pattern
 MAX_STATES = 20_000  # automaton states of one pattern
 MAX_DFA = 50_000  # cached DFA transitions per pattern; beyond it the cache starts again (still linear)
 CACHED_PATTERNS = 512
-SET_MEMORY = 64 << 20  # RE2's budget for one MatcherSet's program and its DFA cache (8 MB by default: about 3,000 globs)
+# RE2's budget for one MatcherSet's program and its DFA cache (8 MB by default: about 3,000 globs)
+SET_MEMORY = 64 << 20
 
 
 class PatternError(RoflError):
