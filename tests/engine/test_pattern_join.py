@@ -143,3 +143,14 @@ def test_thousands_of_patterns_are_one_set_and_answer_as_each_alone():
         "lib/x.ts",
     ]:
         assert matchers.which(path) == [i for i, g in enumerate(globs) if re.search(T.glob_regex(g), path)], path
+
+
+def test_a_fact_a_pattern_join_derived_has_its_proof(rofl, tmp_path):
+    program = tmp_path / "p.rofl"
+    program.write_text(
+        'pat(a, "^x"). pat(b, "y$"). file("x/y"). file("z").\nhit(F, W) :- pat(W, R), file(F), matches(F, R).\n'
+    )
+    code, out, _ = rofl("why", 'hit("x/y", b)', program)
+    assert code == 0 and 'pat[main](b, "y$")' in out and 'matches("x/y", "y$")    -- builtin holds' in out
+    code, out, _ = rofl("whynot", 'hit("z", a)', program)
+    assert code == 0 and 'matches("z", "^x")    -- fails' in out
